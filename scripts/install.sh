@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install everything sparring needs on a fresh machine: system packages (if any are
+# missing and we are root) and a virtual environment in .venv with sparring and its
+# development tools.  Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+SYSTEM_PACKAGES=()   # Debian packages sparring needs; none are required yet.
+
+if ((${#SYSTEM_PACKAGES[@]})); then
+  missing=()
+  for pkg in "${SYSTEM_PACKAGES[@]}"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    if [ "$(id -u)" = 0 ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+    else
+      echo "install.sh: please install: ${missing[*]}" >&2
+    fi
+  fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -c "import sparring, numba, pyspiel, bitbully; print('sparring', sparring.__version__, 'installed in .venv')"

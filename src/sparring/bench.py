@@ -1,0 +1,202 @@
+"""Throughput benchmarks against OpenSpiel, measured in the same run.
+
+``sparring bench`` times, per game, uniformly random playouts from the initial position
+(our compiled kernels against OpenSpiel's Python loop over ``legal_actions``/``apply_action``)
+and UCT simulations per second (our compiled UCT against OpenSpiel's C++ ``MCTSBot`` with a
+random-rollout evaluator).  Each figure is the median of several repeats; ratios are taken
+between medians measured in the same process.
+"""
+
+from __future__ import annotations
+
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numba as nb
+import numpy as np
+
+from sparring.games import get_game
+from sparring.games.base import State
+from sparring.rng import RngState, new_rng_state
+
+OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello"}
+
+
+@nb.njit
+def _run_playouts(random_playout: Callable[..., int], initial: State, n: int, rng: RngState) -> int:
+    """Play ``n`` random games from ``initial``; returns the number won by the first player."""
+    first_wins = 0
+    for _ in range(n):
+        s = initial.copy()
+        if random_playout(s, rng) == 1:
+            first_wins += 1
+    return first_wins
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """Options of ``sparring bench``."""
+
+    games: tuple[str, ...] = ("connect4", "othello", "othello6")
+    repeats: int = 3
+    seconds: float = 1.0
+    """Approximate duration of each timed repeat."""
+    uct_simulations: int = 20000
+    """Simulations of one UCT search from the initial position."""
+    openspiel: bool = True
+
+
+@dataclass
+class BenchRow:
+    """One measured quantity: our median, OpenSpiel's median (if measured), their ratio."""
+
+    game: str
+    metric: str
+    ours: float
+    reference: float | None
+    reference_name: str
+    samples: list[float] = field(default_factory=list)
+    reference_samples: list[float] = field(default_factory=list)
+
+    @property
+    def ratio(self) -> float | None:
+        return None if not self.reference else self.ours / self.reference
+
+
+def _timed_rate(work: Callable[[int], None], count: int, repeats: int) -> list[float]:
+    rates = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work(count)
+        rates.append(count / (time.perf_counter() - start))
+    return rates
+
+
+def _calibrate(work: Callable[[int], None], seconds: float, start: int = 16) -> int:
+    """A count for ``work`` that takes about ``seconds``."""
+    count = start
+    while True:
+        t = time.perf_counter()
+        work(count)
+        elapsed = time.perf_counter() - t
+        if elapsed >= seconds / 4 or count > 1 << 30:
+            return max(1, int(count * seconds / max(elapsed, 1e-9)))
+        count *= 4
+
+
+def bench_playouts(game_name: str, config: BenchConfig) -> BenchRow:
+    """Random playouts per second from the initial position, ours vs OpenSpiel's Python loop."""
+    game = get_game(game_name)
+    initial = game.initial_state()
+    rng = new_rng_state(12345)
+    playout = game.kernels.random_playout
+
+    def ours(n: int) -> None:
+        _run_playouts(playout, initial, n, rng)
+
+    ours(10)  # compile
+    ours_rates = _timed_rate(ours, _calibrate(ours, config.seconds), config.repeats)
+    ref_rates: list[float] = []
+    ref_name = "-"
+    if config.openspiel and game_name in OPENSPIEL_NAMES:
+        import pyspiel
+
+        spiel_game = pyspiel.load_game(OPENSPIEL_NAMES[game_name])
+        pyrng = random.Random(12345)
+
+        def theirs(n: int) -> None:
+            for _ in range(n):
+                state = spiel_game.new_initial_state()
+                while not state.is_terminal():
+                    state.apply_action(pyrng.choice(state.legal_actions()))
+
+        ref_rates = _timed_rate(theirs, _calibrate(theirs, config.seconds, 4), config.repeats)
+        ref_name = "OpenSpiel Python loop"
+    return BenchRow(
+        game_name,
+        "random playouts/s",
+        statistics.median(ours_rates),
+        statistics.median(ref_rates) if ref_rates else None,
+        ref_name,
+        ours_rates,
+        ref_rates,
+    )
+
+
+def bench_uct(game_name: str, config: BenchConfig) -> BenchRow:
+    """UCT simulations per second in one search from the initial position."""
+    from sparring.players.uct import uct_search
+
+    game = get_game(game_name)
+    initial = game.initial_state()
+    sims = config.uct_simulations
+    uct_search(game, initial, 100, new_rng_state(1))  # compile
+
+    def ours(_: int) -> None:
+        uct_search(game, initial, sims, new_rng_state(7))
+
+    ours_rates = _timed_rate(ours, sims, config.repeats)
+    ref_rates: list[float] = []
+    ref_name = "-"
+    if config.openspiel and game_name in OPENSPIEL_NAMES:
+        import pyspiel
+
+        spiel_game = pyspiel.load_game(OPENSPIEL_NAMES[game_name])
+        evaluator = pyspiel.RandomRolloutEvaluator(1, 7)
+
+        def theirs(_: int) -> None:
+            bot = pyspiel.MCTSBot(spiel_game, evaluator, 0.5, sims, 4000, False, 7, False)
+            bot.step(spiel_game.new_initial_state())
+
+        ref_rates = _timed_rate(theirs, sims, config.repeats)
+        ref_name = "OpenSpiel C++ MCTSBot, random rollouts"
+    return BenchRow(
+        game_name,
+        "UCT simulations/s",
+        statistics.median(ours_rates),
+        statistics.median(ref_rates) if ref_rates else None,
+        ref_name,
+        ours_rates,
+        ref_rates,
+    )
+
+
+def run_benchmarks(config: BenchConfig, progress: Callable[[str], None] | None = None) -> list[BenchRow]:
+    """All benchmarks of ``config``, in order."""
+    rows = []
+    for name in config.games:
+        if progress:
+            progress(f"{name}: random playouts")
+        rows.append(bench_playouts(name, config))
+        if progress:
+            progress(f"{name}: UCT")
+        rows.append(bench_uct(name, config))
+    return rows
+
+
+def machine_description() -> str:
+    """One line describing the machine the numbers come from."""
+    import os
+
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numba {nb.__version__}, numpy {np.__version__}"
+
+
+def rows_to_markdown(rows: list[BenchRow], command: str, repeats: int) -> str:
+    """A markdown section with the command, the machine and a table of the rows."""
+    lines = [
+        f"Command: `{command}`  ",
+        f"Machine: {machine_description()}  ",
+        f"Median of {repeats} repeats per figure; one core (single thread) on both sides.",
+        "",
+        "| game | metric | sparring | reference | reference value | ratio |",
+        "| --- | --- | ---: | --- | ---: | ---: |",
+    ]
+    for r in rows:
+        ref = f"{r.reference:,.0f}" if r.reference else "-"
+        ratio = f"{r.ratio:.1f}x" if r.ratio else "-"
+        lines.append(f"| {r.game} | {r.metric} | {r.ours:,.0f} | {r.reference_name} | {ref} | {ratio} |")
+    return "\n".join(lines) + "\n"

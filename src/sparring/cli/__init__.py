@@ -1,0 +1,41 @@
+"""The ``sparring`` command line.
+
+Every command lives in a module of this package that adds itself to :data:`app`.  Errors caused
+by bad input (:class:`~sparring.errors.SparringError`) are printed as one line on standard
+error with exit code 2; no traceback is shown for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from sparring.errors import SparringError
+
+app = typer.Typer(
+    name="sparring",
+    help="An AlphaZero-style game AI as a training partner at any strength.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+COMMAND_MODULES = ("basic", "evaluation")
+"""Modules of this package whose ``register(app)`` adds commands."""
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"sparring.cli.{_name}").register(app)
+
+
+def main() -> None:
+    """Console entry point: run the app, turning input errors into one-line messages.
+
+    Typer handles usage errors (unknown option, missing argument) itself with exit code 2.
+    """
+    try:
+        app()
+    except SparringError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)

@@ -1,0 +1,124 @@
+"""Commands about games and players: ``games``, ``players``, ``play``, ``bench``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sparring.errors import SparringError
+from sparring.games import GAME_NAMES, get_game
+from sparring.players import make_player, player_kinds
+
+console = Console()
+
+
+def games() -> None:
+    """List the games sparring plays."""
+    table = Table("name", "actions", "board", "moves written as")
+    for name in GAME_NAMES:
+        g = get_game(name)
+        table.add_row(name, str(g.num_actions), "x".join(map(str, g.board_shape)), g.move_to_text(0) + ", ...")
+    console.print(table)
+
+
+def players() -> None:
+    """List the player kinds a player spec may name (spec: KIND or KIND:key=value,...)."""
+    table = Table("kind", "description")
+    for kind, text in sorted(player_kinds().items()):
+        table.add_row(kind, text)
+    console.print(table)
+
+
+def play(
+    game_name: Annotated[str, typer.Argument(help="Game to play, e.g. connect4.")],
+    opponent: Annotated[str, typer.Option("--opponent", "-o", help="Player spec of the AI.")] = "mcts1",
+    second: Annotated[bool, typer.Option("--second", help="Let the AI move first.")] = False,
+    position: Annotated[str | None, typer.Option(help="Start from this position text.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the AI.")] = None,
+) -> None:
+    """Play a game against an AI in the terminal; type a move, 'help' or 'quit'."""
+    game = get_game(game_name)
+    ai = make_player(opponent, game, seed)
+    state = game.parse_position(position) if position is not None else game.initial_state()
+    human = 1 if second else 0
+    ai.new_game(game, 1 - human)
+    console.print(f"You play {'first' if human == 0 else 'second'} against {ai.name}.")
+    while not game.is_terminal(state):
+        console.print(game.render(state))
+        if game.to_move(state) == human:
+            legal = " ".join(game.move_to_text(int(m)) for m in game.legal_moves(state))
+            try:
+                text = input("your move> ")
+            except EOFError:
+                console.print("\nno more input; game abandoned")
+                raise typer.Exit(1) from None
+            if text.strip().lower() in ("quit", "exit", "resign"):
+                console.print("You resigned.")
+                return
+            if text.strip().lower() in ("help", "?", ""):
+                console.print(f"legal moves: {legal}")
+                continue
+            try:
+                move = game.parse_move(text, state)
+            except SparringError as exc:
+                console.print(f"[red]{exc}[/red]; legal moves: {legal}")
+                continue
+        else:
+            move = ai.select_move(game, state)
+            console.print(f"{ai.name} plays {game.move_to_text(move)}")
+        state = game.play(state, move)
+    console.print(game.render(state))
+    outcome = game.status(state)
+    score = outcome.score_for(human)
+    verdict = "You win!" if score == 1 else "Draw." if score == 0.5 else f"{ai.name} wins."
+    ai.game_over(game, state, 1 - score)
+    console.print(verdict)
+
+
+def bench(
+    games_: Annotated[
+        list[str] | None, typer.Option("--game", "-g", help="Game to measure (repeatable).")
+    ] = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Timed repeats per figure.")] = 3,
+    seconds: Annotated[float, typer.Option(min=0.05, help="Length of one repeat.")] = 1.0,
+    uct_simulations: Annotated[int, typer.Option(min=100, help="Simulations per UCT search.")] = 20000,
+    no_openspiel: Annotated[bool, typer.Option("--no-openspiel", help="Skip the reference.")] = False,
+    markdown: Annotated[Path | None, typer.Option(help="Append the results to this file.")] = None,
+) -> None:
+    """Measure random playouts/s and UCT simulations/s against OpenSpiel in the same run."""
+    from sparring.bench import BenchConfig, rows_to_markdown, run_benchmarks
+
+    names = tuple(games_) if games_ else BenchConfig.games
+    for name in names:
+        get_game(name)
+    config = BenchConfig(names, repeats, seconds, uct_simulations, not no_openspiel)
+    with console.status("benchmarking") as status:
+        rows = run_benchmarks(config, lambda msg: status.update(f"benchmarking {msg}"))
+    table = Table("game", "metric", "sparring", "reference", "ratio")
+    for r in rows:
+        table.add_row(
+            r.game,
+            r.metric,
+            f"{r.ours:,.0f}",
+            f"{r.reference:,.0f} ({r.reference_name})" if r.reference else "-",
+            f"{r.ratio:.1f}x" if r.ratio else "-",
+        )
+    console.print(table)
+    if markdown is not None:
+        command = "sparring bench " + " ".join(sys.argv[2:])
+        with markdown.open("a") as fh:
+            fh.write("\n" + rows_to_markdown(rows, command.strip(), repeats))
+        console.print(f"appended to {markdown}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("games")(games)
+    app.command("players")(players)
+    app.command("play")(play)
+    app.command("bench")(bench)
