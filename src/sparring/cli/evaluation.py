@@ -1,2 +1,186 @@
-def register(app):  # placeholder until helper writes it
-    pass
+"""Commands that evaluate players: ``match`` and ``tournament``.
+
+Both play their games (resumably) into a SQLite game store, then print the win/loss/draw
+table (AlphaDDA Tables 5-13 views) and the Elo tables: maximum likelihood with confidence
+intervals, and the AlphaDDA appendix 5 K=8 ratings (Eq. 16-17).  Bad input raises
+:class:`~sparring.errors.SparringError`, which the ``sparring`` entry point prints as one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from sparring.errors import ConfigError
+from sparring.evaluation.match import (
+    MatchConfig,
+    RunResult,
+    TournamentConfig,
+    player_labels,
+    run_match,
+    run_tournament,
+)
+from sparring.evaluation.ratings import (
+    Anchor,
+    GameResults,
+    default_anchor,
+    fit_elo,
+    incremental_elo,
+)
+from sparring.evaluation.report import (
+    elo_rich_table,
+    pair_stats,
+    plot_elo,
+    report_markdown,
+    wld_rich_table,
+)
+from sparring.evaluation.store import GameStore
+from sparring.games import get_game
+
+DEFAULT_STORE = Path("sparring-games.sqlite")
+"""Game store used when ``--store`` is not given (in the working directory)."""
+
+_GAMES_HELP = "Games to play"
+_WORKERS_HELP = "Worker processes (1: play in this process)."
+_SEED_HELP = "Base seed; every game's seed is derived from it and the game's index."
+_STORE_HELP = "SQLite game store; a re-run with the same players and seed resumes there."
+_PLOT_HELP = "Save a PNG plot of the Elo ratings with their confidence intervals."
+_MARKDOWN_HELP = "Write the Elo and win/loss/draw tables to this markdown file."
+_ANCHOR_HELP = "Fix one player's Elo, e.g. Random=1000 (default: Random=1000, else first=1500)."
+_FMA_HELP = "Also fit a first-move advantage in the maximum-likelihood Elo."
+_PASSES_HELP = "Passes of the K=8 Elo update over the games (AlphaDDA appendix 5)."
+_PROGRESS_HELP = "Show a progress bar."
+
+
+def _check_inputs(
+    game_name: str, specs: list[str], anchor_text: str | None, k8_passes: int
+) -> Anchor | None:
+    """Validate the game, all specs, the anchor and the K=8 passes before any game is played."""
+    if k8_passes < 1:
+        raise ConfigError(f"--k8-passes must be >= 1, not {k8_passes}")
+    labels = player_labels(get_game(game_name), specs)
+    if anchor_text is None:
+        return None
+    anchor = Anchor.parse(anchor_text)
+    anchor.index_in(labels)
+    return anchor
+
+
+def _report(
+    console: Console,
+    result: RunResult,
+    *,
+    title: str,
+    anchor: Anchor | None,
+    first_move_advantage: bool,
+    passes: int,
+    plot: Path | None,
+    markdown: Path | None,
+) -> None:
+    """Print the tables of a finished (or partly finished) run, and write plot/markdown."""
+    records = result.records
+    console.print(
+        f"{title}: {len(records)} of {result.expected} games stored "
+        f"({result.played} played now, {result.skipped} already stored); run {result.run_key}"
+    )
+    if not records:
+        return
+    console.print(wld_rich_table(pair_stats(records), title=f"{title}: win/loss/draw rates"))
+    results = GameResults.from_records(records, names=result.labels)
+    fit = fit_elo(
+        results,
+        anchor=anchor or default_anchor(result.labels),
+        first_move_advantage=first_move_advantage,
+    )
+    k8 = dict(zip(results.names, incremental_elo(results, passes=passes).tolist(), strict=True))
+    console.print(elo_rich_table(fit, k8, title=f"{title}: Elo ratings"))
+    if plot is not None:
+        console.print(f"plot saved to {plot_elo(fit, plot, k8=k8, title=title)}")
+    if markdown is not None:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(report_markdown(title, records, fit, k8))
+        console.print(f"markdown saved to {markdown}")
+
+
+def match(
+    game: Annotated[str, typer.Argument(help="Game, e.g. connect4.")],
+    spec_a: Annotated[str, typer.Argument(help="Player spec of A (first in even games).")],
+    spec_b: Annotated[str, typer.Argument(help="Player spec of B (first in odd games).")],
+    games: Annotated[int, typer.Option("--games", "-n", help=_GAMES_HELP + ".")] = 100,
+    workers: Annotated[int, typer.Option("--workers", "-w", help=_WORKERS_HELP)] = 1,
+    seed: Annotated[int, typer.Option(help=_SEED_HELP)] = 0,
+    store: Annotated[Path, typer.Option(help=_STORE_HELP)] = DEFAULT_STORE,
+    plot: Annotated[Path | None, typer.Option(help=_PLOT_HELP)] = None,
+    markdown: Annotated[Path | None, typer.Option(help=_MARKDOWN_HELP)] = None,
+    anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
+    first_move_advantage: Annotated[bool, typer.Option(help=_FMA_HELP)] = False,
+    k8_passes: Annotated[int, typer.Option(help=_PASSES_HELP)] = 1,
+    progress: Annotated[bool, typer.Option(help=_PROGRESS_HELP)] = True,
+) -> None:
+    """Play GAMES games between two players, alternating who moves first, and rate them."""
+    config = MatchConfig(
+        game=game, spec_a=spec_a, spec_b=spec_b, games=games, seed=seed, workers=workers
+    )
+    parsed_anchor = _check_inputs(game, [spec_a, spec_b], anchor, k8_passes)
+    console = Console()
+    with GameStore(store) as db:
+        result = run_match(config, db, progress=progress, console=console)
+    _report(
+        console,
+        result,
+        title=f"{result.game}: {result.labels[0]} vs {result.labels[1]}",
+        anchor=parsed_anchor,
+        first_move_advantage=first_move_advantage,
+        passes=k8_passes,
+        plot=plot,
+        markdown=markdown,
+    )
+
+
+def tournament(
+    game: Annotated[str, typer.Argument(help="Game, e.g. connect4.")],
+    specs: Annotated[list[str], typer.Argument(help="Player specs (at least two).")],
+    games_per_pair: Annotated[
+        int, typer.Option("--games-per-pair", "-n", help=_GAMES_HELP + " per pair of players.")
+    ] = 50,
+    workers: Annotated[int, typer.Option("--workers", "-w", help=_WORKERS_HELP)] = 1,
+    seed: Annotated[int, typer.Option(help=_SEED_HELP)] = 0,
+    store: Annotated[Path, typer.Option(help=_STORE_HELP)] = DEFAULT_STORE,
+    plot: Annotated[Path | None, typer.Option(help=_PLOT_HELP)] = None,
+    markdown: Annotated[Path | None, typer.Option(help=_MARKDOWN_HELP)] = None,
+    anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
+    first_move_advantage: Annotated[bool, typer.Option(help=_FMA_HELP)] = False,
+    k8_passes: Annotated[int, typer.Option(help=_PASSES_HELP)] = 1,
+    progress: Annotated[bool, typer.Option(help=_PROGRESS_HELP)] = True,
+) -> None:
+    """Play a round robin between the players, N games per pair, and rate them."""
+    config = TournamentConfig(
+        game=game,
+        specs=tuple(specs),
+        games_per_pair=games_per_pair,
+        seed=seed,
+        workers=workers,
+    )
+    parsed_anchor = _check_inputs(game, list(config.specs), anchor, k8_passes)
+    console = Console()
+    with GameStore(store) as db:
+        result = run_tournament(config, db, progress=progress, console=console)
+    _report(
+        console,
+        result,
+        title=f"{result.game} tournament",
+        anchor=parsed_anchor,
+        first_move_advantage=first_move_advantage,
+        passes=k8_passes,
+        plot=plot,
+        markdown=markdown,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``match`` and ``tournament`` commands to ``app``."""
+    app.command("match")(match)
+    app.command("tournament")(tournament)

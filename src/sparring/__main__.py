@@ -1,0 +1,5 @@
+"""``python -m sparring``: the command line."""
+
+from sparring.cli import main
+
+main()

@@ -1,0 +1,75 @@
+"""Evaluating players: matches, round-robin tournaments, a durable game store, Elo ratings
+and the AlphaDDA result tables.
+
+* :mod:`~sparring.evaluation.store`: :class:`GameStore` (SQLite, WAL) of :class:`GameRecord`.
+* :mod:`~sparring.evaluation.match`: :func:`play_game`, :func:`run_match`,
+  :func:`run_tournament` (resumable, parallel) with :class:`MatchConfig` /
+  :class:`TournamentConfig`.
+* :mod:`~sparring.evaluation.ratings`: :func:`fit_elo` (maximum-likelihood Bradley-Terry with
+  confidence intervals) and :func:`incremental_elo` (AlphaDDA appendix 5, K = 8).
+* :mod:`~sparring.evaluation.report`: win/loss/draw and Elo tables (rich and markdown), plots.
+"""
+
+from sparring.evaluation.match import (
+    MatchConfig,
+    RunResult,
+    TournamentConfig,
+    derive_seed,
+    play_game,
+    run_match,
+    run_tournament,
+)
+from sparring.evaluation.ratings import (
+    Anchor,
+    EloFit,
+    GameResults,
+    default_anchor,
+    elo_update,
+    expected_score,
+    fit_elo,
+    incremental_elo,
+)
+from sparring.evaluation.report import (
+    WLD,
+    PairStats,
+    elo_markdown,
+    elo_rich_table,
+    pair_stats,
+    paper_wld_markdown,
+    plot_elo,
+    report_markdown,
+    wld_markdown,
+    wld_rich_table,
+)
+from sparring.evaluation.store import GameRecord, GameStore, RunInfo
+
+__all__ = [
+    "WLD",
+    "Anchor",
+    "EloFit",
+    "GameRecord",
+    "GameResults",
+    "GameStore",
+    "MatchConfig",
+    "PairStats",
+    "RunInfo",
+    "RunResult",
+    "TournamentConfig",
+    "default_anchor",
+    "derive_seed",
+    "elo_markdown",
+    "elo_rich_table",
+    "elo_update",
+    "expected_score",
+    "fit_elo",
+    "incremental_elo",
+    "pair_stats",
+    "paper_wld_markdown",
+    "play_game",
+    "plot_elo",
+    "report_markdown",
+    "run_match",
+    "run_tournament",
+    "wld_markdown",
+    "wld_rich_table",
+]

@@ -1,0 +1,611 @@
+"""Playing games: one game, a match between two players, a round-robin tournament.
+
+A *match* plays ``games`` games between the players named by two specs (A and B); a
+*tournament* plays ``games_per_pair`` games between every pair of a list of specs.  In every
+pairing, A (the earlier spec) moves first in the even-numbered games and B in the odd ones, so
+the colours alternate as in the AlphaDDA evaluation (half the games as first player, half as
+second).
+
+Reproducibility: game ``i`` of pairing ``p`` gets the seed :func:`derive_seed` ``(seed, p, i)``
+(a :class:`numpy.random.SeedSequence` child), and both players are built afresh from their specs
+for every game with seeds derived from that game seed.  A game's moves therefore depend only on
+the base seed, the pairing and the game index: not on the number of workers, on the order the
+games finish in, or on whether the run was interrupted and resumed.
+
+Durability: every finished game is written (and committed) to a
+:class:`~sparring.evaluation.store.GameStore` by the parent process.  A run is identified by
+its *run key*, a hash of the game, the ordered specs and the base seed (not of the number of
+games or workers), and a re-run skips the games already stored under that key, so an
+interrupted run resumes and a finished one can be extended with more games.
+
+Parallelism: with ``workers > 1`` games run in a :class:`~concurrent.futures.ProcessPoolExecutor`
+using the ``forkserver`` start method (``spawn`` where that is unavailable), which is safe with
+numba; only spec strings and finished :class:`GameRecord` objects cross process boundaries.
+With ``workers == 1`` everything runs in the calling process.  As with any non-``fork``
+start method, a script that runs games in workers must guard its entry point with
+``if __name__ == "__main__":`` (the ``sparring`` command and ``python -m sparring`` are safe).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import multiprocessing
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Self, TypeVar
+
+import numpy as np
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from sparring.errors import ConfigError, IllegalMoveError
+from sparring.evaluation.store import GameRecord, GameStore, RunInfo
+from sparring.games import get_game
+from sparring.games.base import Game, Outcome
+from sparring.players import make_player
+from sparring.players.base import Player
+
+GameCallback = Callable[[GameRecord], None]
+"""Called in the parent process with every newly played game, after it has been stored."""
+
+
+# ---- configuration ---------------------------------------------------------------------------
+_C = TypeVar("_C")
+
+
+def _config_from_mapping(cls: type[_C], data: Mapping[str, Any], what: str) -> _C:
+    """Build the frozen dataclass ``cls`` from ``data``, naming unknown or missing keys."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(
+            f"{what} config must be a table of key = value, not {type(data).__name__}"
+        )
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    accepted = ", ".join(fields)
+    for key in data:
+        if key not in fields:
+            raise ConfigError(f"unknown key {key!r} in {what} config (accepted: {accepted})")
+    missing = [
+        name
+        for name, f in fields.items()
+        if name not in data
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    ]
+    if missing:
+        raise ConfigError(f"missing key {missing[0]!r} in {what} config")
+    return cls(**data)
+
+
+def _check_int(what: str, name: str, value: object, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ConfigError(f"{what} config: {name} must be an integer, not {value!r}")
+    if value < low:
+        raise ConfigError(f"{what} config: {name} must be >= {low}, not {value}")
+
+
+def _check_text(what: str, name: str, value: object) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{what} config: {name} must be a non-empty string, not {value!r}")
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """A match: ``games`` games between the players named by ``spec_a`` and ``spec_b``.
+
+    A moves first in the even-numbered games.  Invalid values raise
+    :class:`~sparring.errors.ConfigError`; :meth:`from_mapping` also rejects unknown keys.
+    """
+
+    game: str
+    """Registry name of the game (see :func:`sparring.games.get_game`)."""
+    spec_a: str
+    """Player spec of A (see :func:`sparring.players.make_player`)."""
+    spec_b: str
+    """Player spec of B."""
+    games: int = 100
+    """Number of games (AlphaDDA: 100, 50 with each player first)."""
+    seed: int = 0
+    """Base seed from which every game's seed is derived (>= 0)."""
+    workers: int = 1
+    """Worker processes; 1 plays in the calling process."""
+
+    def __post_init__(self) -> None:
+        for name in ("game", "spec_a", "spec_b"):
+            _check_text("match", name, getattr(self, name))
+        _check_int("match", "games", self.games, 1)
+        _check_int("match", "seed", self.seed, 0)
+        _check_int("match", "workers", self.workers, 1)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Self:
+        """Build from a dict (e.g. a TOML table); unknown keys raise ``ConfigError``."""
+        return _config_from_mapping(cls, data, "match")
+
+    @property
+    def specs(self) -> tuple[str, str]:
+        """``(spec_a, spec_b)``."""
+        return (self.spec_a, self.spec_b)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The configuration as a JSON-compatible dict (the inverse of :meth:`from_mapping`)."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A round robin: ``games_per_pair`` games between every pair of ``specs``.
+
+    In the pairing of ``specs[i]`` and ``specs[j]`` (``i < j``), ``specs[i]`` is A and moves
+    first in the even-numbered games.  Specs must be distinct.  Invalid values raise
+    :class:`~sparring.errors.ConfigError`; :meth:`from_mapping` also rejects unknown keys.
+    """
+
+    game: str
+    """Registry name of the game."""
+    specs: tuple[str, ...]
+    """The players' specs (at least two, all different); a list is converted to a tuple."""
+    games_per_pair: int = 50
+    """Games per pairing, half with each player first when even."""
+    seed: int = 0
+    """Base seed from which every game's seed is derived (>= 0)."""
+    workers: int = 1
+    """Worker processes; 1 plays in the calling process."""
+
+    def __post_init__(self) -> None:
+        _check_text("tournament", "game", self.game)
+        specs: object = self.specs
+        if isinstance(specs, str) or not isinstance(specs, Sequence):
+            raise ConfigError(f"tournament config: specs must be a list of strings, not {specs!r}")
+        object.__setattr__(self, "specs", tuple(specs))
+        for spec in self.specs:
+            _check_text("tournament", "specs entry", spec)
+        if len(self.specs) < 2:
+            raise ConfigError("tournament config: specs must name at least two players")
+        seen: set[str] = set()
+        for spec in self.specs:
+            key = spec.strip()
+            if key in seen:
+                raise ConfigError(f"tournament config: player spec {spec!r} is listed twice")
+            seen.add(key)
+        _check_int("tournament", "games_per_pair", self.games_per_pair, 1)
+        _check_int("tournament", "seed", self.seed, 0)
+        _check_int("tournament", "workers", self.workers, 1)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Self:
+        """Build from a dict (e.g. a TOML table); unknown keys raise ``ConfigError``."""
+        return _config_from_mapping(cls, data, "tournament")
+
+    @property
+    def pairings(self) -> tuple[tuple[int, int], ...]:
+        """The pairings ``(i, j)``, ``i < j``, as indices into :attr:`specs`, in pairing order."""
+        return tuple(combinations(range(len(self.specs)), 2))
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The configuration as a JSON-compatible dict (the inverse of :meth:`from_mapping`)."""
+        data = dataclasses.asdict(self)
+        data["specs"] = list(self.specs)
+        return data
+
+
+# ---- seeds and keys --------------------------------------------------------------------------
+def derive_seed(base_seed: int, pairing: int, game_index: int) -> int:
+    """The seed of game ``game_index`` of pairing ``pairing``: a SeedSequence child, < 2**63."""
+    sequence = np.random.SeedSequence(base_seed, spawn_key=(pairing, game_index))
+    return int(sequence.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def player_seeds(game_seed: int) -> tuple[int, int]:
+    """The seeds of players A and B in the game seeded with ``game_seed``."""
+    state = np.random.SeedSequence(game_seed).generate_state(2, dtype=np.uint64)
+    return int(state[0] >> np.uint64(1)), int(state[1] >> np.uint64(1))
+
+
+def run_key_for(kind: str, game: str, specs: Sequence[str], seed: int) -> str:
+    """The key of a run: a hash of its kind, game, ordered specs and base seed.
+
+    The number of games and of workers are left out, so a run can be resumed or extended
+    with a different number of either.
+    """
+    identity = json.dumps(
+        {"kind": kind, "game": game, "specs": [s.strip() for s in specs], "seed": seed},
+        sort_keys=True,
+    )
+    return hashlib.sha256(identity.encode()).hexdigest()[:16]
+
+
+# ---- one game --------------------------------------------------------------------------------
+def play_game(
+    game: Game,
+    players: Sequence[Player],
+    *,
+    a_first: bool = True,
+    seed: int = 0,
+    specs: tuple[str, str] | None = None,
+    labels: tuple[str, str] | None = None,
+    run_key: str = "",
+    pairing: int = 0,
+    game_index: int = 0,
+) -> GameRecord:
+    """Play one game between ``players = (A, B)`` and return its record.
+
+    A moves first when ``a_first``.  Each player's ``new_game`` hook is called with its seat
+    (0 = first) before the game and ``game_over`` with its score after it.  Each move is timed
+    with :func:`time.perf_counter`; a player that returns an illegal move (or no integer)
+    raises :class:`~sparring.errors.IllegalMoveError` naming the player.  ``seed``, ``specs``,
+    ``labels`` (default: the players' names), ``run_key``, ``pairing`` and ``game_index`` are
+    only copied into the record; the players are already seeded.
+    """
+    if len(players) != 2:
+        raise ValueError(f"play_game needs two players, got {len(players)}")
+    labels = labels or (players[0].name, players[1].name)
+    specs = specs or labels
+    seats = (0, 1) if a_first else (1, 0)  # seats[s] = index into players of seat s's player
+    for seat, index in enumerate(seats):
+        players[index].new_game(game, seat)
+
+    state = game.initial_state()
+    moves: list[int] = []
+    think_times: list[float] = []
+    while (outcome := game.status(state)) is Outcome.ONGOING:
+        seat = game.to_move(state)
+        index = seats[seat]
+        start = time.perf_counter()
+        chosen = players[index].select_move(game, state.copy())
+        elapsed = time.perf_counter() - start
+        if isinstance(chosen, bool) or not isinstance(chosen, int | np.integer):
+            raise IllegalMoveError(
+                f"{game.name}: player {labels[index]!r} ({specs[index]}) returned {chosen!r}, "
+                f"not a move, at ply {len(moves)}"
+            )
+        move = int(chosen)
+        if not game.is_legal(state, move):
+            raise IllegalMoveError(
+                f"{game.name}: player {labels[index]!r} ({specs[index]}) chose the illegal "
+                f"move {_move_text(game, move)} at ply {len(moves)} in position "
+                f"{game.position_to_text(state)}"
+            )
+        state = state.copy()
+        game.kernels.play(state, move)
+        moves.append(move)
+        think_times.append(elapsed)
+
+    for seat, index in enumerate(seats):
+        players[index].game_over(game, state, outcome.score_for(seat))
+    return GameRecord(
+        game=game.name,
+        spec_a=specs[0],
+        spec_b=specs[1],
+        label_a=labels[0],
+        label_b=labels[1],
+        a_first=a_first,
+        seed=seed,
+        moves=tuple(moves),
+        think_times=tuple(think_times),
+        result=outcome.score_for(0),
+        run_key=run_key,
+        pairing=pairing,
+        game_index=game_index,
+        finished_at=time.time(),
+    )
+
+
+def _move_text(game: Game, move: int) -> str:
+    if 0 <= move < game.num_actions:
+        return repr(game.move_to_text(move))
+    return f"{move} (outside 0..{game.num_actions - 1})"
+
+
+# ---- tasks (what crosses process boundaries) -------------------------------------------------
+@dataclass(frozen=True)
+class GameTask:
+    """Everything a worker needs to play one game of a run (plain, picklable values)."""
+
+    run_key: str
+    pairing: int
+    game_index: int
+    game: str
+    spec_a: str
+    spec_b: str
+    label_a: str
+    label_b: str
+    a_first: bool
+    seed: int
+
+
+_WORKER_GAMES: dict[str, Game] = {}
+
+
+def play_task(task: GameTask) -> GameRecord:
+    """Play the game described by ``task`` with freshly built, freshly seeded players.
+
+    Runs in worker processes (and in-process when ``workers == 1``).  Games are cached per
+    process; players are rebuilt for every game so that the game depends only on its seed.
+    """
+    game = _WORKER_GAMES.get(task.game)
+    if game is None:
+        game = _WORKER_GAMES[task.game] = get_game(task.game)
+    seed_a, seed_b = player_seeds(task.seed)
+    players = (make_player(task.spec_a, game, seed_a), make_player(task.spec_b, game, seed_b))
+    return play_game(
+        game,
+        players,
+        a_first=task.a_first,
+        seed=task.seed,
+        specs=(task.spec_a, task.spec_b),
+        labels=(task.label_a, task.label_b),
+        run_key=task.run_key,
+        pairing=task.pairing,
+        game_index=task.game_index,
+    )
+
+
+# ---- runs ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunResult:
+    """The outcome of :func:`run_match` or :func:`run_tournament`."""
+
+    run_key: str
+    """The run's key in the store."""
+    kind: str
+    """``"match"`` or ``"tournament"``."""
+    game: str
+    """Registry name of the game."""
+    specs: tuple[str, ...]
+    """The players' specs, in configuration order."""
+    labels: tuple[str, ...]
+    """The players' display labels (unique), aligned with :attr:`specs`."""
+    records: tuple[GameRecord, ...] = field(repr=False)
+    """All stored games of the run within the configured game count (old and new)."""
+    played: int
+    """Games played by this call."""
+    skipped: int
+    """Games of the configuration found already stored (not replayed)."""
+    expected: int
+    """Games the configuration asks for."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether every game the configuration asks for is stored."""
+        return len(self.records) == self.expected
+
+
+def player_labels(game: Game, specs: Sequence[str]) -> tuple[str, ...]:
+    """Build a player for every spec (validating it) and return unique display labels.
+
+    The label is the player's name (``"Random"``, ``"MCTS1"``); players whose names collide
+    are labelled by their spec text instead, and players with identical specs by name and
+    position (``Random #1``, ``Random #2``).
+    Raises :class:`~sparring.errors.UnknownPlayerError` for a bad spec.
+    """
+    names = [make_player(spec, game, 0).name for spec in specs]
+    labels = [
+        spec.strip() if names.count(name) > 1 else name
+        for name, spec in zip(names, specs, strict=True)
+    ]
+    return tuple(
+        f"{name} #{index + 1}" if labels.count(label) > 1 else label
+        for index, (name, label) in enumerate(zip(names, labels, strict=True))
+    )
+
+
+def run_match(
+    config: MatchConfig,
+    store: GameStore | None = None,
+    *,
+    progress: bool = True,
+    console: Console | None = None,
+    on_game: GameCallback | None = None,
+    stop_after: int | None = None,
+) -> RunResult:
+    """Play (or resume) the match ``config``, storing every game in ``store``.
+
+    The game and both specs are validated before any game starts.  Games already in the
+    store under this run's key are skipped.  ``stop_after`` plays at most that many new
+    games (a later call resumes); ``store=None`` uses a throw-away in-memory store.
+    ``progress`` shows a rich progress bar on ``console``.
+    """
+    game = get_game(config.game)
+    labels = player_labels(game, config.specs)
+    return _run(
+        kind="match",
+        game=game,
+        specs=config.specs,
+        labels=labels,
+        pairings=((0, 1),),
+        games_per_pair=config.games,
+        seed=config.seed,
+        workers=config.workers,
+        config_mapping=config.to_mapping(),
+        store=store,
+        progress=progress,
+        console=console,
+        on_game=on_game,
+        stop_after=stop_after,
+    )
+
+
+def run_tournament(
+    config: TournamentConfig,
+    store: GameStore | None = None,
+    *,
+    progress: bool = True,
+    console: Console | None = None,
+    on_game: GameCallback | None = None,
+    stop_after: int | None = None,
+) -> RunResult:
+    """Play (or resume) the round-robin tournament ``config``, storing every game in ``store``.
+
+    Games are scheduled round by round (game 0 of every pairing, then game 1, ...), so a
+    partial run is balanced over the pairings.  Otherwise as :func:`run_match`.
+    """
+    game = get_game(config.game)
+    labels = player_labels(game, config.specs)
+    return _run(
+        kind="tournament",
+        game=game,
+        specs=config.specs,
+        labels=labels,
+        pairings=config.pairings,
+        games_per_pair=config.games_per_pair,
+        seed=config.seed,
+        workers=config.workers,
+        config_mapping=config.to_mapping(),
+        store=store,
+        progress=progress,
+        console=console,
+        on_game=on_game,
+        stop_after=stop_after,
+    )
+
+
+def _run(
+    *,
+    kind: str,
+    game: Game,
+    specs: tuple[str, ...],
+    labels: tuple[str, ...],
+    pairings: Sequence[tuple[int, int]],
+    games_per_pair: int,
+    seed: int,
+    workers: int,
+    config_mapping: dict[str, Any],
+    store: GameStore | None,
+    progress: bool,
+    console: Console | None,
+    on_game: GameCallback | None,
+    stop_after: int | None,
+) -> RunResult:
+    if stop_after is not None and stop_after < 0:
+        raise ConfigError(f"stop_after must be >= 0, not {stop_after}")
+    own_store = store is None
+    db = GameStore(":memory:") if store is None else store
+    try:
+        run_key = run_key_for(kind, game.name, specs, seed)
+        config_mapping = {**config_mapping, "game": game.name}
+        db.ensure_run(RunInfo(run_key=run_key, kind=kind, game=game.name, config=config_mapping))
+        done = db.recorded_indices(run_key)
+        wanted = [
+            (p, i) for i in range(games_per_pair) for p in range(len(pairings))
+        ]  # round-robin order
+        todo = [key for key in wanted if key not in done]
+        skipped = len(wanted) - len(todo)
+        if stop_after is not None:
+            todo = todo[:stop_after]
+        tasks = [
+            GameTask(
+                run_key=run_key,
+                pairing=p,
+                game_index=i,
+                game=game.name,
+                spec_a=specs[pairings[p][0]],
+                spec_b=specs[pairings[p][1]],
+                label_a=labels[pairings[p][0]],
+                label_b=labels[pairings[p][1]],
+                a_first=i % 2 == 0,
+                seed=derive_seed(seed, p, i),
+            )
+            for p, i in todo
+        ]
+        description = f"{kind} {game.name}: " + (
+            f"{labels[0]} vs {labels[1]}" if kind == "match" else f"{len(specs)} players"
+        )
+        played = _execute(tasks, db, workers, progress, console, description, on_game)
+        wanted_set = set(wanted)
+        records = tuple(
+            r for r in db.iter_games(run_key) if (r.pairing, r.game_index) in wanted_set
+        )
+        return RunResult(
+            run_key=run_key,
+            kind=kind,
+            game=game.name,
+            specs=specs,
+            labels=labels,
+            records=records,
+            played=played,
+            skipped=skipped,
+            expected=len(wanted),
+        )
+    finally:
+        if own_store:
+            db.close()
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """``forkserver`` (with sparring preloaded, so workers start fast) or else ``spawn``."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["sparring.evaluation.match"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _execute(
+    tasks: Sequence[GameTask],
+    store: GameStore,
+    workers: int,
+    progress: bool,
+    console: Console | None,
+    description: str,
+    on_game: GameCallback | None,
+) -> int:
+    """Play ``tasks`` (in-process or in a pool), storing each game as it finishes."""
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not progress or not tasks,
+        transient=False,
+    )
+    played = 0
+
+    def finish(record: GameRecord) -> None:
+        nonlocal played
+        if store.add_game(record):
+            played += 1
+        bar.advance(bar_task)
+        if on_game is not None:
+            on_game(record)
+
+    with bar:
+        bar_task = bar.add_task(description, total=len(tasks))
+        if workers == 1 or len(tasks) <= 1:
+            for task in tasks:
+                finish(play_task(task))
+            return played
+        with ProcessPoolExecutor(
+            max_workers=min(workers, len(tasks)), mp_context=_pool_context()
+        ) as pool:
+            pending: set[Future[GameRecord]] = {pool.submit(play_task, t) for t in tasks}
+            try:
+                while pending:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    error: BaseException | None = None
+                    for future in finished:  # store every success before raising a failure
+                        failure = future.exception()
+                        if failure is None:
+                            finish(future.result())
+                        elif error is None:
+                            error = failure
+                    if error is not None:
+                        raise error
+            except BaseException:
+                for future in pending:
+                    future.cancel()
+                raise
+    return played

@@ -1,0 +1,61 @@
+"""The command line: bad input gives a one-line error and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sparring", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("play", "chesss"), "unknown game 'chesss'"),
+        (("play", "connect4", "--opponent", "wizard"), "unknown player 'wizard'"),
+        (("play", "connect4", "--opponent", "random:depth=3"), "unknown option 'depth'"),
+        (("play", "connect4", "--position", "4459"), "character 4 '9' is not a column"),
+        (("play", "othello6", "--position", "xxo"), "expected 36 cells"),
+        (("match", "connect4", "random", "nobody"), "unknown player 'nobody'"),
+    ],
+)
+def test_bad_input_is_one_line_error(args: tuple[str, ...], needle: str) -> None:
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert needle in lines[0]
+
+
+def test_unknown_option_is_a_usage_error() -> None:
+    result = run_cli("bench", "--bogus")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "--bogus" in result.stderr
+
+
+def test_play_rejects_bad_moves_and_keeps_the_position() -> None:
+    # An illegal token is refused with the legal moves listed, then the game goes on.
+    result = run_cli("play", "connect4", "--opponent", "random", "--seed", "3", stdin="9\n4\nquit\n")
+    assert result.returncode == 0, result.stderr
+    assert "bad move '9'" in result.stdout
+    assert "legal moves: 1 2 3 4 5 6 7" in result.stdout
+    assert "You resigned." in result.stdout
+
+
+def test_play_full_game_against_random_on_tictactoe() -> None:
+    moves = "\n".join(["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"] * 2)
+    result = run_cli("play", "tictactoe", "--opponent", "random", "--seed", "1", stdin=moves + "\n")
+    assert result.returncode == 0, result.stderr
+    assert any(v in result.stdout for v in ("You win!", "Draw.", "Random wins."))
