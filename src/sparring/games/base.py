@@ -69,6 +69,9 @@ class Kernels(NamedTuple):
     """``(state) -> 0 | 1``: the player to move."""
     random_playout: Callable[..., int]
     """``(state, rng) -> status``: plays uniformly random legal moves to the end, in place."""
+    encode: Callable[..., None] | None = None
+    """``(state, out: float32[num_planes, rows, cols]) -> None``: writes the network input
+    planes of :meth:`Game.encode` to ``out`` (None if the game has no compiled encoder)."""
 
 
 class Game(ABC):

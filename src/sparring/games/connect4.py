@@ -101,7 +101,25 @@ def random_playout(state: State, rng: RngState) -> int:
     return int(state[STATUS])
 
 
-KERNELS = Kernels(legal_moves, play, status, to_move, random_playout)
+@nb.njit(cache=True)
+def encode_planes(state: State, out: np.ndarray) -> None:
+    """Write the input planes of :meth:`Connect4.encode` to ``out`` (float32[3, HEIGHT, WIDTH])."""
+    cur = state[CUR]
+    other = cur ^ state[MASK]
+    first_to_move = state[PLY] % np.uint64(2) == _ZERO
+    first = cur if first_to_move else other
+    second = other if first_to_move else cur
+    side = 1.0 if first_to_move else -1.0
+    for c in range(WIDTH):
+        for r in range(HEIGHT):
+            bit = np.uint64(c * _H1 + r)
+            row = HEIGHT - 1 - r
+            out[0, row, c] = float((first >> bit) & _ONE)
+            out[1, row, c] = float((second >> bit) & _ONE)
+            out[2, row, c] = side
+
+
+KERNELS = Kernels(legal_moves, play, status, to_move, random_playout, encode_planes)
 
 
 class Connect4(Game):
@@ -135,11 +153,8 @@ class Connect4(Game):
         return grids[0], grids[1]
 
     def encode(self, state: State) -> Planes:
-        first, second = self.stones(state)
-        planes = np.zeros((3, HEIGHT, WIDTH), dtype=np.float32)
-        planes[0] = first
-        planes[1] = second
-        planes[2] = 1.0 if self.to_move(state) == 0 else -1.0
+        planes = np.empty((3, HEIGHT, WIDTH), dtype=np.float32)
+        encode_planes(state, planes)
         return planes
 
     def symmetries(self, planes: Planes, policy: Policy) -> list[tuple[Planes, Policy]]:
@@ -226,6 +241,10 @@ class Connect4(Game):
         second_four = bool(_has_four(np.uint64(second)))
         if first_four and second_four:
             raise PositionParseError(f"connect4: bad position {text!r}: both players have four")
+        if (first_four and ply % 2 == 0) or (second_four and ply % 2 == 1):
+            raise PositionParseError(
+                f"connect4: bad position {text!r}: a move was played after the game was won"
+            )
         if first_four:
             state[STATUS] = FIRST_WINS
         elif second_four:

@@ -220,8 +220,30 @@ def random_playout_6(state: State, rng: RngState) -> int:
     return _random_playout(state, rng, GEOMETRY_6, 6)
 
 
-KERNELS_8 = Kernels(legal_moves_8, play_8, status, to_move, random_playout_8)
-KERNELS_6 = Kernels(legal_moves_6, play_6, status, to_move, random_playout_6)
+@nb.njit(cache=True)
+def _encode(state: State, out: np.ndarray, n: int) -> None:
+    """Write the input planes of :meth:`Othello.encode` to ``out`` (float32[3, n, n])."""
+    side = 1.0 if state[TO_MOVE] == _ZERO else -1.0
+    for i in range(n * n):
+        bit = np.uint64(i)
+        r, c = divmod(i, n)
+        out[0, r, c] = float((state[BLACK] >> bit) & _ONE)
+        out[1, r, c] = float((state[WHITE] >> bit) & _ONE)
+        out[2, r, c] = side
+
+
+@nb.njit(cache=True)
+def encode_8(state: State, out: np.ndarray) -> None:
+    _encode(state, out, 8)
+
+
+@nb.njit(cache=True)
+def encode_6(state: State, out: np.ndarray) -> None:
+    _encode(state, out, 6)
+
+
+KERNELS_8 = Kernels(legal_moves_8, play_8, status, to_move, random_playout_8, encode_8)
+KERNELS_6 = Kernels(legal_moves_6, play_6, status, to_move, random_playout_6, encode_6)
 
 
 class Othello(Game):
@@ -263,11 +285,8 @@ class Othello(Game):
         return bin(int(state[BLACK])).count("1"), bin(int(state[WHITE])).count("1")
 
     def encode(self, state: State) -> Planes:
-        black, white = self.discs(state)
-        planes = np.zeros((3, self.size, self.size), dtype=np.float32)
-        planes[0] = black
-        planes[1] = white
-        planes[2] = 1.0 if self.to_move(state) == 0 else -1.0
+        planes = np.empty((3, self.size, self.size), dtype=np.float32)
+        _encode(state, planes, self.size)
         return planes
 
     def symmetries(self, planes: Planes, policy: Policy) -> list[tuple[Planes, Policy]]:
@@ -287,8 +306,7 @@ class Othello(Game):
         if (
             len(token) == 2
             and token[0] in cols
-            and token[1].isdigit()
-            and 1 <= int(token[1]) <= self.size
+            and token[1] in "12345678"[: self.size]
         ):
             return (int(token[1]) - 1) * self.size + cols.index(token[0])
         last = cols[-1]
@@ -323,6 +341,12 @@ class Othello(Game):
                 raise PositionParseError(
                     f"{self.name}: bad position: cell {i + 1} is {ch!r}; use x, o or ."
                 )
+        h = n // 2
+        centre = [n * (h - 1) + h - 1, n * (h - 1) + h, n * h + h - 1, n * h + h]
+        if any(not (black | white) >> i & 1 for i in centre):
+            raise PositionParseError(
+                f"{self.name}: bad position {text!r}: the four centre squares must be occupied"
+            )
         filled = bin(black | white).count("1")
         state = np.array([black, white, 0 if side == "x" else 1, filled - 4, ONGOING], dtype=np.uint64)
         geo, mover = self.geometry, int(state[TO_MOVE])

@@ -89,7 +89,19 @@ def random_playout(state: State, rng: RngState) -> int:
     return int(state[STATUS])
 
 
-KERNELS = Kernels(legal_moves, play, status, to_move, random_playout)
+@nb.njit(cache=True)
+def encode_planes(state: State, out: np.ndarray) -> None:
+    """Write the input planes of :meth:`TicTacToe.encode` to ``out`` (float32[3, 3, 3])."""
+    side = 1.0 if state[PLY] % np.uint64(2) == np.uint64(0) else -1.0
+    for i in range(9):
+        bit = np.uint64(i)
+        r, c = divmod(i, 3)
+        out[0, r, c] = float((state[X] >> bit) & _ONE)
+        out[1, r, c] = float((state[O] >> bit) & _ONE)
+        out[2, r, c] = side
+
+
+KERNELS = Kernels(legal_moves, play, status, to_move, random_playout, encode_planes)
 
 
 class TicTacToe(Game):
@@ -112,10 +124,8 @@ class TicTacToe(Game):
         return ((state[side] >> idx) & _ONE).astype(np.bool_).reshape(3, 3)
 
     def encode(self, state: State) -> Planes:
-        planes = np.zeros((3, 3, 3), dtype=np.float32)
-        planes[0] = self._grid(state, X)
-        planes[1] = self._grid(state, O)
-        planes[2] = 1.0 if self.to_move(state) == 0 else -1.0
+        planes = np.empty((3, 3, 3), dtype=np.float32)
+        encode_planes(state, planes)
         return planes
 
     def symmetries(self, planes: Planes, policy: Policy) -> list[tuple[Planes, Policy]]:
@@ -156,6 +166,10 @@ class TicTacToe(Game):
         x_line, o_line = bool(_has_line(np.uint64(x))), bool(_has_line(np.uint64(o)))
         if x_line and o_line:
             raise PositionParseError(f"tictactoe: bad position {text!r}: both sides have a line")
+        if (x_line and nx == no) or (o_line and nx > no):
+            raise PositionParseError(
+                f"tictactoe: bad position {text!r}: a move was played after the game was won"
+            )
         if x_line:
             state[STATUS] = FIRST_WINS
         elif o_line:

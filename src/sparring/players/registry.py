@@ -84,7 +84,9 @@ def option_int(spec: PlayerSpec, key: str, default: int, low: int = 1) -> int:
     try:
         number = int(value)
     except ValueError:
-        raise UnknownPlayerError(f"player {spec.text!r}: {key}={value!r} is not an integer") from None
+        raise UnknownPlayerError(
+            f"player {spec.text!r}: {key}={value!r} is not an integer"
+        ) from None
     if number < low:
         raise UnknownPlayerError(f"player {spec.text!r}: {key} must be >= {low}")
     return number
