@@ -47,7 +47,9 @@ def test_unknown_option_is_a_usage_error() -> None:
 
 def test_play_rejects_bad_moves_and_keeps_the_position() -> None:
     # An illegal token is refused with the legal moves listed, then the game goes on.
-    result = run_cli("play", "connect4", "--opponent", "random", "--seed", "3", stdin="9\n4\nquit\n")
+    result = run_cli(
+        "play", "connect4", "--opponent", "random", "--seed", "3", stdin="9\n4\nquit\n"
+    )
     assert result.returncode == 0, result.stderr
     assert "bad move '9'" in result.stdout
     assert "legal moves: 1 2 3 4 5 6 7" in result.stdout

@@ -166,7 +166,7 @@ def test_specs_are_validated_before_playing(tmp_path: Path) -> None:
                 TournamentConfig("tictactoe", ("random", "random:depth=3")), store, progress=False
             )
         with pytest.raises(UnknownGameError):
-            run_match(MatchConfig("chess", "random", "random"), store, progress=False)
+            run_match(MatchConfig("shogi", "random", "random"), store, progress=False)
         assert store.count() == 0 and store.runs() == []
 
 

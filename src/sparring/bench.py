@@ -165,7 +165,9 @@ def bench_uct(game_name: str, config: BenchConfig) -> BenchRow:
     )
 
 
-def run_benchmarks(config: BenchConfig, progress: Callable[[str], None] | None = None) -> list[BenchRow]:
+def run_benchmarks(
+    config: BenchConfig, progress: Callable[[str], None] | None = None
+) -> list[BenchRow]:
     """All benchmarks of ``config``, in order."""
     rows = []
     for name in config.games:
@@ -182,7 +184,11 @@ def machine_description() -> str:
     """One line describing the machine the numbers come from."""
     import os
 
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numba {nb.__version__}, numpy {np.__version__}"
+    cpu = platform.processor() or platform.machine()
+    return (
+        f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"numba {nb.__version__}, numpy {np.__version__}"
+    )
 
 
 def rows_to_markdown(rows: list[BenchRow], command: str, repeats: int) -> str:
@@ -198,5 +204,7 @@ def rows_to_markdown(rows: list[BenchRow], command: str, repeats: int) -> str:
     for r in rows:
         ref = f"{r.reference:,.0f}" if r.reference else "-"
         ratio = f"{r.ratio:.1f}x" if r.ratio else "-"
-        lines.append(f"| {r.game} | {r.metric} | {r.ours:,.0f} | {r.reference_name} | {ref} | {ratio} |")
+        lines.append(
+            f"| {r.game} | {r.metric} | {r.ours:,.0f} | {r.reference_name} | {ref} | {ratio} |"
+        )
     return "\n".join(lines) + "\n"

@@ -19,6 +19,10 @@ class UnknownGameError(SparringError, KeyError):
         return str(self.args[0]) if self.args else "unknown game"
 
 
+class UnsupportedGameError(SparringError, ValueError):
+    """A game that a method or player cannot handle (for example chess in a compiled search)."""
+
+
 class IllegalMoveError(SparringError, ValueError):
     """A move that is well formed but not legal in the given position."""
 

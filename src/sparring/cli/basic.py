@@ -22,7 +22,9 @@ def games() -> None:
     table = Table("name", "actions", "board", "moves written as")
     for name in GAME_NAMES:
         g = get_game(name)
-        table.add_row(name, str(g.num_actions), "x".join(map(str, g.board_shape)), g.move_to_text(0) + ", ...")
+        table.add_row(
+            name, str(g.num_actions), "x".join(map(str, g.board_shape)), g.move_to_text(0) + ", ..."
+        )
     console.print(table)
 
 
@@ -36,7 +38,9 @@ def players() -> None:
 
 def play(
     game_name: Annotated[str, typer.Argument(help="Game to play, e.g. connect4.")],
-    opponent: Annotated[str, typer.Option("--opponent", "-o", help="Player spec of the AI.")] = "mcts1",
+    opponent: Annotated[
+        str, typer.Option("--opponent", "-o", help="Player spec of the AI.")
+    ] = "mcts1",
     second: Annotated[bool, typer.Option("--second", help="Let the AI move first.")] = False,
     position: Annotated[str | None, typer.Option(help="Start from this position text.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the AI.")] = None,
@@ -86,8 +90,12 @@ def bench(
     ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Timed repeats per figure.")] = 3,
     seconds: Annotated[float, typer.Option(min=0.05, help="Length of one repeat.")] = 1.0,
-    uct_simulations: Annotated[int, typer.Option(min=100, help="Simulations per UCT search.")] = 20000,
-    no_openspiel: Annotated[bool, typer.Option("--no-openspiel", help="Skip the reference.")] = False,
+    uct_simulations: Annotated[
+        int, typer.Option(min=100, help="Simulations per UCT search.")
+    ] = 20000,
+    no_openspiel: Annotated[
+        bool, typer.Option("--no-openspiel", help="Skip the reference.")
+    ] = False,
     markdown: Annotated[Path | None, typer.Option(help="Append the results to this file.")] = None,
 ) -> None:
     """Measure random playouts/s and UCT simulations/s against OpenSpiel in the same run."""

@@ -10,11 +10,27 @@ from sparring.games.connect4 import Connect4
 from sparring.games.othello import Othello
 from sparring.games.tictactoe import TicTacToe
 
+
+def _go(size: int) -> Game:
+    from sparring.games.go import Go
+
+    return Go(size)
+
+
+def _chess() -> Game:
+    from sparring.games.chess import Chess  # imported lazily: python-chess is only needed here
+
+    return Chess()
+
+
 _REGISTRY: dict[str, Callable[[], Game]] = {
     "connect4": Connect4,
     "othello": lambda: Othello(8),
     "othello6": lambda: Othello(6),
     "tictactoe": TicTacToe,
+    "go": lambda: _go(19),
+    "go9": lambda: _go(9),
+    "chess": _chess,
 }
 
 GAME_NAMES: tuple[str, ...] = tuple(_REGISTRY)
@@ -31,4 +47,14 @@ def get_game(name: str) -> Game:
     return _REGISTRY[key]()
 
 
-__all__ = ["GAME_NAMES", "Connect4", "Game", "Kernels", "Othello", "Outcome", "State", "TicTacToe", "get_game"]
+__all__ = [
+    "GAME_NAMES",
+    "Connect4",
+    "Game",
+    "Kernels",
+    "Othello",
+    "Outcome",
+    "State",
+    "TicTacToe",
+    "get_game",
+]

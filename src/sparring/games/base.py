@@ -20,7 +20,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from sparring.errors import GameOverError, IllegalMoveError, MoveParseError
+from sparring.errors import (
+    GameOverError,
+    IllegalMoveError,
+    MoveParseError,
+    UnsupportedGameError,
+)
 
 State = npt.NDArray[Any]
 """A position: a flat array whose layout is private to its game."""
@@ -89,6 +94,14 @@ class Game(ABC):
     """Compiled primitives (see :class:`Kernels`)."""
     max_game_length: int
     """An upper bound on the number of plies of any game."""
+    compiled: bool = True
+    """Whether :attr:`kernels` are numba-compiled (uint64 positions), so compiled searches
+    (UCT, Minimax, PUCT) can run this game; chess runs only Python-level code."""
+
+    def require_compiled(self, what: str) -> None:
+        """Raise :class:`UnsupportedGameError` if ``what`` needs compiled kernels we lack."""
+        if not self.compiled:
+            raise UnsupportedGameError(f"{what} needs compiled rules, which {self.name} lacks")
 
     # ---- positions -------------------------------------------------------------------
     @abstractmethod

@@ -72,7 +72,9 @@ def _play_bit(state: State, move_bit: np.uint64) -> None:
     ply = state[PLY] + _ONE
     state[PLY] = ply
     if _has_four(mover):
-        state[STATUS] = np.uint64(FIRST_WINS) if ply % np.uint64(2) == _ONE else np.uint64(SECOND_WINS)
+        state[STATUS] = (
+            np.uint64(FIRST_WINS) if ply % np.uint64(2) == _ONE else np.uint64(SECOND_WINS)
+        )
     elif ply == np.uint64(WIDTH * HEIGHT):
         state[STATUS] = np.uint64(DRAW)
 
@@ -210,7 +212,8 @@ class Connect4(Game):
         for i, row in enumerate(rows):
             if len(row) != WIDTH:
                 raise PositionParseError(
-                    f"connect4: bad position: row {i + 1} {row!r} has {len(row)} cells, expected {WIDTH}"
+                    f"connect4: bad position: row {i + 1} {row!r} has {len(row)} cells, "
+                    f"expected {WIDTH}"
                 )
             r = HEIGHT - 1 - i
             for c, ch in enumerate(row):
@@ -263,4 +266,4 @@ class Connect4(Game):
         return "\n".join(rows)
 
 
-__all__ = ["Connect4", "KERNELS"]
+__all__ = ["KERNELS", "Connect4"]

@@ -303,11 +303,7 @@ class Othello(Game):
         if token == "pass":
             return self.pass_move
         cols = "abcdefgh"[: self.size]
-        if (
-            len(token) == 2
-            and token[0] in cols
-            and token[1] in "12345678"[: self.size]
-        ):
+        if len(token) == 2 and token[0] in cols and token[1] in "12345678"[: self.size]:
             return (int(token[1]) - 1) * self.size + cols.index(token[0])
         last = cols[-1]
         raise MoveParseError(
@@ -348,9 +344,15 @@ class Othello(Game):
                 f"{self.name}: bad position {text!r}: the four centre squares must be occupied"
             )
         filled = bin(black | white).count("1")
-        state = np.array([black, white, 0 if side == "x" else 1, filled - 4, ONGOING], dtype=np.uint64)
+        state = np.array(
+            [black, white, 0 if side == "x" else 1, filled - 4, ONGOING], dtype=np.uint64
+        )
         geo, mover = self.geometry, int(state[TO_MOVE])
-        own, opp = (np.uint64(black), np.uint64(white)) if mover == 0 else (np.uint64(white), np.uint64(black))
+        own, opp = (
+            (np.uint64(black), np.uint64(white))
+            if mover == 0
+            else (np.uint64(white), np.uint64(black))
+        )
         if placements(own, opp, geo, n) == 0 and placements(opp, own, geo, n) == 0:
             b, w = bin(black).count("1"), bin(white).count("1")
             state[STATUS] = FIRST_WINS if b > w else SECOND_WINS if w > b else DRAW

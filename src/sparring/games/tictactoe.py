@@ -26,7 +26,7 @@ from sparring.games.base import (
 from sparring.games.bits import random_set_bit
 from sparring.rng import RngState
 
-X, O, PLY, STATUS = 0, 1, 2, 3
+X, O, PLY, STATUS = 0, 1, 2, 3  # noqa: E741 - the pieces are called X and O
 _LINES = np.array(
     [0b111, 0b111000, 0b111000000, 0b1001001, 0b10010010, 0b100100100, 0b100010001, 0b1010100],
     dtype=np.uint64,
@@ -37,7 +37,7 @@ _ONE = np.uint64(1)
 
 @nb.njit(cache=True, inline="always")
 def _has_line(p: np.uint64) -> bool:
-    for line in _LINES:
+    for line in _LINES:  # noqa: SIM110 - numba has no any() over generators
         if p & line == line:
             return True
     return False

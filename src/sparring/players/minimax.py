@@ -530,6 +530,7 @@ def _check_game(game: Game, spec: PlayerSpec) -> None:
     "table=paper|ones (Othello), name",
 )
 def _minimax(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
+    game.require_compiled("Minimax")
     check_options(spec, {"depth", "r", "table", "name"})
     _check_game(game, spec)
     table = spec.options.get("table", "paper").lower()
@@ -550,6 +551,7 @@ def _minimax(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
 def _register_preset(kind: str, display: str, r: float, table: TableName) -> None:
     @register(kind, f"{display}: depth-3 minimax, R={r:g} / {table} table (AlphaDDA); option name")
     def _preset(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
+        game.require_compiled("Minimax")
         check_options(spec, {"name"})
         _check_game(game, spec)
         return MinimaxPlayer(spec.options.get("name", display), DEFAULT_DEPTH, seed, r, table)

@@ -434,6 +434,7 @@ class UCTPlayer(Player):
 
 @register("uct", "UCT MCTS with random playouts; options sims, c, open, name (AlphaDDA App. 3)")
 def _uct(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
+    game.require_compiled("UCT")
     check_options(spec, {"sims", "c", "open", "name"})
     return UCTPlayer(
         name=spec.options.get("name", "UCT"),
@@ -447,6 +448,7 @@ def _uct(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
 def _register_preset(kind: str, display: str, simulations: int) -> None:
     @register(kind, f"{display}: UCT MCTS with {simulations} simulations (AlphaDDA); option name")
     def _preset(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
+        game.require_compiled("UCT")
         check_options(spec, {"name"})
         return UCTPlayer(spec.options.get("name", display), simulations, seed)
 

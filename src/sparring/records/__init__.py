@@ -1,0 +1,27 @@
+"""Readers of human game records: Go SGF (:func:`read_sgf_games`) and chess PGN
+(:func:`read_pgn_games`).
+
+Both readers are generators that never stop at a broken record: it is reported as a
+:class:`RecordError` (file, line, reason) and skipped.  Pass a list as ``errors=`` to collect
+the reports; without one each report is issued as a :class:`RecordWarning`.  A path that is
+missing or unreadable raises :class:`RecordFileError` (a :class:`~sparring.errors.SparringError`).
+A path may name a file or a folder (its ``*.sgf`` / ``*.pgn`` files, in name order).
+"""
+
+from __future__ import annotations
+
+from sparring.records.common import RecordError, RecordFileError, RecordWarning
+from sparring.records.pgn import ChessRecord, parse_pgn_games, read_pgn_games
+from sparring.records.sgf import GoRecord, parse_sgf_games, read_sgf_games
+
+__all__ = [
+    "ChessRecord",
+    "GoRecord",
+    "RecordError",
+    "RecordFileError",
+    "RecordWarning",
+    "parse_pgn_games",
+    "parse_sgf_games",
+    "read_pgn_games",
+    "read_sgf_games",
+]
