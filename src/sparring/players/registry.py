@@ -130,9 +130,13 @@ def _load_builtin_players() -> None:
     _LOADED = True
     import importlib
 
-    for module in ("sparring.players.uct", "sparring.players.minimax"):
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+    for module in BUILTIN_PLAYER_MODULES:
+        importlib.import_module(module)
+
+
+BUILTIN_PLAYER_MODULES = (
+    "sparring.players.uct",
+    "sparring.players.minimax",
+    "sparring.players.alphazero",
+)
+"""Modules that register player kinds when imported."""

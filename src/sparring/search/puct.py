@@ -1,0 +1,832 @@
+"""Batched PUCT Monte Carlo tree search: AlphaZero's search as used by AlphaDDA (app. 1.2).
+
+Each *simulation* has three steps (AlphaDDA appendix 1.2):
+
+* **Select.** From the root, descend to a leaf choosing at each node ``s`` the action (Eq. 8)
+
+  .. math:: a = \\arg\\max_a \\; Q(s,a) + C_{puct} P(s,a) \\frac{\\sqrt{N(s)}}{1 + N(s,a)}
+
+  where ``N(s, a)`` is the edge's visit count, ``Q(s, a) = W(s, a) / N(s, a)`` its mean value
+  for the player to move at ``s``, ``P(s, a)`` its prior and ``N(s)`` the parent's visit count.
+  Conventions (the paper leaves them open):
+
+  - ``N(s)`` counts every finished simulation that passed through ``s`` *including the one
+    that expanded it* (so ``N(s) = 1 + sum_a N(s, a)``; for the root the network evaluation
+    of the root counts as its first visit).  The first selection below a freshly expanded node
+    therefore follows the priors instead of a tie among zero scores.
+  - An unvisited edge has ``Q = 0`` (AlphaDDA: edges are initialised with ``Q(s_L, a) = 0``;
+    0 is a draw on the ``[-1, 1]`` value scale); :attr:`PUCTConfig.unvisited_q` changes it.
+  - Ties go to the first edge in the game's move-generation order (deterministic).
+
+* **Expand and evaluate.** A leaf that is not terminal is evaluated by an
+  :class:`~sparring.nn.evaluators.Evaluator` (the DNN) giving ``v(s_L)`` and the priors
+  ``p_a(s_L)``; one edge per legal move is created with ``N = W = 0`` and ``P = p_a``.  A
+  terminal leaf takes its exact value (+1 / -1 / 0 for the side to move: a win, a loss, a
+  draw) and calls no network; it stays a leaf, and later simulations reaching it back up the
+  same exact value.  Passes (Othello) are ordinary moves.
+* **Backup.** Along the path, ``N(s_t, a_t) += 1`` and ``W(s_t, a_t) += v`` with ``v`` the
+  leaf value seen from the player to move at ``s_t`` (the sign follows who is to move, so
+  games where a player moves twice in a row would also be handled).
+
+*Play* (choosing the move) is the caller's: see :class:`SearchResult`.
+
+Root exploration noise (AlphaZero; AlphaDDA Table A1 ``epsilon``): with
+``PUCTConfig.dirichlet_alpha`` set, the root priors become ``(1 - eps) P + eps * eta`` with
+``eta ~ Dir(alpha)`` drawn from the caller's seeded :class:`numpy.random.Generator`.
+
+Batching.  Network calls dominate the cost, so :func:`search_batch` searches many trees
+(games) at once and sends the leaves of all of them to the evaluator in one batch.  Within a
+tree, ``leaves_per_batch > 1`` collects several leaves per batch using *virtual loss*: while a
+leaf waits for its evaluation, every edge on its path counts ``virtual_loss`` extra lost visits
+(``N += 1``, ``W -= virtual_loss`` per waiting leaf) so that the next descent is steered
+elsewhere.  A descent that reaches a leaf already waiting (a collision) is abandoned and
+closes that tree's collection for the round.  With ``leaves_per_batch = 1`` the search of
+each tree is exactly sequential AlphaZero MCTS, whatever the number of trees.
+
+Implementation (after the design of DeepMind's ``mctx``: pure functions over preallocated
+arrays).  The trees of one call share flat arrays: per node the edge range, player to move,
+status, visit and virtual-loss counts, a pending flag and the position itself (so the game's
+compiled kernels step from a node to its child without replaying the path); per edge the move,
+child node, visit count, virtual-loss count, prior and value sum ``W``.  Selection, expansion
+and backup are numba functions; the game's :class:`~sparring.games.base.Kernels` reach them
+as the integer addresses of their compiled code, turned back into first-class functions of
+fixed types inside (:class:`KernelAddress`), so one compiled, disk-cached search serves every
+game at no per-call typing cost.  Python only calls the evaluator between them.  The input
+planes of the leaves are written by the game's compiled ``encode`` kernel (or its Python
+``encode`` if it has none).
+The search is deterministic given the evaluator's outputs and the Dirichlet noise.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numba as nb
+import numpy as np
+import numpy.typing as npt
+from numba.core import cgutils
+from numba.core.extending import intrinsic
+
+from sparring.games.base import DRAW, FIRST_WINS, ONGOING, Game, Kernels, State
+
+if TYPE_CHECKING:
+    from sparring.nn.evaluators import Evaluator
+
+# ---- numba types --------------------------------------------------------------------------
+# The game kernels are passed to the compiled search as first-class function values of these
+# fixed types, so one compiled search serves every game and stays in numba's disk cache.
+# (Plain dispatcher arguments would also compile, but their types are not stable across
+# processes: the cache would miss and every game would recompile in every process.)
+STATE_TYPE = nb.types.Array(nb.types.uint64, 1, "C")
+"""A position: every built-in game stores positions as ``uint64[:]``."""
+STATES_TYPE = nb.types.Array(nb.types.uint64, 2, "C")
+MOVES_TYPE = nb.types.Array(nb.types.int64, 1, "C")
+PLANES_TYPE = nb.types.Array(nb.types.float32, 3, "C")
+LEGAL_MOVES_TYPE = nb.types.FunctionType(nb.types.int64(STATE_TYPE, MOVES_TYPE))
+PLAY_TYPE = nb.types.FunctionType(nb.types.none(STATE_TYPE, nb.types.int64))
+STATUS_TYPE = nb.types.FunctionType(nb.types.int64(STATE_TYPE))
+TO_MOVE_TYPE = nb.types.FunctionType(nb.types.int64(STATE_TYPE))
+RANDOM_PLAYOUT_TYPE = nb.types.FunctionType(nb.types.int64(STATE_TYPE, STATE_TYPE))
+ENCODE_TYPE = nb.types.FunctionType(nb.types.none(STATE_TYPE, PLANES_TYPE))
+
+
+def _function_at(function_type: nb.types.FunctionType) -> Any:
+    """A numba intrinsic turning a compiled function's address (an int) into a first-class
+    function value of ``function_type``.
+
+    The compiled search takes the kernels as plain integer addresses (see
+    :class:`KernelAddress`): numba unboxes an int in nanoseconds, whereas unboxing a
+    first-class function argument calls back into Python (about 8 microseconds per kernel
+    per call, which dominated a batch-1 search step).
+    """
+
+    @intrinsic
+    def function_at(typingctx: Any, address: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            value = cgutils.create_struct_proxy(function_type)(context, builder)
+            value.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
+            value.py_addr = cgutils.get_null_value(cgutils.voidptr_t)
+            value.jit_addr = cgutils.get_null_value(cgutils.voidptr_t)
+            return value._getvalue()
+
+        return function_type(nb.types.int64), codegen
+
+    return function_at
+
+
+legal_moves_at = _function_at(LEGAL_MOVES_TYPE)
+play_at = _function_at(PLAY_TYPE)
+status_at = _function_at(STATUS_TYPE)
+to_move_at = _function_at(TO_MOVE_TYPE)
+random_playout_at = _function_at(RANDOM_PLAYOUT_TYPE)
+encode_at = _function_at(ENCODE_TYPE)
+
+# ---- array layouts ------------------------------------------------------------------------
+# node_i columns (int64)
+N_EDGE_START = 0  # first edge of the node's children, -1 before expansion
+N_EDGE_COUNT = 1  # number of children (legal moves); 0 for leaves and terminal nodes
+N_TO_MOVE = 2  # player to move at the node (0 or 1)
+N_STATUS = 3  # game status of the node's position (ONGOING, FIRST_WINS, ...)
+N_VISITS = 4  # N(s): finished simulations through the node, its own expansion included
+N_VIRTUAL = 5  # simulations in flight through the node (virtual loss)
+N_PENDING = 6  # 1 while the node waits for its evaluation
+NODE_INT_FIELDS = 7
+# node_f columns (float64)
+N_VALUE = 0  # v(s): network value (or exact value if terminal), side to move
+NODE_FLOAT_FIELDS = 1
+# edge_i columns (int64)
+E_MOVE = 0  # the move of the edge
+E_CHILD = 1  # child node, -1 until first visited
+E_VISITS = 2  # N(s, a)
+E_VIRTUAL = 3  # simulations in flight through the edge
+EDGE_INT_FIELDS = 4
+# edge_f columns (float64)
+E_PRIOR = 0  # P(s, a)
+E_VALUE = 1  # W(s, a), for the player to move at s
+EDGE_FLOAT_FIELDS = 2
+
+
+@dataclass(frozen=True)
+class PUCTConfig:
+    """Parameters of the PUCT search (AlphaDDA app. 1.2, Table A1)."""
+
+    simulations: int = 200
+    """Simulations per search, ``N_sim`` (Table A1: 200 for Connect4 and 6x6 Othello, 400 for
+    Othello).  The evaluation of the root is not counted: the root's visit counts sum to this."""
+    c_puct: float = 1.25
+    """Exploration rate ``C_puct`` of Eq. 8 (Table A1: 1.25)."""
+    leaves_per_batch: int = 1
+    """Leaves collected from one tree per network batch, using virtual loss when > 1."""
+    virtual_loss: float = 1.0
+    """Value counted as lost for each simulation in flight through an edge (see module doc)."""
+    dirichlet_alpha: float | None = None
+    """Concentration ``alpha`` of the root Dirichlet noise; None: no noise (play)."""
+    noise_fraction: float = 0.25
+    """Weight ``epsilon`` of the root noise (AlphaZero 0.25; AlphaDDA Table A1 lists 0.2)."""
+    unvisited_q: float = 0.0
+    """``Q`` of an edge never visited (AlphaDDA: 0, a draw); e.g. -1 makes search narrower."""
+
+    def __post_init__(self) -> None:
+        if self.simulations < 0:
+            raise ValueError("simulations must be >= 0")
+        if self.leaves_per_batch < 1:
+            raise ValueError("leaves_per_batch must be >= 1")
+        if self.c_puct < 0 or self.virtual_loss < 0:
+            raise ValueError("c_puct and virtual_loss must be >= 0")
+        if self.dirichlet_alpha is not None and self.dirichlet_alpha <= 0:
+            raise ValueError("dirichlet_alpha must be > 0 (or None for no noise)")
+        if not 0.0 <= self.noise_fraction <= 1.0:
+            raise ValueError("noise_fraction must be in [0, 1]")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The root statistics of one search.  Arrays are indexed alike, one entry per legal move."""
+
+    moves: npt.NDArray[np.int64]
+    """The legal moves of the root, in the game's move-generation order (empty if terminal)."""
+    visits: npt.NDArray[np.int64]
+    """Visit counts ``N(s_root, a)``; they sum to :attr:`simulations`."""
+    q: npt.NDArray[np.float64]
+    """Mean values ``Q(s_root, a) = W / N`` in ``[-1, 1]`` for the player to move at the root
+    (+1 = certain win); :attr:`PUCTConfig.unvisited_q` for unvisited moves."""
+    priors: npt.NDArray[np.float32]
+    """The evaluator's priors ``P(s_root, a)`` (before any Dirichlet noise)."""
+    search_priors: npt.NDArray[np.float32]
+    """The priors the search used: :attr:`priors` mixed with the root Dirichlet noise (equal
+    to :attr:`priors` without noise)."""
+    network_value: float
+    """The evaluator's value ``v(s_root)`` for the player to move (exact if terminal)."""
+    value: float
+    """The search's value of the root for the player to move: ``sum W / sum N`` over the root's
+    edges (:attr:`network_value` when no simulation ran)."""
+    simulations: int
+    """Simulations done (0 for a terminal root)."""
+    to_move: int
+    """The player to move at the root (0 first, 1 second)."""
+
+    @property
+    def win_rates(self) -> npt.NDArray[np.float64]:
+        """``(Q + 1) / 2``: expected score in ``[0, 1]`` (a draw counting 1/2) of each move."""
+        return (self.q + 1.0) / 2.0
+
+    def best_moves(self) -> npt.NDArray[np.int64]:
+        """The most visited moves (several when tied; empty for a terminal root)."""
+        if len(self.moves) == 0:
+            return self.moves.copy()
+        return self.moves[self.visits == self.visits.max()]
+
+    def policy(self, num_actions: int) -> npt.NDArray[np.float32]:
+        """Search probabilities ``pi``: visit counts over the full action space, summing to 1
+        (AlphaDDA app. 1.3); uniform over the legal moves if no simulation ran."""
+        pi = np.zeros(num_actions, dtype=np.float32)
+        if len(self.moves) == 0:
+            return pi
+        total = int(self.visits.sum())
+        if total == 0:
+            pi[self.moves] = 1.0 / len(self.moves)
+        else:
+            pi[self.moves] = self.visits / total
+        return pi
+
+
+# ---- compiled core ------------------------------------------------------------------------
+
+
+@nb.njit(nb.types.none(STATE_TYPE, PLANES_TYPE), cache=True)
+def _no_encode(state: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - placeholder
+    """Placeholder for games without a compiled encoder (planes are written from Python)."""
+
+
+@nb.njit(cache=True, inline="always")
+def _exact_value(result: int, mover: int) -> float:
+    """Value of a finished game with status ``result`` for ``mover`` (+1, -1, 0)."""
+    if result == DRAW:
+        return 0.0
+    winner = 0 if result == FIRST_WINS else 1
+    return 1.0 if winner == mover else -1.0
+
+
+@nb.njit(cache=True)
+def _backup(
+    node_i: np.ndarray,
+    edge_i: np.ndarray,
+    edge_f: np.ndarray,
+    path_nodes: np.ndarray,
+    path_edges: np.ndarray,
+    depth: int,
+    leaf_value: float,
+) -> None:
+    """Backup (AlphaDDA app. 1.2): ``N += 1``, ``W += v`` along a path, ``v`` from each mover."""
+    leaf = path_nodes[depth]
+    leaf_mover = node_i[leaf, N_TO_MOVE]
+    node_i[leaf, N_VISITS] += 1
+    for i in range(depth):
+        parent = path_nodes[i]
+        edge = path_edges[i]
+        v = leaf_value if node_i[parent, N_TO_MOVE] == leaf_mover else -leaf_value
+        edge_i[edge, E_VISITS] += 1
+        edge_f[edge, E_VALUE] += v
+        node_i[parent, N_VISITS] += 1
+
+
+@nb.njit(cache=True)
+def _new_node(
+    play: Callable[..., Any],
+    status: Callable[..., Any],
+    to_move: Callable[..., Any],
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    node_state: np.ndarray,
+    parent: int,
+    move: int,
+    child: int,
+) -> None:
+    """Create node ``child`` for the position after ``move`` from ``parent``."""
+    node_state[child, :] = node_state[parent, :]
+    play(node_state[child], move)
+    node_i[child, N_EDGE_START] = -1
+    node_i[child, N_EDGE_COUNT] = 0
+    node_i[child, N_TO_MOVE] = to_move(node_state[child])
+    node_i[child, N_STATUS] = status(node_state[child])
+    node_i[child, N_VISITS] = 0
+    node_i[child, N_VIRTUAL] = 0
+    node_i[child, N_PENDING] = 0
+    node_f[child, N_VALUE] = 0.0
+    if node_i[child, N_STATUS] != ONGOING:
+        node_f[child, N_VALUE] = _exact_value(node_i[child, N_STATUS], node_i[child, N_TO_MOVE])
+
+
+@nb.njit(cache=True)
+def _queue_leaf(
+    legal_moves: Callable[..., Any],
+    encode: Callable[..., Any],
+    use_encode: bool,
+    node_i: np.ndarray,
+    node_state: np.ndarray,
+    node: int,
+    k: int,
+    planes: np.ndarray,
+    legal: np.ndarray,
+    leaf_states: np.ndarray,
+    leaf_moves: np.ndarray,
+    leaf_nmoves: np.ndarray,
+) -> None:
+    """Mark ``node`` as waiting for evaluation and write its inputs to batch row ``k``."""
+    node_i[node, N_PENDING] = 1
+    leaf_states[k, :] = node_state[node, :]
+    n = legal_moves(node_state[node], leaf_moves[k])
+    leaf_nmoves[k] = n
+    legal[k, :] = False
+    for i in range(n):
+        legal[k, leaf_moves[k, i]] = True
+    if use_encode:
+        encode(node_state[node], planes[k])
+
+
+def _init_roots_impl(
+    legal_moves_address: int,
+    status_address: int,
+    to_move_address: int,
+    encode_address: int,
+    use_encode: bool,
+    roots: np.ndarray,
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    node_state: np.ndarray,
+    leaf_path_nodes: np.ndarray,
+    leaf_depth: np.ndarray,
+    leaf_tree: np.ndarray,
+    planes: np.ndarray,
+    legal: np.ndarray,
+    leaf_states: np.ndarray,
+    leaf_moves: np.ndarray,
+    leaf_nmoves: np.ndarray,
+) -> int:
+    """Make node ``t`` the root of tree ``t``; queue the ongoing roots for evaluation."""
+    legal_moves = legal_moves_at(legal_moves_address)
+    status = status_at(status_address)
+    to_move = to_move_at(to_move_address)
+    encode = encode_at(encode_address)
+    k = 0
+    for t in range(roots.shape[0]):
+        node_state[t, :] = roots[t, :]
+        node_i[t, N_EDGE_START] = -1
+        node_i[t, N_EDGE_COUNT] = 0
+        node_i[t, N_TO_MOVE] = to_move(node_state[t])
+        node_i[t, N_STATUS] = status(node_state[t])
+        node_i[t, N_VISITS] = 0
+        node_i[t, N_VIRTUAL] = 0
+        node_i[t, N_PENDING] = 0
+        node_f[t, N_VALUE] = 0.0
+        if node_i[t, N_STATUS] != ONGOING:
+            node_f[t, N_VALUE] = _exact_value(node_i[t, N_STATUS], node_i[t, N_TO_MOVE])
+            continue
+        leaf_path_nodes[k, 0] = t
+        leaf_depth[k] = 0
+        leaf_tree[k] = t
+        _queue_leaf(
+            legal_moves, encode, use_encode, node_i, node_state, t, k,
+            planes, legal, leaf_states, leaf_moves, leaf_nmoves,
+        )  # fmt: skip
+        k += 1
+    return k
+
+
+def _select_leaves_impl(
+    legal_moves_address: int,
+    play_address: int,
+    status_address: int,
+    to_move_address: int,
+    encode_address: int,
+    use_encode: bool,
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    node_state: np.ndarray,
+    edge_i: np.ndarray,
+    edge_f: np.ndarray,
+    counters: np.ndarray,
+    tree_done: np.ndarray,
+    tree_target: np.ndarray,
+    c_puct: float,
+    unvisited_q: float,
+    virtual_loss: float,
+    leaves_per_batch: int,
+    leaf_path_nodes: np.ndarray,
+    leaf_path_edges: np.ndarray,
+    leaf_depth: np.ndarray,
+    leaf_tree: np.ndarray,
+    planes: np.ndarray,
+    legal: np.ndarray,
+    leaf_states: np.ndarray,
+    leaf_moves: np.ndarray,
+    leaf_nmoves: np.ndarray,
+) -> int:
+    """Select (Eq. 8) up to ``leaves_per_batch`` leaves per tree; return how many were queued.
+
+    Terminal leaves are backed up at once (and counted in ``tree_done``); new non-terminal
+    leaves are queued in the batch rows with virtual loss applied along their paths.
+    ``counters`` holds ``[nodes used, edges used]``.  The kernels are given by address
+    (:class:`KernelAddresses`).
+    """
+    legal_moves = legal_moves_at(legal_moves_address)
+    play = play_at(play_address)
+    status = status_at(status_address)
+    to_move = to_move_at(to_move_address)
+    encode = encode_at(encode_address)
+    k = 0
+    n_nodes = counters[0]
+    for t in range(tree_done.shape[0]):
+        gathered = 0
+        while gathered < leaves_per_batch and tree_done[t] + gathered < tree_target[t]:
+            pn = leaf_path_nodes[k]
+            pe = leaf_path_edges[k]
+            node = t
+            depth = 0
+            pn[0] = node
+            collided = False
+            while True:
+                if node_i[node, N_STATUS] != ONGOING:
+                    # A terminal node reached again: its exact value, no network call.
+                    _backup(node_i, edge_i, edge_f, pn, pe, depth, node_f[node, N_VALUE])
+                    tree_done[t] += 1
+                    break
+                if node_i[node, N_PENDING] != 0:
+                    collided = True
+                    break
+                # Select by Eq. 8, with virtual loss counted as lost visits.
+                start = node_i[node, N_EDGE_START]
+                sqrt_n = math.sqrt(node_i[node, N_VISITS] + node_i[node, N_VIRTUAL])
+                best = start
+                best_score = -np.inf
+                for e in range(start, start + node_i[node, N_EDGE_COUNT]):
+                    vl = edge_i[e, E_VIRTUAL]
+                    n = edge_i[e, E_VISITS] + vl
+                    q = (edge_f[e, E_VALUE] - virtual_loss * vl) / n if n > 0 else unvisited_q
+                    score = q + c_puct * edge_f[e, E_PRIOR] * sqrt_n / (1.0 + n)
+                    if score > best_score:
+                        best_score = score
+                        best = e
+                pe[depth] = best
+                depth += 1
+                child = edge_i[best, E_CHILD]
+                if child < 0:
+                    child = n_nodes
+                    n_nodes += 1
+                    _new_node(
+                        play, status, to_move, node_i, node_f, node_state,
+                        node, edge_i[best, E_MOVE], child,
+                    )  # fmt: skip
+                    edge_i[best, E_CHILD] = child
+                    pn[depth] = child
+                    if node_i[child, N_STATUS] != ONGOING:
+                        _backup(node_i, edge_i, edge_f, pn, pe, depth, node_f[child, N_VALUE])
+                        tree_done[t] += 1
+                        break
+                    # A new leaf: queue it and put virtual loss on its path.
+                    _queue_leaf(
+                        legal_moves, encode, use_encode, node_i, node_state, child, k,
+                        planes, legal, leaf_states, leaf_moves, leaf_nmoves,
+                    )  # fmt: skip
+                    for i in range(depth):
+                        edge_i[pe[i], E_VIRTUAL] += 1
+                        node_i[pn[i], N_VIRTUAL] += 1
+                    leaf_depth[k] = depth
+                    leaf_tree[k] = t
+                    k += 1
+                    gathered += 1
+                    break
+                node = child
+                pn[depth] = node
+            if collided:
+                break
+    counters[0] = n_nodes
+    return k
+
+
+@nb.njit(cache=True)
+def _expand_and_backup(
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    edge_i: np.ndarray,
+    edge_f: np.ndarray,
+    counters: np.ndarray,
+    tree_done: np.ndarray,
+    count_simulations: bool,
+    n_leaves: int,
+    priors: np.ndarray,
+    values: np.ndarray,
+    leaf_path_nodes: np.ndarray,
+    leaf_path_edges: np.ndarray,
+    leaf_depth: np.ndarray,
+    leaf_tree: np.ndarray,
+    leaf_moves: np.ndarray,
+    leaf_nmoves: np.ndarray,
+) -> None:
+    """Expand and evaluate (one edge per legal move, ``N = W = 0``, ``P = p_a``) and back up."""
+    n_edges = counters[1]
+    for j in range(n_leaves):
+        depth = leaf_depth[j]
+        node = leaf_path_nodes[j, depth]
+        n = leaf_nmoves[j]
+        total = 0.0
+        for i in range(n):
+            total += max(priors[j, leaf_moves[j, i]], 0.0)
+        node_i[node, N_EDGE_START] = n_edges
+        node_i[node, N_EDGE_COUNT] = n
+        for i in range(n):
+            e = n_edges + i
+            move = leaf_moves[j, i]
+            edge_i[e, E_MOVE] = move
+            edge_i[e, E_CHILD] = -1
+            edge_i[e, E_VISITS] = 0
+            edge_i[e, E_VIRTUAL] = 0
+            edge_f[e, E_PRIOR] = max(priors[j, move], 0.0) / total if total > 0 else 1.0 / n
+            edge_f[e, E_VALUE] = 0.0
+        n_edges += n
+        node_i[node, N_PENDING] = 0
+        value = float(values[j])
+        node_f[node, N_VALUE] = value
+        for i in range(depth):
+            edge_i[leaf_path_edges[j, i], E_VIRTUAL] -= 1
+            node_i[leaf_path_nodes[j, i], N_VIRTUAL] -= 1
+        _backup(node_i, edge_i, edge_f, leaf_path_nodes[j], leaf_path_edges[j], depth, value)
+        if count_simulations:
+            tree_done[leaf_tree[j]] += 1
+    counters[1] = n_edges
+
+
+_I64 = nb.types.int64
+_F64 = nb.types.float64
+_B1 = nb.types.boolean
+_I64_1 = nb.types.Array(nb.types.int64, 1, "C")
+_I64_2 = nb.types.Array(nb.types.int64, 2, "C")
+_F64_2 = nb.types.Array(nb.types.float64, 2, "C")
+_F32_1 = nb.types.Array(nb.types.float32, 1, "C")
+_F32_2 = nb.types.Array(nb.types.float32, 2, "C")
+_F32_4 = nb.types.Array(nb.types.float32, 4, "C")
+_BOOL_2 = nb.types.Array(nb.types.boolean, 2, "C")
+# The leaf buffers: path nodes, path edges, depth, tree, planes, legal mask, states, moves, count.
+_LEAF_BUFFERS = (_I64_2, _I64_2, _I64_1, _I64_1, _F32_4, _BOOL_2, STATES_TYPE, _I64_2, _I64_1)
+
+
+@functools.cache
+def _compiled_init_roots() -> Callable[..., int]:
+    """:func:`_init_roots_impl`, compiled (or loaded from numba's disk cache) on first use."""
+    signature = _I64(
+        _I64, _I64, _I64, _I64, _B1, STATES_TYPE,
+        _I64_2, _F64_2, STATES_TYPE,
+        _LEAF_BUFFERS[0], _LEAF_BUFFERS[2], _LEAF_BUFFERS[3], *_LEAF_BUFFERS[4:],
+    )  # fmt: skip
+    return nb.njit(signature, cache=True)(_init_roots_impl)
+
+
+@functools.cache
+def _compiled_select_leaves() -> Callable[..., int]:
+    """:func:`_select_leaves_impl`, compiled (or loaded from numba's disk cache) on first use."""
+    signature = _I64(
+        _I64, _I64, _I64, _I64, _I64, _B1,
+        _I64_2, _F64_2, STATES_TYPE, _I64_2, _F64_2, _I64_1, _I64_1, _I64_1,
+        _F64, _F64, _F64, _I64,
+        *_LEAF_BUFFERS,
+    )  # fmt: skip
+    return nb.njit(signature, cache=True)(_select_leaves_impl)
+
+
+class KernelAddress:
+    """A compiled game kernel, compiled for a fixed numba function type, and its address.
+
+    The compiled search receives kernels as integer addresses and turns them back into
+    first-class functions of the fixed types (``LEGAL_MOVES_TYPE``, ...), so one compiled
+    (and disk-cached) search serves every game and a call costs no per-kernel typing.  This
+    object keeps the compiled code alive.  It also implements numba's wrapper address
+    protocol (``__wrapper_address__``, ``signature`` and a ready ``_numba_type_``), so it can
+    be passed where a first-class function argument is expected.
+    """
+
+    def __init__(self, dispatcher: Any, function_type: nb.types.FunctionType) -> None:
+        if not isinstance(dispatcher, nb.core.registry.CPUDispatcher):
+            raise TypeError("the PUCT search needs numba-compiled game kernels")
+        self._numba_type_ = function_type
+        self._signature = function_type.signature
+        result: Any = dispatcher.get_compile_result(self._signature)  # compiles if needed
+        wrapper = result.fndesc.llvm_cfunc_wrapper_name
+        self.address = int(result.library.get_pointer_to_function(wrapper))
+        """Address of the kernel's C-callable wrapper."""
+        self._dispatcher = dispatcher  # keeps the compiled code alive
+
+    def __wrapper_address__(self) -> int:
+        return self.address
+
+    def signature(self) -> Any:
+        return self._signature
+
+
+class KernelAddresses(NamedTuple):
+    """The kernels a search calls, as :class:`KernelAddress` values (:func:`kernel_addresses`)."""
+
+    legal_moves: KernelAddress
+    play: KernelAddress
+    status: KernelAddress
+    to_move: KernelAddress
+    random_playout: KernelAddress
+    encode: KernelAddress
+    """The game's compiled encoder, or a placeholder if it has none (see ``has_encode``)."""
+    has_encode: bool
+    """Whether the game has a compiled encoder (else planes are written by ``Game.encode``)."""
+
+
+@functools.cache
+def kernel_addresses(kernels: Kernels) -> KernelAddresses:
+    """The game's kernels as first-class function values for the compiled search (cached).
+
+    Raises :class:`TypeError` if a kernel is not numba-compiled.
+    """
+    has_encode = kernels.encode is not None
+    return KernelAddresses(
+        KernelAddress(kernels.legal_moves, LEGAL_MOVES_TYPE),
+        KernelAddress(kernels.play, PLAY_TYPE),
+        KernelAddress(kernels.status, STATUS_TYPE),
+        KernelAddress(kernels.to_move, TO_MOVE_TYPE),
+        KernelAddress(kernels.random_playout, RANDOM_PLAYOUT_TYPE),
+        KernelAddress(kernels.encode if has_encode else _no_encode, ENCODE_TYPE),
+        has_encode,
+    )
+
+
+# ---- Python driver ------------------------------------------------------------------------
+
+
+class _Trees:
+    """The preallocated arrays of the trees of one :func:`search_batch` call."""
+
+    def __init__(self, game: Game, roots: np.ndarray, config: PUCTConfig) -> None:
+        n_trees, state_len = roots.shape
+        a = game.num_actions
+        self.game = game
+        self.num_actions = a
+        max_nodes = n_trees * (config.simulations + 1) + 1
+        self.node_i = np.zeros((max_nodes, NODE_INT_FIELDS), dtype=np.int64)
+        self.node_f = np.zeros((max_nodes, NODE_FLOAT_FIELDS), dtype=np.float64)
+        self.node_state = np.zeros((max_nodes, state_len), dtype=roots.dtype)
+        edges = n_trees * a * (1 + min(config.simulations, 32))
+        self.edge_i = np.zeros((edges, EDGE_INT_FIELDS), dtype=np.int64)
+        self.edge_f = np.zeros((edges, EDGE_FLOAT_FIELDS), dtype=np.float64)
+        self.counters = np.array([n_trees, 0], dtype=np.int64)  # nodes, edges used
+        self.tree_done = np.zeros(n_trees, dtype=np.int64)
+        self.tree_target = np.zeros(n_trees, dtype=np.int64)
+        batch = n_trees * max(config.leaves_per_batch, 1)
+        max_depth = game.max_game_length + 2
+        planes_shape = (batch, game.num_planes, *game.board_shape)
+        self.leaf_path_nodes = np.zeros((batch, max_depth + 1), dtype=np.int64)
+        self.leaf_path_edges = np.zeros((batch, max_depth + 1), dtype=np.int64)
+        self.leaf_depth = np.zeros(batch, dtype=np.int64)
+        self.leaf_tree = np.zeros(batch, dtype=np.int64)
+        self.planes = np.zeros(planes_shape, dtype=np.float32)
+        self.legal = np.zeros((batch, a), dtype=np.bool_)
+        self.leaf_states = np.zeros((batch, state_len), dtype=roots.dtype)
+        self.leaf_moves = np.zeros((batch, a), dtype=np.int64)
+        self.leaf_nmoves = np.zeros(batch, dtype=np.int64)
+
+    def reserve_edges(self, new_leaves: int) -> None:
+        """Grow the edge arrays so that ``new_leaves`` more expansions fit."""
+        need = int(self.counters[1]) + new_leaves * self.num_actions
+        if need <= len(self.edge_i):
+            return
+        size = max(need, 2 * len(self.edge_i))
+        used = int(self.counters[1])
+        edge_i = np.zeros((size, EDGE_INT_FIELDS), dtype=np.int64)
+        edge_f = np.zeros((size, EDGE_FLOAT_FIELDS), dtype=np.float64)
+        edge_i[:used] = self.edge_i[:used]
+        edge_f[:used] = self.edge_f[:used]
+        self.edge_i, self.edge_f = edge_i, edge_f
+
+
+def _evaluate(
+    evaluator: Evaluator, trees: _Trees, n: int, encoded: bool
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Call the evaluator on the first ``n`` queued leaves and check its outputs."""
+    if not encoded:
+        for j in range(n):
+            trees.planes[j] = trees.game.encode(trees.leaf_states[j])
+    priors, values = evaluator.evaluate(trees.planes[:n], trees.legal[:n], trees.leaf_states[:n])
+    priors = np.ascontiguousarray(priors, dtype=np.float32)
+    values = np.ascontiguousarray(np.asarray(values, dtype=np.float32).reshape(-1))
+    if priors.shape != (n, trees.num_actions) or values.shape != (n,):
+        raise ValueError(
+            f"evaluator returned priors {priors.shape} and values {values.shape}; "
+            f"expected ({n}, {trees.num_actions}) and ({n},)"
+        )
+    return priors, values
+
+
+def _as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    return np.random.default_rng(rng)
+
+
+def search_batch(
+    game: Game,
+    states: Sequence[State] | npt.NDArray[np.generic],
+    evaluator: Evaluator,
+    config: PUCTConfig | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> list[SearchResult]:
+    """Search every position of ``states`` (one tree each), batching the evaluator's calls.
+
+    ``rng`` (a seeded generator, or a seed) draws the root Dirichlet noise, if configured, in
+    the order of ``states``; nothing else in the search is random.  A terminal position gets
+    a result with no moves, 0 simulations and its exact value.  The positions are not changed.
+    """
+    config = config or PUCTConfig()
+    if len(states) == 0:
+        return []
+    roots = np.ascontiguousarray(np.stack([np.asarray(s) for s in states]))
+    if roots.ndim != 2 or roots.dtype != np.uint64:
+        raise TypeError("the PUCT search needs flat uint64 positions of one game")
+    kernels = kernel_addresses(game.kernels)
+    legal_moves, play = kernels.legal_moves.address, kernels.play.address
+    status, to_move = kernels.status.address, kernels.to_move.address
+    encode, use_encode = kernels.encode.address, kernels.has_encode
+    generator = _as_generator(rng)
+    trees = _Trees(game, roots, config)
+
+    # The roots: evaluate, expand (not counted as simulations), add the exploration noise.
+    n = _compiled_init_roots()(
+        legal_moves, status, to_move, encode, use_encode, roots,
+        trees.node_i, trees.node_f, trees.node_state,
+        trees.leaf_path_nodes, trees.leaf_depth, trees.leaf_tree,
+        trees.planes, trees.legal, trees.leaf_states, trees.leaf_moves, trees.leaf_nmoves,
+    )  # fmt: skip
+    trees.reserve_edges(n)
+    if n > 0:
+        priors, values = _evaluate(evaluator, trees, n, use_encode)
+        _expand_and_backup(
+            trees.node_i, trees.node_f, trees.edge_i, trees.edge_f, trees.counters,
+            trees.tree_done, False, n, priors, values,
+            trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
+            trees.leaf_moves, trees.leaf_nmoves,
+        )  # fmt: skip
+    n_trees = len(roots)
+    ongoing = trees.node_i[:n_trees, N_STATUS] == ONGOING
+    trees.tree_target[ongoing] = config.simulations
+    root_priors: list[npt.NDArray[np.float32]] = []
+    for t in range(n_trees):
+        start, count = trees.node_i[t, N_EDGE_START], trees.node_i[t, N_EDGE_COUNT]
+        p = trees.edge_f[start : start + count, E_PRIOR].astype(np.float32)
+        root_priors.append(p)
+        if config.dirichlet_alpha is not None and ongoing[t] and count > 0:
+            noise = generator.dirichlet(np.full(count, config.dirichlet_alpha))
+            eps = config.noise_fraction
+            trees.edge_f[start : start + count, E_PRIOR] = (1.0 - eps) * p + eps * noise
+
+    # The simulations.
+    while np.any(trees.tree_done < trees.tree_target):
+        active = int(np.count_nonzero(trees.tree_done < trees.tree_target))
+        trees.reserve_edges(active * config.leaves_per_batch)
+        n = _compiled_select_leaves()(
+            legal_moves, play, status, to_move, encode, use_encode,
+            trees.node_i, trees.node_f, trees.node_state, trees.edge_i, trees.edge_f,
+            trees.counters, trees.tree_done, trees.tree_target,
+            float(config.c_puct), float(config.unvisited_q), float(config.virtual_loss),
+            int(config.leaves_per_batch),
+            trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
+            trees.planes, trees.legal, trees.leaf_states, trees.leaf_moves, trees.leaf_nmoves,
+        )  # fmt: skip
+        if n == 0:
+            continue
+        priors, values = _evaluate(evaluator, trees, n, use_encode)
+        _expand_and_backup(
+            trees.node_i, trees.node_f, trees.edge_i, trees.edge_f, trees.counters,
+            trees.tree_done, True, n, priors, values,
+            trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
+            trees.leaf_moves, trees.leaf_nmoves,
+        )  # fmt: skip
+
+    return [_root_result(trees, t, root_priors[t], config) for t in range(n_trees)]
+
+
+def _root_result(
+    trees: _Trees, t: int, priors: npt.NDArray[np.float32], config: PUCTConfig
+) -> SearchResult:
+    start, count = int(trees.node_i[t, N_EDGE_START]), int(trees.node_i[t, N_EDGE_COUNT])
+    if count <= 0:
+        start, count = 0, 0
+    edges = slice(start, start + count)
+    moves = trees.edge_i[edges, E_MOVE].astype(np.int64)
+    visits = trees.edge_i[edges, E_VISITS].astype(np.int64)
+    w = trees.edge_f[edges, E_VALUE]
+    q = np.where(visits > 0, w / np.maximum(visits, 1), config.unvisited_q).astype(np.float64)
+    network_value = float(trees.node_f[t, N_VALUE])
+    total = int(visits.sum())
+    value = float(w.sum() / total) if total > 0 else network_value
+    return SearchResult(
+        moves=moves,
+        visits=visits,
+        q=q,
+        priors=priors,
+        search_priors=trees.edge_f[edges, E_PRIOR].astype(np.float32),
+        network_value=network_value,
+        value=value,
+        simulations=int(trees.tree_done[t]),
+        to_move=int(trees.node_i[t, N_TO_MOVE]),
+    )
+
+
+def search(
+    game: Game,
+    state: State,
+    evaluator: Evaluator,
+    config: PUCTConfig | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> SearchResult:
+    """Search one position: :func:`search_batch` with a single tree."""
+    return search_batch(game, [state], evaluator, config, rng)[0]
+
+
+__all__ = ["PUCTConfig", "SearchResult", "search", "search_batch"]

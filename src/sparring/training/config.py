@@ -1,0 +1,185 @@
+"""The typed configuration of ``sparring train`` (AlphaDDA app. 1.3, Table A1).
+
+Defaults follow Table A1 where a CPU can afford it; the fields that differ (network width,
+batch size and learning rate) say so.  A TOML file may set any field; unknown keys are an
+error that names the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sparring.errors import ConfigError
+
+TABLE_A1: dict[str, dict[str, Any]] = {
+    "connect4": {
+        "iterations": 600,
+        "games_per_iteration": 30,
+        "simulations": 200,
+        "opening_moves": 4,
+        "temperature": 50.0,
+        "queue_size": 20000,
+        "blocks": 3,
+    },
+    "othello6": {
+        "iterations": 600,
+        "games_per_iteration": 10,
+        "simulations": 200,
+        "opening_moves": 4,
+        "temperature": 20.0,
+        "queue_size": 20000,
+        "blocks": 3,
+    },
+    "othello": {
+        "iterations": 700,
+        "games_per_iteration": 10,
+        "simulations": 400,
+        "opening_moves": 6,
+        "temperature": 40.0,
+        "queue_size": 50000,
+        "blocks": 5,
+    },
+}
+"""The per-game rows of AlphaDDA Table A1 (``N_iter``, ``N_self``, ``N_sim``, ``T_opening``,
+``tau``, ``N_queue``, residual blocks)."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that defines an AlphaZero training run."""
+
+    game: str
+    """Registered game name."""
+    iterations: int = 600
+    """``N_iter``: self-play / augmentation / learning cycles (Table A1)."""
+    games_per_iteration: int = 30
+    """``N_self``: self-play games per iteration (Table A1)."""
+    simulations: int = 200
+    """``N_sim``: PUCT simulations per self-play move (Table A1)."""
+    c_puct: float = 1.25
+    """``C_puct`` of Eq. 8 (Table A1)."""
+    opening_moves: int = 4
+    """``T_opening``: moves sampled with Eq. 9 before playing the most visited move."""
+    temperature: float = 50.0
+    """``tau`` of Eq. 9, ``p(a) ~ exp(N(s,a) / tau)`` over raw visit counts (Table A1)."""
+    dirichlet_alpha: float = 1.0
+    """Root Dirichlet noise concentration (not given in the paper; AlphaZero used ~10 / the
+    typical number of legal moves)."""
+    noise_fraction: float = 0.2
+    """``epsilon``: weight of the root noise (Table A1: 0.2)."""
+    queue_size: int = 20000
+    """``N_queue``: positions kept for learning, augmented images included (Table A1)."""
+    epochs: int = 1
+    """``N_epoch``: passes over the queue per iteration (Table A1: 1)."""
+    batch_size: int = 256
+    """Mini-batch size (Table A1: 2048; smaller on a CPU)."""
+    learning_rate: float = 0.02
+    """SGD learning rate (Table A1: 0.2 at batch 2048; scaled down with the batch)."""
+    momentum: float = 0.9
+    """SGD momentum (Table A1)."""
+    weight_decay: float = 1e-4
+    """L2 weight decay (Table A1)."""
+    blocks: int = 3
+    """Residual blocks (Table A1: 3 for Connect4 and 6x6 Othello, 5 for Othello)."""
+    channels: int = 64
+    """Filters per convolution (Table A1: 256; 64 keeps CPU self-play fast)."""
+    parallel_games: int = 30
+    """Self-play games searched at once, their leaves evaluated in one network batch."""
+    leaves_per_batch: int = 1
+    """Leaves per tree per network batch (virtual loss when > 1)."""
+    eval_every: int = 10
+    """Evaluate against the baselines every this many iterations (0: never)."""
+    eval_games: int = 20
+    """Games against each evaluation opponent (colours alternate)."""
+    eval_opponents: tuple[str, ...] = ("mcts1", "minimax1")
+    """Player specs of the evaluation opponents."""
+    checkpoint_every: int = 1
+    """Write the resumable checkpoint every this many iterations."""
+    seed: int = 0
+    """Seed of everything random in the run."""
+    threads: int = 2
+    """PyTorch / ONNX Runtime threads."""
+    backend: str = "auto"
+    """Self-play evaluator: ``auto``, ``torch`` or ``onnx``."""
+
+    def __post_init__(self) -> None:
+        positive = (
+            "iterations",
+            "games_per_iteration",
+            "simulations",
+            "queue_size",
+            "epochs",
+            "batch_size",
+            "blocks",
+            "channels",
+            "parallel_games",
+            "leaves_per_batch",
+            "checkpoint_every",
+            "threads",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ConfigError(f"train config: {name} must be >= 1")
+        if self.temperature <= 0 or self.learning_rate <= 0 or self.dirichlet_alpha <= 0:
+            raise ConfigError(
+                "train config: temperature, learning_rate, dirichlet_alpha must be > 0"
+            )
+        if not 0 <= self.noise_fraction <= 1:
+            raise ConfigError("train config: noise_fraction must be in [0, 1]")
+        if self.backend not in ("auto", "torch", "onnx"):
+            raise ConfigError(f"train config: unknown backend {self.backend!r}")
+
+    @classmethod
+    def for_game(cls, game: str, **overrides: Any) -> TrainConfig:
+        """Table A1's settings for ``game`` (where listed), then ``overrides``."""
+        values: dict[str, Any] = dict(TABLE_A1.get(game, {}))
+        values.update(overrides)
+        return cls.from_mapping({"game": game, **values})
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any]) -> TrainConfig:
+        """Build from a mapping; unknown keys raise :class:`ConfigError` naming the key."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(
+                f"train config: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})"
+            )
+        if "game" not in data:
+            raise ConfigError("train config: the key 'game' is required")
+        values = dict(data)
+        if "eval_opponents" in values:
+            values["eval_opponents"] = tuple(values["eval_opponents"])
+        try:
+            return cls(**values)
+        except TypeError as exc:
+            raise ConfigError(f"train config: {exc}") from None
+
+    @classmethod
+    def from_toml(cls, path: Path, game: str, **overrides: Any) -> TrainConfig:
+        """Table A1 defaults for ``game``, then the file's keys, then ``overrides``."""
+        try:
+            data = tomllib.loads(path.read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"config file {str(path)!r} not found") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {str(path)!r}: {exc}") from None
+        if data.get("game", game) != game:
+            raise ConfigError(
+                f"config file {str(path)!r} is for game {data['game']!r}, not {game!r}"
+            )
+        data.pop("game", None)
+        values: dict[str, Any] = dict(TABLE_A1.get(game, {}))
+        values.update(data)
+        values.update(overrides)
+        return cls.from_mapping({"game": game, **values})
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The config as plain data (JSON/TOML friendly)."""
+        data = dataclasses.asdict(self)
+        data["eval_opponents"] = list(self.eval_opponents)
+        return data

@@ -1,0 +1,336 @@
+"""The AlphaZero training loop of AlphaDDA app. 1.3: self-play, augmentation, learning.
+
+A run lives in one directory:
+
+* ``checkpoint.pt``: network, optimiser, counters and random states, rewritten atomically
+  after every ``checkpoint_every`` iterations, so ``kill -9`` loses at most the iterations
+  since; re-running the same command resumes from it;
+* ``replay.npz``: the replay queue, written before the checkpoint that refers to it;
+* ``model.pt``: the latest network (:func:`sparring.nn.model.save_model`), loadable by players;
+* ``log.jsonl``: one JSON line per iteration (losses, timings, evaluation results);
+* ``training.png``: loss and evaluation curves, redrawn after every evaluation;
+* ``config.json``: the run's configuration (a resumed run must use the same one).
+
+Loss (AlphaDDA Eq. 10): ``l = (c_win - v)^2 - pi^T log p``; SGD with momentum and weight decay.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from sparring.errors import ConfigError
+from sparring.games import get_game
+from sparring.games.base import Game
+from sparring.nn.evaluators import make_evaluator
+from sparring.nn.model import NetworkConfig, PolicyValueNet, build_model, save_model
+from sparring.search.puct import PUCTConfig
+from sparring.training.config import TrainConfig
+from sparring.training.replay import ReplayQueue
+from sparring.training.selfplay import SelfPlaySettings, augment, play_games
+
+CHECKPOINT_FORMAT = "sparring-train-checkpoint-v1"
+RESUMABLE_CHANGES = frozenset(
+    {"iterations", "eval_every", "eval_games", "eval_opponents", "threads", "checkpoint_every"}
+)
+"""Config fields a resumed run may change; any other difference is refused."""
+
+
+@dataclass
+class TrainState:
+    """What a checkpoint restores besides the network and optimiser."""
+
+    iteration: int = 0
+    """Iterations completed."""
+    games: int = 0
+    """Self-play games played."""
+    positions: int = 0
+    """Training positions produced (before augmentation)."""
+    seconds: float = 0.0
+    """Wall-clock seconds spent in completed iterations, over all sessions."""
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+class Trainer:
+    """Runs (and resumes) one training run in ``out_dir``."""
+
+    def __init__(self, config: TrainConfig, out_dir: Path) -> None:
+        self.config = config
+        self.out = out_dir
+        self.game: Game = get_game(config.game)
+        self.game.require_compiled("training")
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._check_config_file()
+        torch.set_num_threads(config.threads)
+        net_config = NetworkConfig.for_game(
+            self.game, blocks=config.blocks, channels=config.channels
+        )
+        self.model: PolicyValueNet = build_model(net_config, seed=config.seed)
+        self.optimizer = torch.optim.SGD(
+            self.model.parameters(),
+            lr=config.learning_rate,
+            momentum=config.momentum,
+            weight_decay=config.weight_decay,
+        )
+        plane_shape = (self.game.num_planes, *self.game.board_shape)
+        self.replay = ReplayQueue(config.queue_size, plane_shape, self.game.num_actions)
+        self.rng = np.random.default_rng(config.seed)
+        self.torch_rng = torch.Generator().manual_seed(config.seed)
+        self.state = TrainState()
+        self._resume()
+
+    # ---- persistence ---------------------------------------------------------------------
+    def _check_config_file(self) -> None:
+        path = self.out / "config.json"
+        mine = self.config.to_mapping()
+        if path.exists():
+            theirs = json.loads(path.read_text())
+            fixed = set(mine) - RESUMABLE_CHANGES
+            diff = sorted(k for k in fixed if theirs.get(k) != mine[k])
+            if diff:
+                raise ConfigError(
+                    f"{self.out} holds a run with a different config ({', '.join(diff)}); "
+                    "use another directory"
+                )
+        _atomic_write(path, json.dumps(mine, indent=2).encode())
+
+    def _resume(self) -> None:
+        path = self.out / "checkpoint.pt"
+        if not path.exists():
+            return
+        payload = torch.load(path, map_location="cpu", weights_only=False)
+        if payload.get("format") != CHECKPOINT_FORMAT:
+            raise ConfigError(f"{path}: not a sparring training checkpoint")
+        self.model.load_state_dict(payload["model"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        self.rng.bit_generator.state = payload["numpy_rng"]
+        self.torch_rng.set_state(payload["torch_rng"])
+        self.state = TrainState(**payload["state"])
+        replay = self.out / "replay.npz"
+        if replay.exists():
+            self.replay.load(replay)
+
+    def save_checkpoint(self) -> None:
+        """Write replay queue, then checkpoint, then model, each atomically."""
+        self.replay.save(self.out / "replay.npz")
+        buffer = io.BytesIO()
+        torch.save(
+            {
+                "format": CHECKPOINT_FORMAT,
+                "model": self.model.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "numpy_rng": self.rng.bit_generator.state,
+                "torch_rng": self.torch_rng.get_state(),
+                "state": vars(self.state),
+                "config": self.config.to_mapping(),
+            },
+            buffer,
+        )
+        _atomic_write(self.out / "checkpoint.pt", buffer.getvalue())
+        self.save_model(self.out / "model.pt")
+
+    def save_model(self, path: Path) -> None:
+        """Write the current network (evaluation mode) atomically."""
+        tmp = path.with_name(path.name + ".tmp")
+        save_model(tmp, self.model.eval())
+        os.replace(tmp, path)
+
+    def _log(self, record: dict[str, Any]) -> None:
+        path = self.out / "log.jsonl"
+        torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+        with open(path, "a") as fh:
+            # A kill during a write leaves a torn last line: end it so the new record stands alone.
+            fh.write(("\n" if torn else "") + json.dumps(record) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    # ---- the three steps -----------------------------------------------------------------
+    def self_play(self) -> dict[str, Any]:
+        """*Self-play* and *Augmentation*: add ``N_self`` games' samples to the queue."""
+        c = self.config
+        evaluator = make_evaluator(self.model.eval(), backend=c.backend, threads=c.threads)
+        settings = SelfPlaySettings(
+            search=PUCTConfig(
+                simulations=c.simulations,
+                c_puct=c.c_puct,
+                leaves_per_batch=c.leaves_per_batch,
+                dirichlet_alpha=c.dirichlet_alpha,
+                noise_fraction=c.noise_fraction,
+            ),
+            opening_moves=c.opening_moves,
+            temperature=c.temperature,
+            parallel_games=c.parallel_games,
+        )
+        batch = play_games(self.game, evaluator, settings, c.games_per_iteration, self.rng)
+        planes, pi, z = augment(self.game, batch.planes, batch.pi, batch.z)
+        self.replay.add(planes, pi, z)
+        self.state.games += batch.games
+        self.state.positions += len(batch.z)
+        first = sum(1 for r in batch.results if r.value == 1)
+        second = sum(1 for r in batch.results if r.value == 2)
+        return {
+            "positions": len(batch.z),
+            "mean_length": float(np.mean(batch.lengths)),
+            "first_wins": first,
+            "second_wins": second,
+            "draws": batch.games - first - second,
+        }
+
+    def learn(self) -> dict[str, float]:
+        """*Learning*: ``N_epoch`` passes of mini-batch SGD over the queue (Eq. 10)."""
+        c = self.config
+        planes, pi, z = self.replay.arrays()
+        n = len(z)
+        self.model.train()
+        totals = {"loss_value": 0.0, "loss_policy": 0.0}
+        steps = 0
+        for _ in range(c.epochs):
+            order = self.rng.permutation(n)
+            for start in range(0, n - c.batch_size + 1 if n >= c.batch_size else 1, c.batch_size):
+                idx = np.sort(order[start : start + c.batch_size])
+                x = torch.from_numpy(planes[idx].astype(np.float32))
+                target_pi = torch.from_numpy(pi[idx])
+                target_z = torch.from_numpy(z[idx])
+                logits, value = self.model(x)
+                loss_value = F.mse_loss(value, target_z)
+                loss_policy = -(target_pi * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                loss = loss_value + loss_policy
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                self.optimizer.step()
+                totals["loss_value"] += loss_value.item()
+                totals["loss_policy"] += loss_policy.item()
+                steps += 1
+        self.model.eval()
+        return {k: v / max(steps, 1) for k, v in totals.items()} | {"sgd_steps": steps}
+
+    def evaluate(self) -> dict[str, float]:
+        """Score of the current network (most visited move, no noise) against each opponent."""
+        from sparring.evaluation.match import play_game
+        from sparring.players import make_player
+        from sparring.players.alphazero import AlphaZeroPlayer
+
+        c = self.config
+        evaluator = make_evaluator(self.model.eval(), backend=c.backend, threads=c.threads)
+        scores: dict[str, float] = {}
+        for spec in c.eval_opponents:
+            total = 0.0
+            for i in range(c.eval_games):
+                seed = int(self.rng.integers(2**31))
+                az = AlphaZeroPlayer(
+                    evaluator, PUCTConfig(simulations=c.simulations, c_puct=c.c_puct), seed=seed
+                )
+                opponent = make_player(spec, self.game, seed + 1)
+                record = play_game(self.game, (az, opponent), a_first=(i % 2 == 0), seed=seed)
+                total += record.score_a
+            scores[f"score_vs_{spec}"] = total / c.eval_games
+        return scores
+
+    # ---- the loop ------------------------------------------------------------------------
+    def run(
+        self,
+        iterations: int | None = None,
+        report: Callable[[int, int, dict[str, Any]], None] | None = None,
+        phase: Callable[[str], None] | None = None,
+    ) -> TrainState:
+        """Iterate until ``iterations`` (default: the config's ``N_iter``) are done."""
+        c = self.config
+        target = c.iterations if iterations is None else iterations
+        while self.state.iteration < target:
+            start = time.perf_counter()
+            if phase:
+                phase("self-play")
+            record: dict[str, Any] = {"iteration": self.state.iteration + 1}
+            t = time.perf_counter()
+            record |= self.self_play()
+            record["selfplay_seconds"] = time.perf_counter() - t
+            if phase:
+                phase("learning")
+            t = time.perf_counter()
+            record |= self.learn()
+            record["learn_seconds"] = time.perf_counter() - t
+            self.state.iteration += 1
+            if c.eval_every and self.state.iteration % c.eval_every == 0:
+                if phase:
+                    phase("evaluation")
+                t = time.perf_counter()
+                record |= self.evaluate()
+                record["eval_seconds"] = time.perf_counter() - t
+            self.state.seconds += time.perf_counter() - start
+            record |= {
+                "games": self.state.games,
+                "queue": len(self.replay),
+                "total_seconds": self.state.seconds,
+            }
+            if self.state.iteration % c.checkpoint_every == 0 or self.state.iteration == target:
+                self.save_checkpoint()
+            self._log(record)
+            if any(k.startswith("score_vs_") for k in record):
+                plot_training(self.out / "log.jsonl", self.out / "training.png")
+            if report:
+                report(self.state.iteration, target, record)
+        return self.state
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """The records of a ``log.jsonl`` (a torn last line from a kill is skipped)."""
+    records: list[dict[str, Any]] = []
+    if not path.exists():
+        return records
+    for line in path.read_text().splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+def plot_training(log: Path, png: Path) -> None:
+    """Loss curves and evaluation scores against iterations."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    records = read_log(log)
+    if not records:
+        return
+    it = [r["iteration"] for r in records]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    ax1.plot(it, [r["loss_value"] for r in records], label="value loss (z - v)^2")
+    ax1.plot(it, [r["loss_policy"] for r in records], label="policy loss -pi log p")
+    ax1.set_xlabel("iteration")
+    ax1.set_title("training loss (Eq. 10)")
+    ax1.legend()
+    keys = sorted({k for r in records for k in r if k.startswith("score_vs_")})
+    for key in keys:
+        pts = [(r["iteration"], r[key]) for r in records if key in r]
+        ax2.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=key[9:])
+    ax2.set_ylim(-0.05, 1.05)
+    ax2.set_xlabel("iteration")
+    ax2.set_title("score against baselines")
+    if keys:
+        ax2.legend()
+    fig.tight_layout()
+    tmp = png.with_name(png.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, png)
