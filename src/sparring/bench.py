@@ -13,8 +13,9 @@ import platform
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numba as nb
 import numpy as np
@@ -22,6 +23,9 @@ import numpy as np
 from sparring.games import get_game
 from sparring.games.base import State
 from sparring.rng import RngState, new_rng_state
+
+if TYPE_CHECKING:
+    from sparring.search.bench import BenchRow as EngineRow
 
 OPENSPIEL_NAMES = {"connect4": "connect_four", "othello": "othello"}
 
@@ -206,5 +210,33 @@ def rows_to_markdown(rows: list[BenchRow], command: str, repeats: int) -> str:
         ratio = f"{r.ratio:.1f}x" if r.ratio else "-"
         lines.append(
             f"| {r.game} | {r.metric} | {r.ours:,.0f} | {r.reference_name} | {ref} | {ratio} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def engine_markdown(rows: Sequence[EngineRow], command: str, repeats: int) -> str:
+    """A markdown table of the engine benchmark with search / network ratios per batch."""
+    network = {(r.backend, r.batch): r for r in rows if r.kind == "network"}
+    lines = [
+        f"Command: `{command}`  ",
+        f"Machine: {machine_description()}  ",
+        f"Random-weight 3-block 64-channel Connect4 network, 1 thread; best of {repeats} repeats.",
+        "Search rows: `games` searched at once, one leaf per tree per network batch; the ratio",
+        "compares positions evaluated per second by the search with the network alone at the",
+        "same batch size (terminal leaves need no evaluation, so simulations/s can be higher).",
+        "",
+        "| backend | kind | games | batch | simulations/s | positions evaluated/s "
+        "| search / network |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        ratio = "-"
+        ref = network.get((r.backend, r.batch))
+        if r.kind != "network" and ref is not None and ref.evaluations_per_s > 0:
+            ratio = f"{100 * r.evaluations_per_s / ref.evaluations_per_s:.0f}%"
+        sims = f"{r.rate:,.0f}" if r.kind != "network" else "-"
+        lines.append(
+            f"| {r.backend} | {r.kind} | {r.games} | {r.batch} | {sims} | "
+            f"{r.evaluations_per_s:,.0f} | {ratio} |"
         )
     return "\n".join(lines) + "\n"

@@ -97,30 +97,52 @@ def bench(
         bool, typer.Option("--no-openspiel", help="Skip the reference.")
     ] = False,
     markdown: Annotated[Path | None, typer.Option(help="Append the results to this file.")] = None,
+    rules: Annotated[
+        bool, typer.Option("--rules/--no-rules", help="Rules and UCT against OpenSpiel.")
+    ] = True,
+    engine: Annotated[
+        bool, typer.Option("--engine/--no-engine", help="Network and PUCT search throughput.")
+    ] = False,
 ) -> None:
-    """Measure random playouts/s and UCT simulations/s against OpenSpiel in the same run."""
+    """Measure rules, UCT and (with --engine) AlphaZero search throughput.
+
+    Rules and UCT are compared with OpenSpiel measured in the same run; the engine benchmark
+    compares the batched PUCT search with the network alone at the same batch size.
+    """
     from sparring.bench import BenchConfig, rows_to_markdown, run_benchmarks
 
     names = tuple(games_) if games_ else BenchConfig.games
     for name in names:
         get_game(name)
-    config = BenchConfig(names, repeats, seconds, uct_simulations, not no_openspiel)
-    with console.status("benchmarking") as status:
-        rows = run_benchmarks(config, lambda msg: status.update(f"benchmarking {msg}"))
-    table = Table("game", "metric", "sparring", "reference", "ratio")
-    for r in rows:
-        table.add_row(
-            r.game,
-            r.metric,
-            f"{r.ours:,.0f}",
-            f"{r.reference:,.0f} ({r.reference_name})" if r.reference else "-",
-            f"{r.ratio:.1f}x" if r.ratio else "-",
-        )
-    console.print(table)
-    if markdown is not None:
-        command = "sparring bench " + " ".join(sys.argv[2:])
+    command = ("sparring bench " + " ".join(sys.argv[2:])).strip()
+    sections: list[str] = []
+    if rules:
+        config = BenchConfig(names, repeats, seconds, uct_simulations, not no_openspiel)
+        with console.status("benchmarking") as status:
+            rows = run_benchmarks(config, lambda msg: status.update(f"benchmarking {msg}"))
+        table = Table("game", "metric", "sparring", "reference", "ratio")
+        for r in rows:
+            table.add_row(
+                r.game,
+                r.metric,
+                f"{r.ours:,.0f}",
+                f"{r.reference:,.0f} ({r.reference_name})" if r.reference else "-",
+                f"{r.ratio:.1f}x" if r.ratio else "-",
+            )
+        console.print(table)
+        sections.append(rows_to_markdown(rows, command, repeats))
+    if engine:
+        from sparring.bench import engine_markdown
+        from sparring.search.bench import benchmark_search_engine, format_rows
+
+        with console.status("benchmarking the network and the PUCT search"):
+            engine_rows = benchmark_search_engine(seconds=seconds, repeats=repeats)
+        console.print(format_rows(engine_rows))
+        sections.append(engine_markdown(engine_rows, command, repeats))
+    if markdown is not None and sections:
         with markdown.open("a") as fh:
-            fh.write("\n" + rows_to_markdown(rows, command.strip(), repeats))
+            for section in sections:
+                fh.write("\n" + section)
         console.print(f"appended to {markdown}")
 
 
