@@ -306,9 +306,9 @@ def test_alphazero_player_plays_most_visited_move() -> None:
 
 
 def test_az_spec_needs_a_model() -> None:
-    with pytest.raises(UnknownPlayerError, match="model"):
-        make_player("az:sims=10", C4)
-    with pytest.raises(UnknownPlayerError, match="not found"):
+    with pytest.raises(UnknownPlayerError, match="no shipped tictactoe network"):
+        make_player("az:sims=10", get_game("tictactoe"))
+    with pytest.raises(UnknownPlayerError, match="neither a file nor a shipped model"):
         make_player("az:model=/nonexistent/net.pt", C4)
     with pytest.raises(UnknownPlayerError, match="unknown option"):
         make_player("az:model=x.pt,depth=3", C4)

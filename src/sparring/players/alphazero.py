@@ -20,6 +20,7 @@ from pathlib import Path
 from sparring.errors import GameOverError, UnknownPlayerError
 from sparring.games.base import Game, State
 from sparring.nn.evaluators import Evaluator
+from sparring.nn.zoo import default_model, resolve_model
 from sparring.players.base import Player
 from sparring.players.registry import (
     PlayerSpec,
@@ -90,15 +91,27 @@ def load_network_evaluator(game: Game, path: str, spec_text: str) -> Evaluator:
     return make_evaluator(model)
 
 
-@register("az", "AlphaZero: PUCT search with a network (az:model=PATH,sims=N,cpuct=C,name=...)")
+@register(
+    "az",
+    "AlphaZero: PUCT search with a network (az[:model=NAME|PATH,sims=N,cpuct=C,name=...]; "
+    "default: the game's shipped model)",
+)
 def _alphazero(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
     check_options(spec, {"sims", "cpuct", "model", "name"})
     model = spec.options.get("model")
     if model is None:
-        raise UnknownPlayerError(
-            f"player {spec.text!r}: AlphaZero needs a network: az:model=PATH "
-            "(a file written by sparring.nn.model.save_model)"
-        )
+        shipped = default_model(game.name)
+        if shipped is None:
+            raise UnknownPlayerError(
+                f"player {spec.text!r}: no shipped {game.name} network; give one with "
+                "az:model=PATH (a file written by sparring.nn.model.save_model)"
+            )
+        model = str(shipped)
+    else:
+        try:
+            model = str(resolve_model(model))
+        except UnknownPlayerError as exc:
+            raise UnknownPlayerError(f"player {spec.text!r}: {exc}") from None
     sims = option_int(spec, "sims", TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS))
     c_puct = option_float(spec, "cpuct", DEFAULT_C_PUCT)
     if c_puct < 0:

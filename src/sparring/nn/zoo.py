@@ -1,0 +1,43 @@
+"""Trained networks shipped with sparring, loadable by name.
+
+A shipped model is ``src/sparring/models/NAME.pt`` (written by
+:func:`sparring.nn.model.save_model`) with its model card ``NAME.md`` beside it (how it was
+trained, its measured strength) and, once calibrated, ``NAME.calibration.json``.  The name
+is the game's registry name (``connect4``, ``othello6``, ...).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sparring.errors import UnknownPlayerError
+
+MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
+"""Where shipped models live (inside the installed package)."""
+
+
+def shipped_models() -> dict[str, Path]:
+    """Name -> file of every shipped network."""
+    return {p.stem: p for p in sorted(MODEL_DIR.glob("*.pt"))}
+
+
+def resolve_model(name_or_path: str) -> Path:
+    """The network file named by a shipped model name or a file path.
+
+    Raises :class:`UnknownPlayerError` listing the shipped names when neither matches.
+    """
+    shipped = shipped_models()
+    if name_or_path in shipped:
+        return shipped[name_or_path]
+    path = Path(name_or_path).expanduser()
+    if path.is_file():
+        return path
+    names = ", ".join(shipped) or "none yet"
+    raise UnknownPlayerError(
+        f"model {name_or_path!r} is neither a file nor a shipped model (shipped: {names})"
+    )
+
+
+def default_model(game_name: str) -> Path | None:
+    """The shipped network for ``game_name``, if there is one."""
+    return shipped_models().get(game_name)
