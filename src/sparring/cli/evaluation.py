@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 from sparring.errors import ConfigError
+from sparring.evaluation.ladder import write_ladder
 from sparring.evaluation.match import (
     MatchConfig,
     RunResult,
@@ -49,6 +50,7 @@ _SEED_HELP = "Base seed; every game's seed is derived from it and the game's ind
 _STORE_HELP = "SQLite game store; a re-run with the same players and seed resumes there."
 _PLOT_HELP = "Save a PNG plot of the Elo ratings with their confidence intervals."
 _MARKDOWN_HELP = "Write the Elo and win/loss/draw tables to this markdown file."
+_JSON_HELP = "Write the maximum-likelihood ratings to this JSON file (a ladder for other runs)."
 _ANCHOR_HELP = "Fix one player's Elo, e.g. Random=1000 (default: Random=1000, else first=1500)."
 _FMA_HELP = "Also fit a first-move advantage in the maximum-likelihood Elo."
 _PASSES_HELP = "Passes of the K=8 Elo update over the games (AlphaDDA appendix 5)."
@@ -79,8 +81,9 @@ def _report(
     passes: int,
     plot: Path | None,
     markdown: Path | None,
+    json_path: Path | None = None,
 ) -> None:
-    """Print the tables of a finished (or partly finished) run, and write plot/markdown."""
+    """Print the tables of a finished (or partly finished) run, and write plot/markdown/JSON."""
     records = result.records
     console.print(
         f"{title}: {len(records)} of {result.expected} games stored "
@@ -103,6 +106,9 @@ def _report(
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(report_markdown(title, records, fit, k8))
         console.print(f"markdown saved to {markdown}")
+    if json_path is not None:
+        write_ladder(json_path, result.game, result.labels, result.specs, fit)
+        console.print(f"ratings saved to {json_path}")
 
 
 def match(
@@ -115,6 +121,7 @@ def match(
     store: Annotated[Path, typer.Option(help=_STORE_HELP)] = DEFAULT_STORE,
     plot: Annotated[Path | None, typer.Option(help=_PLOT_HELP)] = None,
     markdown: Annotated[Path | None, typer.Option(help=_MARKDOWN_HELP)] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help=_JSON_HELP)] = None,
     anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
     first_move_advantage: Annotated[bool, typer.Option(help=_FMA_HELP)] = False,
     k8_passes: Annotated[int, typer.Option(help=_PASSES_HELP)] = 1,
@@ -137,6 +144,7 @@ def match(
         passes=k8_passes,
         plot=plot,
         markdown=markdown,
+        json_path=json_path,
     )
 
 
@@ -151,6 +159,7 @@ def tournament(
     store: Annotated[Path, typer.Option(help=_STORE_HELP)] = DEFAULT_STORE,
     plot: Annotated[Path | None, typer.Option(help=_PLOT_HELP)] = None,
     markdown: Annotated[Path | None, typer.Option(help=_MARKDOWN_HELP)] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help=_JSON_HELP)] = None,
     anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
     first_move_advantage: Annotated[bool, typer.Option(help=_FMA_HELP)] = False,
     k8_passes: Annotated[int, typer.Option(help=_PASSES_HELP)] = 1,
@@ -177,10 +186,59 @@ def tournament(
         passes=k8_passes,
         plot=plot,
         markdown=markdown,
+        json_path=json_path,
     )
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``match`` and ``tournament`` commands to ``app``."""
     app.command("match")(match)
+    app.command("study")(study)
     app.command("tournament")(tournament)
+
+
+def study(
+    game: Annotated[str, typer.Argument(help="Game, e.g. connect4.")],
+    parameter: Annotated[str, typer.Argument(help="sims, cpuct or dropout.")],
+    values: Annotated[list[float], typer.Argument(help="Values of the parameter.")],
+    ladder: Annotated[Path, typer.Option(help="Ladder file (sparring tournament --json).")],
+    model: Annotated[str | None, typer.Option(help="Network name or file.")] = None,
+    opponents: Annotated[
+        str, typer.Option(help="Comma-separated ladder player specs.")
+    ] = "mcts1,mcts2,minimax1,random",
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per opponent per value.")] = 50,
+    simulations: Annotated[int | None, typer.Option(help="N_sim when not studied.")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", help=_WORKERS_HELP)] = 1,
+    seed: Annotated[int, typer.Option(help=_SEED_HELP)] = 0,
+    store: Annotated[Path, typer.Option(help=_STORE_HELP)] = DEFAULT_STORE,
+    plot: Annotated[Path | None, typer.Option(help="Save the Elo curve as PNG.")] = None,
+    markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
+) -> None:
+    """AlphaZero's Elo against one parameter (AlphaDDA Fig. 3-4), on a fixed ladder."""
+    from sparring.evaluation.ladder import read_ladder
+    from sparring.evaluation.study import StudyConfig, plot_study, run_study, study_markdown
+
+    config = StudyConfig(
+        game=game,
+        model=model or game,
+        parameter=parameter,
+        values=tuple(values),
+        opponents=tuple(o.strip() for o in opponents.split(",") if o.strip()),
+        games=games,
+        simulations=simulations,
+        seed=seed,
+        workers=workers,
+    )
+    the_ladder = read_ladder(ladder)
+    for value in config.values:
+        player_labels(get_game(game), [config.spec(value)])
+    console = Console()
+    with GameStore(store) as db:
+        points = run_study(config, the_ladder, db, console)
+    text = study_markdown(config, the_ladder, points)
+    console.print(text)
+    if markdown is not None:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(text)
+    if plot is not None:
+        console.print(f"plot saved to {plot_study(config, points, plot)}")

@@ -64,9 +64,13 @@ class AlphaZeroPlayer(Player):
         return int(best[self.rng.integers(len(best))])
 
 
-def load_network_evaluator(game: Game, path: str, spec_text: str) -> Evaluator:
+def load_network_evaluator(
+    game: Game, path: str, spec_text: str, dropout: float = 0.0, seed: int | None = None
+) -> Evaluator:
     """The fastest evaluator for the network file ``path``, checked against ``game``.
 
+    With ``dropout > 0`` the heads' dropout (AlphaDDA Fig. 2, Sec. 5.3) stays active at play
+    time, its masks drawn from a generator seeded with ``seed``; such a network runs on torch.
     Raises :class:`UnknownPlayerError` saying what is wrong with the file.
     """
     from sparring.nn.evaluators import make_evaluator
@@ -88,16 +92,21 @@ def load_network_evaluator(game: Game, path: str, spec_text: str) -> Evaluator:
             f"not {game.name} ({expected[0]} planes of {expected[1][0]}x{expected[1][1]}, "
             f"{expected[2]} moves)"
         )
+    if dropout > 0.0:
+        import torch
+
+        generator = torch.Generator().manual_seed(0 if seed is None else seed)
+        model.set_dropout(dropout, generator)
     return make_evaluator(model)
 
 
 @register(
     "az",
-    "AlphaZero: PUCT search with a network (az[:model=NAME|PATH,sims=N,cpuct=C,name=...]; "
-    "default: the game's shipped model)",
+    "AlphaZero: PUCT search with a network (az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,"
+    "name=...]; default: the game's shipped model)",
 )
 def _alphazero(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
-    check_options(spec, {"sims", "cpuct", "model", "name"})
+    check_options(spec, {"sims", "cpuct", "model", "name", "dropout"})
     model = spec.options.get("model")
     if model is None:
         shipped = default_model(game.name)
@@ -116,7 +125,10 @@ def _alphazero(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
     c_puct = option_float(spec, "cpuct", DEFAULT_C_PUCT)
     if c_puct < 0:
         raise UnknownPlayerError(f"player {spec.text!r}: cpuct must be >= 0")
-    evaluator = load_network_evaluator(game, model, spec.text)
+    dropout = option_float(spec, "dropout", 0.0)
+    if not 0.0 <= dropout < 1.0:
+        raise UnknownPlayerError(f"player {spec.text!r}: dropout must be in [0, 1)")
+    evaluator = load_network_evaluator(game, model, spec.text, dropout, seed)
     config = PUCTConfig(simulations=sims, c_puct=c_puct)
     return AlphaZeroPlayer(evaluator, config, spec.options.get("name", "AlphaZero"), seed)
 

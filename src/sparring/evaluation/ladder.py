@@ -1,0 +1,131 @@
+"""A rating ladder: players with fixed Elo ratings that other players are measured against.
+
+A tournament writes its maximum-likelihood ratings as a ladder file (``sparring tournament
+... --json FILE``); a later run rates a new player from its games against the ladder's
+players with their ratings held fixed (:func:`fit_against_ladder`), so every number lands on
+the same scale (for the baselines: Random anchored at 1000, docs/results.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from sparring.errors import ConfigError
+from sparring.evaluation.ratings import EloFit
+
+_LN10_400 = math.log(10.0) / 400.0
+
+
+@dataclass(frozen=True)
+class LadderPlayer:
+    """One rung of a ladder."""
+
+    name: str
+    """Label, e.g. ``MCTS1``."""
+    spec: str
+    """Player spec that builds it, e.g. ``mcts1``."""
+    elo: float
+    """Its rating."""
+    stderr: float
+    """Standard error of the rating relative to the anchor."""
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """Players with fixed ratings for one game."""
+
+    game: str
+    players: tuple[LadderPlayer, ...]
+    anchor: str
+    """Which player fixes the scale and at what rating, e.g. ``Random=1000``."""
+
+    def by_spec(self, spec: str) -> LadderPlayer:
+        """The ladder player built by ``spec``; :class:`ConfigError` if none is."""
+        for p in self.players:
+            if p.spec == spec or p.name.lower() == spec.lower():
+                return p
+        known = ", ".join(p.spec for p in self.players)
+        raise ConfigError(f"ladder for {self.game} has no player {spec!r} (it has {known})")
+
+
+def write_ladder(
+    path: Path, game: str, labels: Sequence[str], specs: Sequence[str], fit: EloFit
+) -> None:
+    """Save the ratings of a finished run as a ladder file."""
+    players = [
+        {
+            "name": name,
+            "spec": spec,
+            "elo": round(fit.rating(name), 2),
+            "stderr": round(float(fit.stderr[fit.index(name)]), 2),
+        }
+        for name, spec in zip(labels, specs, strict=True)
+    ]
+    anchor = f"{fit.anchor.name}={fit.anchor.elo:g}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"game": game, "anchor": anchor, "players": players}, indent=2))
+
+
+def read_ladder(path: Path) -> Ladder:
+    """Load a ladder file written by :func:`write_ladder`."""
+    try:
+        data = json.loads(path.read_text())
+        players = tuple(
+            LadderPlayer(p["name"], p["spec"], float(p["elo"]), float(p["stderr"]))
+            for p in data["players"]
+        )
+        return Ladder(str(data["game"]), players, str(data["anchor"]))
+    except FileNotFoundError:
+        raise ConfigError(f"ladder file {str(path)!r} not found") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"ladder file {str(path)!r} is malformed: {exc}") from None
+
+
+@dataclass(frozen=True)
+class LadderFit:
+    """A player's rating from its games against fixed-rating opponents."""
+
+    elo: float
+    stderr: float
+    """Standard error from the observed information (the opponents' own errors excluded)."""
+    games: int
+    points: float
+
+
+def fit_against_ladder(
+    opponent_elos: Sequence[float],
+    scores: Sequence[float],
+    prior_draws: float = 0.01,
+) -> LadderFit:
+    """Maximum-likelihood Elo of one player from its ``scores`` (1, 0.5, 0) against opponents
+    rated ``opponent_elos`` (held fixed), under the Elo model of AlphaDDA Eq. 16.
+
+    ``prior_draws`` virtual draws against each distinct opponent keep the estimate finite
+    when every game was won or lost (as in :func:`sparring.evaluation.ratings.fit_elo`).
+    """
+    opp = np.asarray(opponent_elos, dtype=np.float64)
+    s = np.asarray(scores, dtype=np.float64)
+    if len(opp) != len(s) or len(s) == 0:
+        raise ValueError("need one score per game and at least one game")
+    distinct = np.unique(opp)
+    all_opp = np.concatenate([opp, distinct])
+    all_s = np.concatenate([s, np.full(len(distinct), 0.5)])
+    weights = np.concatenate([np.ones(len(s)), np.full(len(distinct), prior_draws)])
+    elo = float(np.average(opp))
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-_LN10_400 * (elo - all_opp)))
+        grad = _LN10_400 * np.sum(weights * (all_s - p))
+        info = _LN10_400**2 * np.sum(weights * p * (1.0 - p))
+        step = grad / info
+        elo += float(np.clip(step, -400.0, 400.0))
+        if abs(step) < 1e-6:
+            break
+    p = 1.0 / (1.0 + np.exp(-_LN10_400 * (elo - all_opp)))
+    info = _LN10_400**2 * np.sum(weights * p * (1.0 - p))
+    return LadderFit(elo, float(1.0 / math.sqrt(info)), len(s), float(s.sum()))
