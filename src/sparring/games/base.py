@@ -58,6 +58,9 @@ class Outcome(enum.IntEnum):
         return 1.0 if (self is Outcome.FIRST_WINS) == (player == 0) else 0.0
 
 
+_OUTCOMES = tuple(Outcome)  # indexed by status code: avoids an enum lookup per call
+
+
 class Kernels(NamedTuple):
     """The compiled (numba ``njit``) primitives of one game, for use inside compiled loops.
 
@@ -122,7 +125,11 @@ class Game(ABC):
 
     def is_legal(self, state: State, move: int) -> bool:
         """Whether ``move`` is legal in ``state``."""
-        return 0 <= move < self.num_actions and bool(np.any(self.legal_moves(state) == move))
+        if not 0 <= move < self.num_actions:
+            return False
+        out = np.empty(self.num_actions, dtype=np.int64)
+        n = self.kernels.legal_moves(state, out)
+        return bool(np.any(out[:n] == move))
 
     def play(self, state: State, move: int) -> State:
         """The position after ``move``; ``state`` is left unchanged.
@@ -142,7 +149,7 @@ class Game(ABC):
 
     def status(self, state: State) -> Outcome:
         """Whether the game is over and who won."""
-        return Outcome(int(self.kernels.status(state)))
+        return _OUTCOMES[int(self.kernels.status(state))]
 
     def is_terminal(self, state: State) -> bool:
         """Whether the game is over."""
