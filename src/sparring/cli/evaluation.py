@@ -194,6 +194,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``match`` and ``tournament`` commands to ``app``."""
     app.command("match")(match)
     app.command("study")(study)
+    app.command("oracle")(oracle)
     app.command("tournament")(tournament)
 
 
@@ -242,3 +243,39 @@ def study(
         markdown.write_text(text)
     if plot is not None:
         console.print(f"plot saved to {plot_study(config, points, plot)}")
+
+
+def oracle(
+    specs: Annotated[list[str], typer.Argument(help="Connect4 player specs to score.")],
+    positions: Annotated[int, typer.Option(help="Number of solved positions.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the position set and the players.")] = 0,
+    markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
+) -> None:
+    """Connect4 move quality against perfect play (the exact solver BitBully)."""
+    from rich.table import Table
+
+    from sparring.evaluation.oracle import connect4_positions, score_player
+    from sparring.players import make_player
+
+    game = get_game("connect4")
+    players = [make_player(spec, game, seed) for spec in specs]
+    console = Console()
+    with console.status(f"solving {positions} positions"):
+        solved = connect4_positions(positions, seed)
+    n_decisive = sum(p.decisive for p in solved)
+    table = Table("player", "value-optimal", "score-optimal", "value-optimal (decisive)")
+    lines = [
+        f"Connect4 move quality on {positions} positions (seed {seed}; {n_decisive} decisive)",
+        "",
+        "| player | value-optimal | score-optimal | value-optimal on decisive positions |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for spec, player in zip(specs, players, strict=True):
+        rates = score_player(player, solved, progress=True).rates()
+        cells = [f"{100 * v:.1f}%" for v in rates.values()]
+        table.add_row(spec, *cells)
+        lines.append(f"| {spec} | " + " | ".join(cells) + " |")
+    console.print(table)
+    if markdown is not None:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text("\n".join(lines) + "\n")

@@ -1,0 +1,46 @@
+"""Connect4 move quality against the exact solver."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("bitbully", reason="bitbully is needed for the Connect4 oracle")
+
+from sparring.evaluation.oracle import SolvedPosition, connect4_positions, replay, score_player
+from sparring.games import get_game
+from sparring.games.base import Game, State
+from sparring.players import make_player
+from sparring.players.base import Player
+
+
+class _Lookup(Player):
+    """Plays the solver's best move (looked up by position), or its worst."""
+
+    def __init__(self, table: dict[tuple[int, ...], SolvedPosition], best: bool) -> None:
+        super().__init__("lookup", 0)
+        self.table = {replay(k).tobytes(): v for k, v in table.items()}
+        self.best = best
+
+    def select_move(self, game: Game, state: State) -> int:
+        scores = self.table[state.tobytes()].scores
+        pick = max if self.best else min
+        return pick(scores, key=lambda m: scores[m])
+
+
+def test_solved_positions_are_reproducible_and_legal() -> None:
+    a = connect4_positions(15, seed=3)
+    assert a == connect4_positions(15, seed=3)
+    game = get_game("connect4")
+    for pos in a:
+        assert sorted(pos.scores) == game.legal_moves(replay(pos.moves)).tolist()
+
+
+def test_perfect_and_worst_players_bound_the_rates() -> None:
+    positions = connect4_positions(30, seed=1)
+    table = {p.moves: p for p in positions}
+    perfect = score_player(_Lookup(table, best=True), positions)
+    assert perfect.rates()["value-optimal"] == 1.0 and perfect.rates()["score-optimal"] == 1.0
+    worst = score_player(_Lookup(table, best=False), positions)
+    assert worst.decisive_value_optimal == 0
+    rnd = score_player(make_player("random", get_game("connect4"), 0), positions)
+    assert worst.value_optimal <= rnd.value_optimal <= perfect.value_optimal
