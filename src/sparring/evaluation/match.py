@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
 import json
 import multiprocessing
 import time
@@ -55,6 +56,7 @@ from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 from sparring.games import get_game
 from sparring.games.base import Game, Outcome
 from sparring.players import make_player
+from sparring.players import registry as _registry
 from sparring.players.base import Player
 
 GameCallback = Callable[[GameRecord], None]
@@ -243,7 +245,9 @@ def play_game(
 
     A moves first when ``a_first``.  Each player's ``new_game`` hook is called with its seat
     (0 = first) before the game and ``game_over`` with its score after it.  Each move is timed
-    with :func:`time.perf_counter`; a player that returns an illegal move (or no integer)
+    with :func:`time.perf_counter`, and what the mover's :meth:`~Player.move_info` returns
+    right after choosing it is kept as the move's annotation (the record's ``annotations`` is
+    None when no move was annotated); a player that returns an illegal move (or no integer)
     raises :class:`~sparring.errors.IllegalMoveError` naming the player.  ``seed``, ``specs``,
     ``labels`` (default: the players' names), ``run_key``, ``pairing`` and ``game_index`` are
     only copied into the record; the players are already seeded.
@@ -259,6 +263,7 @@ def play_game(
     state = game.initial_state()
     moves: list[int] = []
     think_times: list[float] = []
+    annotations: list[dict[str, Any] | None] = []
     while (outcome := game.status(state)) is Outcome.ONGOING:
         seat = game.to_move(state)
         index = seats[seat]
@@ -271,6 +276,7 @@ def play_game(
                 f"not a move, at ply {len(moves)}"
             )
         move = int(chosen)
+        info = players[index].move_info()
         if not game.is_legal(state, move):
             raise IllegalMoveError(
                 f"{game.name}: player {labels[index]!r} ({specs[index]}) chose the illegal "
@@ -281,6 +287,7 @@ def play_game(
         game.kernels.play(state, move)
         moves.append(move)
         think_times.append(elapsed)
+        annotations.append(info)
 
     for seat, index in enumerate(seats):
         players[index].game_over(game, state, outcome.score_for(seat))
@@ -299,6 +306,7 @@ def play_game(
         pairing=pairing,
         game_index=game_index,
         finished_at=time.time(),
+        annotations=None if all(a is None for a in annotations) else tuple(annotations),
     )
 
 
@@ -323,6 +331,10 @@ class GameTask:
     label_b: str
     a_first: bool
     seed: int
+    player_modules: tuple[str, ...] = ()
+    """Modules to import before building the players: those that registered the kinds of
+    ``spec_a`` and ``spec_b`` when they are not built-in (a worker process starts with the
+    built-in kinds only)."""
 
 
 _WORKER_GAMES: dict[str, Game] = {}
@@ -334,6 +346,8 @@ def play_task(task: GameTask) -> GameRecord:
     Runs in worker processes (and in-process when ``workers == 1``).  Games are cached per
     process; players are rebuilt for every game so that the game depends only on its seed.
     """
+    for module in task.player_modules:
+        importlib.import_module(module)
     game = _WORKER_GAMES.get(task.game)
     if game is None:
         game = _WORKER_GAMES[task.game] = get_game(task.game)
@@ -380,6 +394,24 @@ class RunResult:
     def complete(self) -> bool:
         """Whether every game the configuration asks for is stored."""
         return len(self.records) == self.expected
+
+
+def player_modules(specs: Sequence[str]) -> tuple[str, ...]:
+    """The modules that registered the kinds of ``specs``, other than the built-in ones.
+
+    Worker processes import them before building players, so a player kind registered by
+    any importable module (not only :data:`~sparring.players.registry.BUILTIN_PLAYER_MODULES`)
+    can play in parallel runs.  Call after the specs were validated (e.g. by
+    :func:`player_labels`).
+    """
+    builtin = set(_registry.BUILTIN_PLAYER_MODULES) | {_registry.__name__}
+    modules: list[str] = []
+    for spec in specs:
+        factory = _registry._FACTORIES.get(_registry.PlayerSpec.parse(spec).kind)
+        module = getattr(factory, "__module__", None)
+        if module and module not in builtin and module not in modules:
+            modules.append(module)
+    return tuple(modules)
 
 
 def player_labels(game: Game, specs: Sequence[str]) -> tuple[str, ...]:
@@ -504,6 +536,7 @@ def _run(
         skipped = len(wanted) - len(todo)
         if stop_after is not None:
             todo = todo[:stop_after]
+        modules = player_modules(specs)
         tasks = [
             GameTask(
                 run_key=run_key,
@@ -516,6 +549,7 @@ def _run(
                 label_b=labels[pairings[p][1]],
                 a_first=i % 2 == 0,
                 seed=derive_seed(seed, p, i),
+                player_modules=modules,
             )
             for p, i in todo
         ]

@@ -8,8 +8,13 @@ The store is one SQLite file in WAL mode with two tables:
 ``games``
     One row per finished game: run key, pairing index, game index, game name, the specs and
     labels of the pairing's two players (A and B), whether A moved first, the game seed, the
-    move list and per-move think times (JSON arrays) and the result, which is the score of the
-    *first-moving* player (1, 0.5 or 0).
+    move list and per-move think times (JSON arrays), the result, which is the score of the
+    *first-moving* player (1, 0.5 or 0), and optional per-move annotations (a nullable JSON
+    array, one object or null per move: what :meth:`Player.move_info
+    <sparring.players.base.Player.move_info>` returned, e.g. the root visit counts of a
+    search; NULL when no player annotated any move).  The ``annotations`` column was added
+    after the first release of the store: opening an older store adds it with ``ALTER TABLE``
+    (its games read back with ``annotations=None``), so the schema version is unchanged.
 
 A game is identified by ``(run_key, pairing, game_index)`` (a unique key).  Every game is
 committed on its own, so a process killed mid-run loses at most the game in flight, and a
@@ -60,6 +65,7 @@ CREATE TABLE IF NOT EXISTS games (
     result      REAL NOT NULL CHECK (result IN (0.0, 0.5, 1.0)),
     plies       INTEGER NOT NULL,
     finished_at REAL NOT NULL,
+    annotations TEXT,
     UNIQUE (run_key, pairing, game_index)
 );
 CREATE INDEX IF NOT EXISTS games_by_run ON games (run_key, pairing, game_index);
@@ -67,8 +73,11 @@ CREATE INDEX IF NOT EXISTS games_by_run ON games (run_key, pairing, game_index);
 
 _GAME_COLUMNS = (
     "run_key, pairing, game_index, game, spec_a, spec_b, label_a, label_b, a_first, seed, "
-    "moves, think_times, result, plies, finished_at"
+    "moves, think_times, result, plies, finished_at, annotations"
 )
+
+Annotation = dict[str, Any] | None
+"""What a player said about one of its moves (:meth:`Player.move_info`), or None."""
 
 
 @dataclass(frozen=True)
@@ -108,12 +117,19 @@ class GameRecord:
     """Index of the game within its pairing."""
     finished_at: float = field(default=0.0, compare=False)
     """Unix time at which the game ended."""
+    annotations: tuple[Annotation, ...] | None = field(default=None, hash=False)
+    """Per-move annotations aligned with ``moves`` (``annotations[i]`` is what the player who
+    chose ``moves[i]`` reported about it, or None), or None when no move was annotated."""
 
     def __post_init__(self) -> None:
         if self.result not in (0.0, 0.5, 1.0):
             raise ValueError(f"result must be 0, 0.5 or 1, not {self.result!r}")
         if len(self.moves) != len(self.think_times):
             raise ValueError("moves and think_times must have the same length")
+        if self.annotations is not None:
+            object.__setattr__(self, "annotations", tuple(self.annotations))
+            if len(self.annotations) != len(self.moves):
+                raise ValueError("annotations must have one entry per move")
 
     @property
     def first_label(self) -> str:
@@ -193,6 +209,9 @@ class GameStore:
                     if statement.strip():
                         self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+                if "annotations" not in columns:  # a store written before annotations existed
+                    self._db.execute("ALTER TABLE games ADD COLUMN annotations TEXT")
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigError(f"game store {self.path}: {exc}") from exc
@@ -283,7 +302,7 @@ class GameStore:
             with self._transaction():
                 cursor = self._db.execute(
                     f"INSERT OR IGNORE INTO games ({_GAME_COLUMNS}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         record.run_key,
                         record.pairing,
@@ -300,6 +319,7 @@ class GameStore:
                         float(record.result),
                         record.plies,
                         finished,
+                        _annotations_json(record.annotations),
                     ),
                 )
         except sqlite3.IntegrityError as exc:
@@ -389,6 +409,7 @@ def _game_from_row(row: Sequence[Any]) -> GameRecord:
         result,
         _plies,
         finished_at,
+        annotations,
     ) = row
     return GameRecord(
         game=str(game),
@@ -405,4 +426,19 @@ def _game_from_row(row: Sequence[Any]) -> GameRecord:
         pairing=int(pairing),
         game_index=int(game_index),
         finished_at=float(finished_at),
+        annotations=None if annotations is None else tuple(json.loads(annotations)),
     )
+
+
+def _json_default(value: Any) -> Any:
+    """JSON for numpy scalars and arrays inside annotations (everything else is an error)."""
+    if hasattr(value, "tolist"):  # numpy scalar or array
+        return value.tolist()
+    raise TypeError(f"annotation value {value!r} is not JSON serialisable")
+
+
+def _annotations_json(annotations: Sequence[Annotation] | None) -> str | None:
+    """The ``annotations`` column: a JSON array, or NULL when absent or all None."""
+    if annotations is None or all(a is None for a in annotations):
+        return None
+    return json.dumps(list(annotations), default=_json_default, separators=(",", ":"))

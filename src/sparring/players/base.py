@@ -7,6 +7,7 @@ A player is seeded at construction and draws all its randomness from its own
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,16 @@ class Player(ABC):
 
     def game_over(self, game: Game, final_state: State, score: float) -> None:  # noqa: B027
         """Called after a game with this player's score (1 win, 0.5 draw, 0 loss)."""
+
+    def move_info(self) -> dict[str, Any] | None:
+        """Annotations of the move just returned by :meth:`select_move`, or None (the default).
+
+        A player that searches may return, e.g., the root moves and visit counts of the
+        search behind its last move (``{"moves": [...], "visits": [...]}``); the match
+        runner stores the dict with the move (:attr:`GameRecord.annotations`).  The dict must
+        hold JSON values only (ints, floats, strings, lists, dicts, None).
+        """
+        return None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

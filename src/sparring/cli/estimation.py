@@ -1,0 +1,246 @@
+"""Strength estimation commands (Chen, Shih & Wu, ICLR 2025): ``se-data``, ``se-train``,
+``se-eval`` and the users' ``estimate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from sparring.errors import SparringError
+
+console = Console()
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+MODEL_DIRS = (REPO_ROOT / "models" / "estimators", Path("models") / "estimators")
+"""Where ``estimate`` looks for its default model (see :func:`default_estimator`)."""
+DEFAULT_NAMES = ("{game}-se.pt", "{game}-se-inf.pt")
+"""Default estimator files in order of preference: SE measured more accurate than SE-inf at the
+shipped (CPU) scale for both games (docs/estimation.md)."""
+
+
+def _config(game: str, config: Path | None, **overrides: Any) -> Any:
+    from sparring.estimation.train import SEConfig
+
+    if config is not None:
+        return SEConfig.from_toml(config, game, **overrides)
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return SEConfig.from_mapping({"game": game, **given})
+
+
+def _game(name: str) -> str:
+    game = name.strip().lower()
+    if game not in ("go", "chess"):
+        raise SparringError(f"strength estimation supports go and chess, not {name!r}")
+    return game
+
+
+GameArg = Annotated[str, typer.Argument(help="go or chess.")]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", "-c", help="TOML file of SEConfig fields.")
+]
+
+
+def se_data(game_name: GameArg, config: ConfigOpt = None) -> None:
+    """Extract (or finish extracting) the state-action pairs of a config into the cache."""
+    from sparring.estimation.data import build_dataset, manifest
+
+    cfg = _config(_game(game_name), config)
+    folder = build_dataset(cfg.data_config())
+    info = manifest(folder)
+    split = info["split"]
+    console.print(f"cache: {folder}")
+    for row in split["ranks"]:
+        console.print(
+            f"  {info['ranks'][row['rank']]:>10}: {row['games']} games, "
+            f"{row['val_focus_players']}/{row['focus_players']} focus players held out, "
+            f"{row['val_games']} validation, {row['train_games']} training, "
+            f"{row['dropped_games']} dropped"
+        )
+    console.print(
+        f"players: {split['train_players']} training, {split['val_players']} validation, "
+        f"{split['players_in_both']} in both; {len(info['refused_records'])} records refused"
+    )
+
+
+def se_train(
+    game_name: GameArg,
+    config: ConfigOpt = None,
+    variant: Annotated[
+        str | None, typer.Option(help="se, se-inf or sl (overrides the config; default se-inf).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Run folder (default runs/se-GAME-VARIANT); an existing run resumes."),
+    ] = None,
+    steps: Annotated[int | None, typer.Option(min=1, help="Stop after this many steps.")] = None,
+    device: Annotated[str | None, typer.Option(help="cpu, cuda or auto.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed (overrides the config).")] = None,
+) -> None:
+    """Train (or resume) a strength estimator (SE, SE-inf) or the SL baseline classifier."""
+    from sparring.estimation.train import SETrainer
+
+    game = _game(game_name)
+    v = None if variant is None else variant.replace("-", "_")
+    cfg = _config(game, config, variant=v, device=device, seed=seed)
+    if steps is not None:
+        cfg = type(cfg).from_mapping(cfg.to_mapping() | {"steps": steps})
+    directory = out or Path("runs") / f"se-{game}-{cfg.variant.replace('_', '-')}"
+    trainer = SETrainer(cfg, directory)
+    target = cfg.steps
+    if trainer.state.step:
+        console.print(f"resuming {directory} at step {trainer.state.step}")
+    console.print(
+        f"{cfg.variant}: {len(trainer.train_pairs)} training pairs, "
+        f"{0 if trainer.val_pairs is None else len(trainer.val_pairs)} held-out pairs, "
+        f"device {trainer.device}"
+    )
+    with Progress(
+        TextColumn("[bold]training"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[info]}"),
+        console=console,
+    ) as progress:
+        task = progress.add_task("training", total=target, completed=trainer.state.step, info="")
+
+        def report(step: int, total: int, record: dict[str, Any]) -> None:
+            info = ""
+            if "loss_rank" in record:
+                info = (
+                    f"rank {record['loss_rank']:.3f} policy {record['loss_policy']:.2f} "
+                    f"value {record['loss_value']:.3f}"
+                )
+            if info:
+                progress.update(task, completed=step, info=info)
+            else:
+                progress.update(task, completed=step)
+            if any(k.startswith("val_") for k in record):
+                vals = " ".join(
+                    f"{k[4:]}={v:.3f}" for k, v in record.items() if k.startswith("val_")
+                )
+                progress.console.print(f"step {step}: held-out {vals}")
+
+        trainer.run(target, report=report)
+    console.print(f"model: {directory / 'model.pt'}; log: {directory / 'log.jsonl'}")
+
+
+def se_eval(
+    game_name: GameArg,
+    runs: Annotated[list[Path], typer.Argument(help="Run folders of se-train (any kinds).")],
+    out: Annotated[
+        Path | None, typer.Option(help="Report folder (default runs/se-eval-GAME).")
+    ] = None,
+    draws: Annotated[int | None, typer.Option(min=1, help="Draws per rank and N (500).")] = None,
+    max_games: Annotated[int | None, typer.Option(min=1, help="Largest N (100).")] = None,
+    unit: Annotated[str | None, typer.Option(help="game (both players) or side.")] = None,
+    device: Annotated[str | None, typer.Option(help="cpu, cuda or auto.")] = None,
+) -> None:
+    """Rank-prediction accuracy against the number of games on held-out players, per rank,
+    and against the move number; plots and a markdown report.  Writes RUN/estimator.pt."""
+    from sparring.estimation.report import evaluate_run, write_report
+
+    game = _game(game_name)
+    overrides = {
+        "eval_draws": draws,
+        "eval_max_games": max_games,
+        "eval_unit": unit,
+        "device": device,
+    }
+    evals = []
+    for run in runs:
+        ev = evaluate_run(run, overrides)
+        if ev.config.game != game:
+            raise SparringError(f"{run} is a {ev.config.game} run, not {game}")
+        evals.append(ev)
+        for m in ev.methods:
+            c = m.curves
+            pick = [k for k in (1, 5, 15, 26, 50, 100) if k <= c.exact.shape[1]]
+            console.print(
+                f"{m.name:>8} ({run}): "
+                + " ".join(f"N={k} {100 * c.mean_exact[k - 1]:.1f}%" for k in pick)
+                + f"; +-1 at N=1 {100 * c.mean_within1[0]:.1f}%"
+            )
+    path = write_report(evals, out or Path("runs") / f"se-eval-{game}", game)
+    console.print(f"report: {path}")
+
+
+def default_estimator(game: str) -> Path:
+    """The shipped estimator of ``game``; SparringError when there is none."""
+    for name in DEFAULT_NAMES:
+        for folder in MODEL_DIRS:
+            path = folder / name.format(game=game)
+            if path.is_file():
+                return path
+    raise SparringError(
+        f"no shipped {game} strength model in models/estimators/; pass --model RUN/estimator.pt"
+    )
+
+
+def estimate(
+    files: Annotated[list[Path], typer.Argument(help="SGF (Go) or PGN (chess) files or folders.")],
+    player: Annotated[
+        str, typer.Option("--player", "-p", help="The player's name in the records.")
+    ],
+    model: Annotated[
+        Path | None,
+        typer.Option(help="Estimator file (se-eval's RUN/estimator.pt); default: shipped."),
+    ] = None,
+    device: Annotated[str, typer.Option(help="cpu, cuda or auto.")] = "cpu",
+) -> None:
+    """Estimate a player's rank (Go) or Elo band (chess) from their games."""
+    from sparring.estimation.data import Record
+    from sparring.estimation.predict import estimate_player
+    from sparring.estimation.train import resolve_device
+    from sparring.records import RecordError, read_pgn_games, read_sgf_games
+    from sparring.records.common import record_files
+
+    records: list[Record] = []
+    errors: list[RecordError] = []
+    kinds: set[str] = set()
+    for path in files:
+        suffixes = (
+            [".sgf", ".pgn"]
+            if path.is_dir()
+            else [path.suffix.lower()]
+            if path.suffix.lower() in (".sgf", ".pgn")
+            else []
+        )
+        if not path.exists():
+            raise SparringError(f"game file {str(path)!r} does not exist")
+        if not suffixes:
+            raise SparringError(f"{path}: expected an .sgf (Go) or .pgn (chess) file")
+        for suffix in suffixes:
+            if path.is_dir() and not any(p.suffix.lower() == suffix for p in path.iterdir()):
+                continue
+            for f in record_files(path, suffix):
+                reader = read_sgf_games if suffix == ".sgf" else read_pgn_games
+                before = len(records)
+                records.extend(reader(f, errors=errors))
+                if len(records) > before:
+                    kinds.add("go" if suffix == ".sgf" else "chess")
+    if not records:
+        why = f": {errors[0]}" if errors else ""
+        raise SparringError(f"no readable game in {', '.join(map(str, files))}{why}")
+    if len(kinds) > 1:
+        raise SparringError("give Go (SGF) or chess (PGN) games, not both")
+    game = kinds.pop()
+    model_path = model if model is not None else default_estimator(game)
+    dev = str(resolve_device(device))
+    result = estimate_player(records, player, model_path, device=dev)
+    if errors:
+        console.print(f"({len(errors)} broken record(s) skipped, first: {errors[0]})")
+    console.print(result.describe(), highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("se-data")(se_data)
+    app.command("se-train")(se_train)
+    app.command("se-eval")(se_eval)
+    app.command("estimate")(estimate)

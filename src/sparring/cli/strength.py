@@ -1,0 +1,189 @@
+"""Commands for strength adjustment (Wu et al., AAAI 2019): ``calibrate`` and
+``strength-target``.
+
+``sparring calibrate GAME`` plays strength-adjusted (``sa``) players over a grid of ``z`` and
+``R_th`` against the paper's baseline (``z = 0, R_th = 0.1``) and against a rating ladder,
+resumably, then writes the report (Table 1-2, Fig. 1-4 analogues) and the calibration file
+that ``sa:...,elo=E`` players and ``sparring play --elo`` use.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sparring.errors import ConfigError
+
+console = Console()
+
+_LIST_HELP = "Comma-separated values; inf and -inf allowed."
+
+
+def _floats(text: str, what: str) -> tuple[float, ...]:
+    """Parse ``-inf,-2,0,inf``; an empty text or ``none`` is the empty tuple."""
+    if text.strip().lower() in ("", "none"):
+        return ()
+    out = []
+    for item in text.split(","):
+        try:
+            value = float(item.strip())
+        except ValueError:
+            raise ConfigError(f"{what}: {item.strip()!r} is not a number") from None
+        if math.isnan(value):
+            raise ConfigError(f"{what}: nan is not allowed")
+        out.append(value)
+    return tuple(out)
+
+
+def _names(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    return tuple(s.strip() for s in text.split(",") if s.strip())
+
+
+def calibrate(
+    game_name: Annotated[str, typer.Argument(help="Game, e.g. connect4.")],
+    base: Annotated[
+        str,
+        typer.Option(help="Search options of the sa player, e.g. base=az,model=connect4,sims=200."),
+    ] = "base=uct,sims=300",
+    z: Annotated[str, typer.Option(help=f"Strength indices z. {_LIST_HELP}")] = (
+        "-inf,-2,-1.5,-1,-0.5,0,0.5,1,1.5,2,inf"
+    ),
+    rth: Annotated[str, typer.Option(help="Threshold ratios R_th (comma-separated).")] = (
+        "0,0.02,0.05,0.1,0.25,0.5"
+    ),
+    floor: Annotated[
+        str, typer.Option(help="Floor levels in [0, 2] below z=-inf ('none' for none).")
+    ] = "0.5,1,1.5,2",
+    baseline_z: Annotated[float, typer.Option(help="The baseline's z.")] = 0.0,
+    baseline_rth: Annotated[float, typer.Option(help="The baseline's R_th (main scale).")] = 0.1,
+    games: Annotated[int, typer.Option(min=1, help="Games per setting vs the baseline.")] = 200,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, help="Base seed of every match.")] = 0,
+    ladder: Annotated[
+        Path | None,
+        typer.Option(
+            help="Ladder file fixing the Elo scale (default: docs/results/baselines-GAME.json "
+            "when it exists)."
+        ),
+    ] = None,
+    no_ladder: Annotated[
+        bool, typer.Option("--no-ladder", help="Relative scale: the baseline at Elo 0.")
+    ] = False,
+    ladder_opponents: Annotated[
+        str | None,
+        typer.Option(help="Ladder player specs the baseline plays (default: all)."),
+    ] = None,
+    floor_opponents: Annotated[
+        str, typer.Option(help="Ladder player specs z=-inf and the floor play.")
+    ] = "random",
+    top_opponents: Annotated[
+        str, typer.Option(help="Ladder player specs z=+inf plays (default: none).")
+    ] = "",
+    link_games: Annotated[int, typer.Option(min=1, help="Games per ladder link.")] = 50,
+    store: Annotated[Path, typer.Option(help="SQLite game store (resumable).")] = Path(
+        "runs/strength.sqlite"
+    ),
+    out: Annotated[
+        Path | None, typer.Option(help="Report directory (default runs/strength-GAME).")
+    ] = None,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(help="Where to write the calibration file (default OUT/calibration.json)."),
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Calibrate strength adjustment (Wu et al. 2019): Elo over a grid of z and R_th."""
+    from sparring.evaluation.store import GameStore
+    from sparring.games import get_game
+    from sparring.strength.calibration import CalibrationConfig, run_calibration
+    from sparring.strength.report import write_report
+
+    get_game(game_name)
+    ladder_path: str | None = None
+    if not no_ladder:
+        if ladder is not None:
+            ladder_path = str(ladder)
+        else:
+            default = Path("docs/results") / f"baselines-{game_name}.json"
+            ladder_path = str(default) if default.is_file() else None
+    config = CalibrationConfig(
+        game=game_name,
+        base=base,
+        z_values=_floats(z, "--z"),
+        rth_values=_floats(rth, "--rth"),
+        floor_values=_floats(floor, "--floor"),
+        baseline_z=baseline_z,
+        baseline_rth=baseline_rth,
+        games=games,
+        seed=seed,
+        workers=workers,
+        ladder=ladder_path,
+        ladder_opponents=_names(ladder_opponents),
+        floor_opponents=_names(floor_opponents) or (),
+        top_opponents=_names(top_opponents) or (),
+        link_games=link_games,
+    )
+    out_dir = out or Path("runs") / f"strength-{game_name}"
+    console.print(
+        f"calibrating {game_name} sa:{base}: {len(config.settings())} settings, "
+        f"{games} games each; scale: {ladder_path or 'relative (baseline = 0)'}"
+    )
+    with GameStore(store) as db:
+        result = run_calibration(config, db, console=console, progress=progress)
+    command = ("sparring calibrate " + " ".join(sys.argv[2:])).strip()
+    paths = write_report(result, out_dir, command=command, calibration_path=calibration)
+    table = Table("z", "R_th", "floor", "games", "score", "Elo", "± 95%", title=result.scale)
+    for p in result.points:
+        table.add_row(
+            f"{p.setting.z:g}",
+            f"{p.setting.rth:g}",
+            f"{p.setting.floor:g}",
+            str(p.games),
+            "-" if p.score is None else f"{p.score:.3f}",
+            f"{p.elo:.0f}",
+            f"{1.96 * p.stderr:.0f}",
+        )
+    console.print(table)
+    for a in result.analyses.values():
+        if a.h is not None:
+            console.print(f"H (Eq. 17) for R_th = {a.rth:g}: {a.h:.3f} ({a.positions} positions)")
+    console.print(f"{result.played} games played, {result.skipped} already stored")
+    for name, path in paths.items():
+        console.print(f"{name}: {path}")
+
+
+def strength_target(
+    calibration: Annotated[Path, typer.Argument(help="Calibration file (sparring calibrate).")],
+    elo: Annotated[float, typer.Option(help="Target Elo on the calibration's scale.")],
+    rth: Annotated[
+        float | None, typer.Option(help="Threshold to use (default: the main one).")
+    ] = None,
+) -> None:
+    """Print the strength setting (z, R_th, floor) and player spec for a target Elo."""
+    from sparring.strength.target import StrengthRangeWarning, load_calibration, setting_for_elo
+
+    cal = load_calibration(calibration)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", StrengthRangeWarning)
+        result = setting_for_elo(cal, elo, rth)
+    for w in caught:
+        typer.echo(f"warning: {w.message}", err=True)
+    base = ",".join(f"{k}={v}" for k, v in cal.base.items())
+    typer.echo(f"setting: {result.setting.label()} (expected Elo {result.expected_elo:.0f})")
+    typer.echo(f"spec:    sa:{base},{result.setting.label()}")
+    typer.echo(f"or:      sa:{base},calibration={calibration},elo={elo:g}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("calibrate")(calibrate)
+    app.command("strength-target")(strength_target)

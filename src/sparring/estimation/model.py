@@ -1,0 +1,298 @@
+"""The strength estimator network (Chen, Shih & Wu, ICLR 2025, sections 3.2 and 4.1).
+
+Given a state-action pair ``(s, a)`` the network outputs a policy ``p`` over the game's moves,
+a value ``v`` (the side to move's expected result) and a **strength score** ``beta`` (the
+exponent of the Bradley-Terry strength ``lambda = e^beta``, Eq. 3).  For the supervised
+baselines SL_sum / SL_vote (section 2.4) the same network outputs ``n`` rank logits instead of
+one score.
+
+Architecture
+------------
+* **Trunk, policy and value heads**: an AlphaZero :class:`~sparring.nn.model.PolicyValueNet`
+  (stem, ``blocks`` :class:`~sparring.nn.model.ResidualBlock` s of ``channels`` filters, the
+  policy and value heads), reused unchanged as the submodule ``az`` -- the strength head reads
+  the trunk's output feature map through a forward hook on ``az.body``, so no layer is copied
+  and :meth:`StrengthNet.policy_value_net` is a plain AlphaZero network (a human-trained
+  policy) that the search and players can use.
+* **Action input**: the move is drawn as extra planes (:class:`ActionPlanes`): Go, a one at
+  the point played and a plane of ones for a pass; chess, a one on the from-square, a one on
+  the to-square and a plane of ones for an under-promotion (queen promotions are implied by a
+  pawn reaching the last rank).
+* **Strength head**: ``concat(trunk features, action planes)`` -> two 3x3 convolutions of
+  ``head_channels`` filters (BN, ReLU) -> global mean and max pooling, together with the
+  policy's log-probability of the move (gradient stopped) -> a fully connected layer of
+  ``head_hidden`` units (ReLU) -> ``1`` score (or ``n`` rank logits for SL).
+
+The move enters **after** the trunk, not with the state planes at the stem: otherwise the
+policy head, trained to predict the move played, would read the answer off its own input.
+The trunk therefore sees only the state, which also lets SE-inf score its ``r_inf`` pairs
+(random moves in the *same* positions as human pairs) with one trunk pass: only the small
+head runs again.
+
+Defaults are small: 6 blocks x 64 channels, 0.77 M parameters for Go (a 3.1 MB file) and
+1.05 M for chess (4.2 MB, most of it the policy layer over 4,272 moves); the paper uses
+20 x 256.  Files: :func:`save_strength_model` writes the config, the weights and
+JSON metadata (rank names, reference scores) in one ``.pt``; :func:`load_strength_model` reads
+it with ``weights_only=True``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from sparring.errors import SparringError
+from sparring.nn.model import NetworkConfig, PolicyValueNet
+
+FORMAT = "sparring-strength-net"
+FORMAT_VERSION = 1
+KINDS = ("se", "se_inf", "sl")
+"""``se``: Bradley-Terry strength scores over the human ranks; ``se_inf``: the same plus the
+rank ``r_inf`` of random legal moves; ``sl``: a rank classifier (SL_sum / SL_vote)."""
+
+_GAMES: dict[str, tuple[int, tuple[int, int], int]] = {
+    "go": (15, (19, 19), 362),
+    "chess": (23, (8, 8), 4272),
+}
+"""Input planes, board shape and number of actions of the supported games."""
+
+
+@dataclass(frozen=True)
+class StrengthNetConfig:
+    """The shape of a :class:`StrengthNet`."""
+
+    game: str
+    """``go`` or ``chess``."""
+    ranks: tuple[str, ...]
+    """The human ranks, strongest first (``r_1 .. r_n``)."""
+    kind: str = "se_inf"
+    """One of :data:`KINDS`."""
+    blocks: int = 6
+    """Residual blocks of the trunk (paper: 20)."""
+    channels: int = 64
+    """Filters of the trunk (paper: 256)."""
+    head_channels: int = 32
+    """Filters of the strength head's convolutions."""
+    head_hidden: int = 64
+    """Units of the strength head's hidden layer."""
+    value_hidden: int = 64
+    """Units of the value head's hidden layer (AlphaZero: 256)."""
+
+    def __post_init__(self) -> None:
+        if self.game not in _GAMES:
+            raise SparringError(f"strength networks exist for go and chess, not {self.game!r}")
+        if self.kind not in KINDS:
+            raise SparringError(f"unknown strength network kind {self.kind!r}; one of {KINDS}")
+        if len(self.ranks) < 2:
+            raise SparringError("a strength network needs at least two ranks")
+        if min(self.blocks + 1, self.channels, self.head_channels, self.head_hidden) < 1:
+            raise SparringError(f"bad strength network config {self}")
+
+    @property
+    def score_outputs(self) -> int:
+        """1 strength score for SE / SE-inf, one logit per rank for SL."""
+        return len(self.ranks) if self.kind == "sl" else 1
+
+    def network_config(self) -> NetworkConfig:
+        """The AlphaZero trunk-and-heads config (:class:`~sparring.nn.model.NetworkConfig`)."""
+        planes, shape, actions = _GAMES[self.game]
+        return NetworkConfig(
+            input_planes=planes,
+            board_shape=shape,
+            num_actions=actions,
+            blocks=self.blocks,
+            channels=self.channels,
+            value_hidden=self.value_hidden,
+        )
+
+    def to_json(self) -> str:
+        """The config as JSON (read back by :meth:`from_json`)."""
+        return json.dumps(dataclasses.asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> StrengthNetConfig:
+        """Read :meth:`to_json`'s output; unknown keys are an error."""
+        data: dict[str, Any] = json.loads(text)
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise SparringError(f"unknown strength network config keys: {', '.join(unknown)}")
+        data["ranks"] = tuple(data["ranks"])
+        return cls(**data)
+
+
+class ActionPlanes(nn.Module):
+    """Draws moves as input planes: one-hot *cell* planes and constant *flag* planes.
+
+    Go: cell plane = the point played; flag plane = pass.  Chess (python-chess squares,
+    planes with rank 8 in row 0 as :func:`sparring.games.chess.encode_board`): cell planes =
+    from-square and to-square; flag plane = under-promotion.
+    """
+
+    def __init__(self, game: str) -> None:
+        super().__init__()
+        _, (rows, cols), actions = _GAMES[game]
+        self.rows, self.cols = rows, cols
+        if game == "go":
+            cells = torch.full((actions, 1), -1, dtype=torch.long)
+            cells[: rows * cols, 0] = torch.arange(rows * cols)
+            flags = torch.zeros(actions, 1)
+            flags[rows * cols, 0] = 1.0
+        else:
+            from sparring.games.chess import action_to_move
+
+            cells = torch.empty((actions, 2), dtype=torch.long)
+            flags = torch.zeros(actions, 1)
+            for a in range(actions):
+                m = action_to_move(a)
+                for k, sq in enumerate((m.from_square, m.to_square)):
+                    cells[a, k] = (7 - sq // 8) * 8 + sq % 8
+                if m.promotion is not None and a >= 4096 and (a - 4096) % 4 != 0:
+                    flags[a, 0] = 1.0
+        self.register_buffer("cells", cells, persistent=False)
+        self.register_buffer("flags", flags, persistent=False)
+        self.num_planes = cells.shape[1] + flags.shape[1]
+
+    def forward(self, actions: torch.Tensor) -> torch.Tensor:
+        """``actions [B]`` (long) -> planes ``[B, num_planes, rows, cols]``."""
+        cells: torch.Tensor = self.cells[actions]  # type: ignore[index]
+        flags: torch.Tensor = self.flags[actions]  # type: ignore[index]
+        b = actions.shape[0]
+        area = self.rows * self.cols
+        n_cells = cells.shape[1]
+        out = torch.zeros(b, self.num_planes, area, device=actions.device)
+        rows = torch.arange(b, device=actions.device)
+        for k in range(n_cells):
+            c = cells[:, k]
+            ok = c >= 0
+            out[rows[ok], k, c[ok]] = 1.0
+        out[:, n_cells:, :] = flags[:, :, None]
+        return out.view(b, self.num_planes, self.rows, self.cols)
+
+
+class StrengthNet(nn.Module):
+    """``(planes [B, C, H, W], actions [B]) -> (policy logits, value, scores [B, outputs])``."""
+
+    def __init__(self, config: StrengthNetConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.az = PolicyValueNet(config.network_config())
+        self.action_planes = ActionPlanes(config.game)
+        c, h = config.channels, config.head_channels
+        self.head_conv = nn.Sequential(
+            nn.Conv2d(c + self.action_planes.num_planes, h, 3, padding=1, bias=False),
+            nn.BatchNorm2d(h),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(h, h, 3, padding=1, bias=False),
+            nn.BatchNorm2d(h),
+            nn.ReLU(inplace=True),
+        )
+        self.head_fc = nn.Sequential(
+            nn.Linear(2 * h + 1, config.head_hidden),
+            nn.ReLU(inplace=True),
+            nn.Linear(config.head_hidden, config.score_outputs),
+        )
+        self._features: torch.Tensor | None = None
+        self.az.body.register_forward_hook(self._capture)
+
+    def _capture(self, module: nn.Module, inputs: Any, output: torch.Tensor) -> None:
+        self._features = output
+
+    def trunk(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The state's trunk features ``[B, channels, H, W]``, policy logits and values."""
+        logits, value = self.az(planes)
+        features = self._features
+        self._features = None
+        assert features is not None
+        return features, logits, value
+
+    def strength(
+        self, features: torch.Tensor, logits: torch.Tensor, actions: torch.Tensor
+    ) -> torch.Tensor:
+        """Scores ``[B, outputs]`` of the moves ``actions`` in the states of ``features``."""
+        x = torch.cat([features, self.action_planes(actions)], dim=1)
+        x = self.head_conv(x)
+        logp = F.log_softmax(logits.detach(), dim=1).gather(1, actions[:, None])
+        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), logp], dim=1)
+        out: torch.Tensor = self.head_fc(pooled)
+        return out
+
+    def forward(
+        self, planes: torch.Tensor, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Policy logits ``[B, A]``, values ``[B]`` and scores ``[B, outputs]``."""
+        features, logits, value = self.trunk(planes)
+        return logits, value, self.strength(features, logits, actions)
+
+    def policy_value_net(self) -> PolicyValueNet:
+        """The trunk with its policy and value heads: an ordinary AlphaZero network."""
+        return self.az
+
+
+def build_strength_model(config: StrengthNetConfig, seed: int | None = None) -> StrengthNet:
+    """A new network (evaluation mode); ``seed`` makes its initial weights reproducible."""
+    if seed is None:
+        return StrengthNet(config).eval()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return StrengthNet(config).eval()
+
+
+def save_strength_model(
+    path: str | Path, model: StrengthNet, metadata: dict[str, Any] | None = None
+) -> None:
+    """Write ``model`` and JSON ``metadata`` to one ``.pt`` file, atomically."""
+    payload = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "config": model.config.to_json(),
+        "metadata": json.dumps(metadata or {}, sort_keys=True),
+        "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+    }
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_bytes(buffer.getvalue())
+    os.replace(tmp, target)
+
+
+def load_strength_model(path: str | Path) -> tuple[StrengthNet, dict[str, Any]]:
+    """Read a file of :func:`save_strength_model`: the network (evaluation mode, CPU) and its
+    metadata.  Raises :class:`SparringError` if the file is missing or not such a network."""
+    p = Path(path)
+    if not p.is_file():
+        raise SparringError(f"strength model {str(p)!r} does not exist")
+    try:
+        payload = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many kinds for corrupt files
+        raise SparringError(f"{p}: not a sparring strength model ({exc})") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise SparringError(f"{p}: not a sparring strength model")
+    if payload.get("version") != FORMAT_VERSION:
+        raise SparringError(f"{p}: unsupported strength model version {payload.get('version')}")
+    model = StrengthNet(StrengthNetConfig.from_json(payload["config"]))
+    model.load_state_dict(payload["state_dict"])
+    metadata: dict[str, Any] = json.loads(payload.get("metadata", "{}"))
+    return model.eval(), metadata
+
+
+__all__ = [
+    "KINDS",
+    "ActionPlanes",
+    "StrengthNet",
+    "StrengthNetConfig",
+    "build_strength_model",
+    "load_strength_model",
+    "save_strength_model",
+]

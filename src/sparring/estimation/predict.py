@@ -1,0 +1,470 @@
+"""Rank prediction from games (Chen, Shih & Wu, ICLR 2025, section 4.2).
+
+1. **Reference scores.**  The strength estimator scores every evaluated state-action pair of the
+   candidate set; the reference ``beta-bar_i`` of rank ``r_i`` is the mean of all its pairs'
+   scores (section 4.3: "averaging all beta from the state-action pairs in ``r_i`` from the
+   candidate set"; the log of the geometric-mean composite strength of Eq. 2-3).
+2. **Prediction.**  For N games of one unknown rank ``r_u`` the composite score
+   ``beta-bar_u`` is the mean score over all their pairs (so a long game weighs more than a
+   short one, as in Eq. 2, where every pair is a team member); ``r_u`` is the rank whose
+   ``beta-bar_i`` is nearest.  ``aggregate="game"`` instead averages per-game means (every
+   game weighs the same); it is offered for comparison, the paper's rule is ``"move"``.
+3. **Accuracy against N** (Fig. 2, 6, 8): for each rank, N games of the held-out set are drawn
+   at random ``draws`` times (500 in the paper) and predicted; a prediction is *exact* when it
+   is the true rank and *within one* when it is at most one rank away (the paper's tolerance).
+
+The accuracy engine (:func:`accuracy_curves`) is shared with the SL baselines
+(:mod:`sparring.estimation.baselines`): a method turns each game into a feature vector that is
+summed over the N games, and a decision rule maps the sum to a rank.  Draws for all N are
+nested prefixes of one random order of the rank's games per draw, so every N is a uniform
+sample without replacement (with replacement when a rank has fewer games than the largest N).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from sparring.errors import SparringError
+from sparring.estimation.data import PairSet, Record, record_game, record_players
+from sparring.estimation.model import StrengthNet, load_strength_model
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Decide = Callable[[FloatArray], IntArray]
+
+
+# ---- scoring ---------------------------------------------------------------------------------
+@torch.no_grad()
+def score_planes(
+    model: StrengthNet,
+    planes: npt.NDArray[np.float32],
+    actions: npt.NDArray[np.integer[Any]],
+    device: torch.device | str = "cpu",
+) -> FloatArray:
+    """The network's scores ``[n, outputs]`` of pairs given as planes and moves: strength scores
+    ``beta`` (SE, SE-inf) or rank log-probabilities (SL)."""
+    model.eval()
+    x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(device)
+    a = torch.from_numpy(np.asarray(actions, dtype=np.int64)).to(device)
+    _, _, scores = model(x, a)
+    if model.config.kind == "sl":
+        scores = torch.log_softmax(scores, dim=1)
+    return scores.double().cpu().numpy()
+
+
+def score_pairset(
+    model: StrengthNet,
+    pairs: PairSet,
+    batch: int = 512,
+    device: torch.device | str = "cpu",
+    advance: Callable[[int], None] | None = None,
+) -> FloatArray:
+    """:func:`score_planes` over every pair of a :class:`PairSet`, in batches."""
+    model.to(device)
+    n = len(pairs)
+    out = np.zeros((n, model.config.score_outputs), dtype=np.float64)
+    for start in range(0, n, batch):
+        idx = np.arange(start, min(n, start + batch))
+        out[idx] = score_planes(model, pairs.planes(idx), pairs.action[idx], device)
+        if advance is not None:
+            advance(idx.size)
+    return out
+
+
+# ---- units -----------------------------------------------------------------------------------
+@dataclass
+class Units:
+    """Evaluation units (games or one player's side of a game) of a pair set."""
+
+    of_pair: IntArray
+    """Unit index of every pair."""
+    rank: IntArray
+    """True rank of every unit."""
+    count: IntArray
+    """Pairs per unit."""
+
+    @property
+    def size(self) -> int:
+        return int(self.rank.size)
+
+
+def make_units(pairs: PairSet, unit: str = "game") -> Units:
+    """Group a pair set's pairs into ``game`` units (both players of a game; they share the
+    rank group) or ``side`` units (one player's moves in one game)."""
+    if unit == "side":
+        key = pairs.unit.astype(np.int64)
+    elif unit == "game":
+        key = pairs.unit_game[pairs.unit].astype(np.int64)
+    else:
+        raise ValueError(f"unit must be 'game' or 'side', not {unit!r}")
+    uniq, of_pair = np.unique(key, return_inverse=True)
+    rank = np.zeros(uniq.size, dtype=np.int64)
+    rank[of_pair] = pairs.rank
+    return Units(of_pair.astype(np.int64), rank, np.bincount(of_pair, minlength=uniq.size))
+
+
+def unit_sums(values: FloatArray, units: Units) -> FloatArray:
+    """Per-unit sums ``[U, D]`` of per-pair values ``[n, D]``."""
+    out = np.zeros((units.size, values.shape[1]), dtype=np.float64)
+    np.add.at(out, units.of_pair, values)
+    return out
+
+
+# ---- the strength-estimator rule -------------------------------------------------------------
+def reference_scores(
+    betas: FloatArray, ranks: IntArray, n_ranks: int, units: Units | None = None
+) -> FloatArray:
+    """``beta-bar_i`` per rank: the mean over all its pairs (``units`` None, the paper's rule)
+    or the mean of its units' means."""
+    b = np.asarray(betas, dtype=np.float64).reshape(-1)
+    if units is None:
+        sums = np.bincount(ranks, weights=b, minlength=n_ranks)
+        counts = np.bincount(ranks, minlength=n_ranks)
+    else:
+        means = unit_sums(b[:, None], units)[:, 0] / np.maximum(units.count, 1)
+        sums = np.bincount(units.rank, weights=means, minlength=n_ranks)
+        counts = np.bincount(units.rank, minlength=n_ranks)
+    if np.any(counts == 0):
+        missing = np.flatnonzero(counts == 0).tolist()
+        raise SparringError(f"no reference pairs for rank index(es) {missing}")
+    result: FloatArray = sums / counts
+    return result
+
+
+def nearest_rank(composite: FloatArray | float, references: FloatArray) -> IntArray:
+    """Section 4.2: the rank ``i`` minimising ``|beta-bar_u - beta-bar_i|`` (ties: the
+    stronger rank)."""
+    c = np.asarray(composite, dtype=np.float64)
+    result: IntArray = np.abs(c[..., None] - np.asarray(references)).argmin(axis=-1)
+    return result
+
+
+def se_method(
+    betas: FloatArray, units: Units, references: FloatArray, aggregate: str = "move"
+) -> tuple[FloatArray, Decide]:
+    """Unit features and decision rule of the strength estimator: features ``[sum beta,
+    pairs]`` (``move``) or ``[mean beta, 1]`` (``game``); the decision is the nearest
+    reference to ``features[0] / features[1]``."""
+    b = np.asarray(betas, dtype=np.float64).reshape(-1, 1)
+    sums = unit_sums(np.concatenate([b, np.ones_like(b)], axis=1), units)
+    if aggregate == "game":
+        sums = np.stack([sums[:, 0] / np.maximum(sums[:, 1], 1), np.ones(units.size)], axis=1)
+    elif aggregate != "move":
+        raise ValueError(f"aggregate must be 'move' or 'game', not {aggregate!r}")
+    refs = np.asarray(references, dtype=np.float64)
+
+    def decide(x: FloatArray) -> IntArray:
+        return nearest_rank(x[..., 0] / np.maximum(x[..., 1], 1e-12), refs)
+
+    return sums, decide
+
+
+# ---- accuracy against the number of games ----------------------------------------------------
+@dataclass
+class Curves:
+    """Accuracy of one method against the number of games N = 1 .. max_games."""
+
+    exact: FloatArray
+    """``[n_ranks, max_games]``: share of draws predicting the true rank."""
+    within1: FloatArray
+    """``[n_ranks, max_games]``: share of draws at most one rank off."""
+    units_per_rank: list[int] = field(default_factory=list)
+    with_replacement: list[bool] = field(default_factory=list)
+
+    @property
+    def mean_exact(self) -> FloatArray:
+        """Accuracy averaged over ranks, per N (the paper's curves)."""
+        result: FloatArray = self.exact.mean(axis=0)
+        return result
+
+    @property
+    def mean_within1(self) -> FloatArray:
+        result: FloatArray = self.within1.mean(axis=0)
+        return result
+
+    def games_to_reach(self, level: float, within_one: bool = False) -> int | None:
+        """The smallest N whose mean accuracy is at least ``level`` (None if never)."""
+        curve = self.mean_within1 if within_one else self.mean_exact
+        hits = np.flatnonzero(curve >= level)
+        return int(hits[0]) + 1 if hits.size else None
+
+
+def accuracy_curves(
+    features: FloatArray,
+    unit_rank: IntArray,
+    decide: Decide,
+    n_ranks: int,
+    max_games: int = 100,
+    draws: int = 500,
+    seed: int = 0,
+) -> Curves:
+    """Accuracy against N of a method given its per-unit ``features`` (see the module
+    docstring): for every rank and draw a random order of that rank's units, cumulative sums
+    give the features of the first N units for every N at once."""
+    exact = np.zeros((n_ranks, max_games))
+    within = np.zeros((n_ranks, max_games))
+    sizes: list[int] = []
+    repl: list[bool] = []
+    for r in range(n_ranks):
+        pool = np.flatnonzero(unit_rank == r)
+        sizes.append(int(pool.size))
+        if pool.size == 0:
+            repl.append(False)
+            exact[r] = within[r] = np.nan
+            continue
+        rng = np.random.default_rng([seed, r, 31337])
+        with_replacement = pool.size < max_games
+        repl.append(with_replacement)
+        if with_replacement:
+            order = rng.integers(0, pool.size, size=(draws, max_games))
+        else:
+            order = np.argsort(rng.random((draws, pool.size)), axis=1)[:, :max_games]
+        cum = np.cumsum(features[pool[order]], axis=1)  # [draws, N, D]
+        pred = decide(cum)
+        exact[r] = (pred == r).mean(axis=0)
+        within[r] = (np.abs(pred - r) <= 1).mean(axis=0)
+    return Curves(exact, within, sizes, repl)
+
+
+def score_by_move(
+    betas: FloatArray,
+    move_number: npt.NDArray[np.integer[Any]],
+    ranks: IntArray,
+    n_ranks: int,
+    bucket: int = 20,
+    max_move: int = 300,
+    min_count: int = 20,
+) -> tuple[IntArray, FloatArray]:
+    """Fig. 3: the composite score of each rank against the move number (``bucket`` plies per
+    point, up to ``max_move``); NaN where a bucket has fewer than ``min_count`` pairs.
+    Returns the buckets' first move numbers (1-based) and ``[n_ranks, buckets]`` means."""
+    b = np.asarray(betas, dtype=np.float64).reshape(-1)
+    nb = max_move // bucket
+    k = np.minimum(np.asarray(move_number, dtype=np.int64) // bucket, nb)
+    keep = k < nb
+    flat = ranks[keep] * nb + k[keep]
+    sums = np.bincount(flat, weights=b[keep], minlength=n_ranks * nb).reshape(n_ranks, nb)
+    counts = np.bincount(flat, minlength=n_ranks * nb).reshape(n_ranks, nb)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts >= min_count, sums / np.maximum(counts, 1), np.nan)
+    return np.arange(nb) * bucket + 1, means
+
+
+# ---- estimating one player's strength --------------------------------------------------------
+@dataclass
+class PlayerGame:
+    """One game of the player whose strength is estimated."""
+
+    source: str
+    side: int
+    """0 Black/White-in-chess-terms player 0, 1 player 1."""
+    moves: int
+    """Moves by the player that were scored."""
+    score_sum: float
+
+
+@dataclass
+class Estimate:
+    """A strength estimate from one player's games."""
+
+    player: str
+    game: str
+    ranks: tuple[str, ...]
+    rank: int
+    """Index of the estimated rank (0 = strongest)."""
+    composite: float
+    """The player's composite score ``beta-bar_u``."""
+    references: FloatArray
+    probabilities: FloatArray
+    """Bootstrap share of each rank."""
+    games: list[PlayerGame]
+    resampled: str
+    """What the bootstrap resampled: ``games`` or ``moves`` (one game)."""
+
+    @property
+    def rank_name(self) -> str:
+        return self.ranks[self.rank]
+
+    @property
+    def moves(self) -> int:
+        return sum(g.moves for g in self.games)
+
+    @property
+    def confidence(self) -> float:
+        """Bootstrap probability of the estimated rank."""
+        return float(self.probabilities[self.rank])
+
+    @property
+    def within_one(self) -> float:
+        """Bootstrap probability of the estimated rank or a neighbour."""
+        lo, hi = max(0, self.rank - 1), min(len(self.ranks), self.rank + 2)
+        return float(self.probabilities[lo:hi].sum())
+
+    def describe(self) -> str:
+        """A few lines for people."""
+        what = "rank" if self.game == "go" else "Elo band"
+        lo, hi = max(0, self.rank - 1), min(len(self.ranks) - 1, self.rank + 1)
+        near = ", ".join(f"{self.ranks[i]} {self.references[i]:+.3f}" for i in range(lo, hi + 1))
+        lines = [
+            f"{self.player}: {len(self.games)} game(s), {self.moves} moves scored",
+            f"estimated {what}: {self.rank_name}",
+            f"composite strength score {self.composite:+.3f} (references: {near})",
+            f"confidence: {self.confidence:.0%} on {self.rank_name}, {self.within_one:.0%} within "
+            f"one {what} ({self.ranks[lo]}..{self.ranks[hi]}); bootstrap over the {self.resampled}",
+        ]
+        if self.resampled == "moves":
+            lines.append(
+                "one game: resampling its moves ignores how a player varies from game to game, "
+                "so this confidence is optimistic"
+            )
+        if len(self.games) < 5:
+            lines.append(
+                "few games: the estimate is rough (the paper needs about 15 games for 80% accuracy)"
+            )
+        return "\n".join(lines)
+
+
+def player_pairs(
+    record: Record, side: int
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+    """Input planes and moves of every move of player ``side`` (0/1) in a game."""
+    game = record_game(record)
+    initial = record.initial_state(game)  # type: ignore[arg-type]
+    moves = np.asarray(record.moves, dtype=np.int64)
+    first = game.to_move(initial)
+    at = np.flatnonzero((first + np.arange(moves.size)) % 2 == side)
+    if at.size == 0:
+        return np.zeros((0, game.num_planes, *game.board_shape), np.float32), at
+    planes = game.replay_planes(moves[: int(at[-1]) + 1], initial)[at]
+    return planes, moves[at]
+
+
+def find_player_games(records: Sequence[Record], player: str) -> list[tuple[Record, int]]:
+    """(record, side) of every game the named player played (names compared without case)."""
+    wanted = player.strip().casefold()
+    found = []
+    for rec in records:
+        for side, name in enumerate(record_players(rec)):
+            if name.strip().casefold() == wanted:
+                found.append((rec, side))
+    return found
+
+
+def estimate_player(
+    records: Sequence[Record],
+    player: str,
+    model_path: Path,
+    device: str = "cpu",
+    bootstrap: int = 2000,
+    seed: int = 0,
+) -> Estimate:
+    """Estimate ``player``'s rank from their moves in ``records`` with a strength model file
+    that holds reference scores (written by ``sparring se-eval``)."""
+    model, meta = load_strength_model(model_path)
+    refs_meta = meta.get("references")
+    if model.config.kind == "sl" or not refs_meta:
+        raise SparringError(
+            f"{model_path}: no reference scores; use an SE model evaluated by 'sparring se-eval'"
+        )
+    games = find_player_games(records, player)
+    if not games:
+        seen: dict[str, int] = {}
+        for rec in records:
+            for name in record_players(rec):
+                seen[name] = seen.get(name, 0) + 1
+        top = sorted(seen.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+        names = ", ".join(f"{n!r} ({c})" for n, c in top)
+        raise SparringError(
+            f"player {player!r} not found in {len(records)} game(s); players there: {names}"
+        )
+    kind = "go" if model.config.game == "go" else "chess"
+    from sparring.records import GoRecord
+
+    for rec, _ in games:
+        rec_kind = "go" if isinstance(rec, GoRecord) else "chess"
+        if rec_kind != kind:
+            raise SparringError(
+                f"{rec.path}:{rec.line}: a {rec_kind} game, but the model is for {kind}"
+            )
+    references = np.asarray(refs_meta["scores"], dtype=np.float64)
+    aggregate = refs_meta.get("aggregate", "move")
+    model.to(device)
+    scored: list[PlayerGame] = []
+    per_move: list[FloatArray] = []
+    for rec, side in games:
+        planes, actions = player_pairs(rec, side)
+        if actions.size == 0:
+            continue
+        betas = np.concatenate(
+            [
+                score_planes(model, planes[i : i + 256], actions[i : i + 256], device)[:, 0]
+                for i in range(0, actions.size, 256)
+            ]
+        )
+        per_move.append(betas)
+        scored.append(
+            PlayerGame(f"{rec.path}:{rec.line}", side, int(actions.size), float(betas.sum()))
+        )
+    if not scored:
+        raise SparringError(f"player {player!r} made no move in the games found")
+    sums = np.array([g.score_sum for g in scored])
+    counts = np.array([g.moves for g in scored], dtype=np.float64)
+
+    def composite_of(s: FloatArray, c: FloatArray) -> FloatArray:
+        if aggregate == "game":
+            result: FloatArray = (s / c).mean(axis=-1)
+        else:
+            result = s.sum(axis=-1) / c.sum(axis=-1)
+        return result
+
+    composite = float(composite_of(sums, counts))
+    rank = int(nearest_rank(composite, references))
+    rng = np.random.default_rng(seed)
+    if len(scored) >= 2:
+        pick = rng.integers(0, len(scored), size=(bootstrap, len(scored)))
+        boot = composite_of(sums[pick], counts[pick])
+        resampled = "games"
+    else:
+        moves = per_move[0]
+        pick = rng.integers(0, moves.size, size=(bootstrap, moves.size))
+        boot = moves[pick].mean(axis=1)
+        resampled = "moves"
+    votes = np.bincount(nearest_rank(boot, references), minlength=references.size)
+    return Estimate(
+        player=player,
+        game=kind,
+        ranks=tuple(refs_meta["ranks"]),
+        rank=rank,
+        composite=composite,
+        references=references,
+        probabilities=votes / votes.sum(),
+        games=scored,
+        resampled=resampled,
+    )
+
+
+__all__ = [
+    "Curves",
+    "Estimate",
+    "PlayerGame",
+    "Units",
+    "accuracy_curves",
+    "estimate_player",
+    "find_player_games",
+    "make_units",
+    "nearest_rank",
+    "player_pairs",
+    "reference_scores",
+    "score_by_move",
+    "score_pairset",
+    "score_planes",
+    "se_method",
+    "unit_sums",
+]

@@ -1,0 +1,497 @@
+"""``sparring se-eval``: rank-prediction accuracy of trained estimators, plots and a report
+(Chen, Shih & Wu, ICLR 2025, section 4.2, Fig. 2, 3, 6 and 8).
+
+For each run folder (:mod:`sparring.estimation.train`) the model scores every evaluated pair of
+the candidate set and of the **held-out** validation set (players never trained on; chess:
+held-out games).  Strength estimators get their reference scores from the candidate set and
+predict held-out games by the nearest reference (:mod:`sparring.estimation.predict`); SL
+classifiers are aggregated as SL_sum and SL_vote (:mod:`sparring.estimation.baselines`).  The
+estimator with its references is written to ``RUN/estimator.pt`` for ``sparring estimate``.
+
+Outputs (``--out``): ``accuracy.png`` (mean accuracy against N, exact and within one rank, with
+the paper's reference points), ``per_rank.png`` (Fig. 8: accuracy per rank and N),
+``score_by_move.png`` (Fig. 3: composite score per rank against the move number),
+``report.md`` and ``results.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sparring.errors import SparringError
+from sparring.estimation.baselines import sl_method
+from sparring.estimation.data import PairSet, build_dataset, load_split, manifest
+from sparring.estimation.model import load_strength_model, save_strength_model
+from sparring.estimation.predict import (
+    Curves,
+    FloatArray,
+    IntArray,
+    accuracy_curves,
+    make_units,
+    nearest_rank,
+    reference_scores,
+    score_by_move,
+    score_pairset,
+    se_method,
+    unit_sums,
+)
+from sparring.estimation.train import SEConfig, read_log
+
+REPORT_N = (1, 2, 5, 10, 15, 20, 26, 50, 100)
+"""Numbers of games shown in the report's tables."""
+
+PAPER: dict[str, dict[str, Any]] = {
+    "go": {
+        "text": (
+            "SE and SE-inf: over 80% exact accuracy with 15 games and 97.5% with 100; within one "
+            "rank about 80% with 1 game and over 99% after 6 games. SL_sum / SL_vote: 49% with "
+            "100 games (20 blocks x 256 channels, 495,000 training games, 130,000 SGD steps, "
+            "242 GPU hours; query set of 900 games per rank)."
+        ),
+        "points": [
+            (15, 0.80, "paper SE/SE-inf: 80% at 15 games"),
+            (100, 0.975, "paper SE/SE-inf: 97.5% at 100"),
+            (100, 0.49, "paper SL_sum/SL_vote: 49% at 100"),
+        ],
+    },
+    "chess": {
+        "text": (
+            "SE-inf: over 80% exact accuracy with 26 games and 93.38% with 100, well above "
+            "SL_sum and SL_vote (1,920,000 training games, 130,000 SGD steps, 69 GPU hours; "
+            "query set of 1,200 games per band)."
+        ),
+        "points": [
+            (26, 0.80, "paper SE-inf: 80% at 26 games"),
+            (100, 0.9338, "paper SE-inf: 93.4% at 100"),
+        ],
+    },
+}
+
+LABELS = {"se": "SE", "se_inf": "SE-inf"}
+
+
+@dataclass
+class MethodResult:
+    """Accuracy curves of one prediction method of one run."""
+
+    name: str
+    run: str
+    curves: Curves
+    player_accuracy: float | None = None
+    """Share of held-out players (5+ games) whose rank is predicted from all their games
+    (their own moves only)."""
+    players: int = 0
+
+
+@dataclass
+class RunEvaluation:
+    """What :func:`evaluate_run` measured."""
+
+    run: Path
+    config: SEConfig
+    kind: str
+    step: int
+    ranks: tuple[str, ...]
+    methods: list[MethodResult]
+    references: FloatArray | None = None
+    by_move: tuple[IntArray, FloatArray] | None = None
+    val_units: list[int] = field(default_factory=list)
+    pairs: dict[str, int] = field(default_factory=dict)
+    train_seconds: float = 0.0
+    pairs_seen: int = 0
+
+
+def _scores(
+    run: Path, name: str, step: int, model: Any, pairs: PairSet, cfg: SEConfig, progress: Any
+) -> FloatArray:
+    """Scores of a pair set, cached in the run folder per model step."""
+    cache = run / f"eval-{name}.npz"
+    if cache.exists():
+        with np.load(cache) as z:
+            if int(z["step"]) == step and z["scores"].shape[0] == len(pairs):
+                result: FloatArray = z["scores"]
+                return result
+    task = progress.add_task(f"scoring {run.name} {name}", total=len(pairs))
+    scores = score_pairset(
+        model, pairs, cfg.eval_batch, cfg.device, advance=lambda k: progress.advance(task, k)
+    )
+    tmp = cache.with_name(cache.stem + ".tmp.npz")
+    np.savez_compressed(tmp, step=np.array(step), scores=scores)
+    tmp.replace(cache)
+    return scores
+
+
+def _player_units(pairs: PairSet, min_games: int = 5) -> tuple[IntArray, IntArray, int]:
+    """Pairs grouped by held-out player (players with ``min_games`` or more games in one rank):
+    (player index of each pair or -1, true rank of each player, number of players)."""
+    key = np.char.add(np.char.add(pairs.unit_player.astype(str), "|"), pairs.unit_rank.astype(str))
+    uniq, inv, counts = np.unique(key, return_inverse=True, return_counts=True)
+    keep = counts >= min_games
+    n = int(keep.sum())
+    index = np.full(uniq.size, -1, dtype=np.int64)
+    index[keep] = np.arange(n)
+    unit_player = index[inv]
+    ok = unit_player >= 0
+    player_rank = np.zeros(n, dtype=np.int64)
+    player_rank[unit_player[ok]] = pairs.unit_rank[ok]
+    return unit_player[pairs.unit], player_rank, n
+
+
+def _player_accuracy(values: FloatArray, decide: Any, pairs: PairSet) -> tuple[float | None, int]:
+    of_pair, player_rank, n = _player_units(pairs)
+    if n == 0:
+        return None, 0
+    sel = of_pair >= 0
+    sums = np.zeros((n, values.shape[1]))
+    np.add.at(sums, of_pair[sel], values[sel])
+    pred = decide(sums)
+    return float((pred == player_rank).mean()), n
+
+
+def evaluate_run(
+    run: Path,
+    overrides: dict[str, Any] | None = None,
+    show_progress: bool = True,
+) -> RunEvaluation:
+    """Score a run's ``model.pt`` on the candidate and held-out sets and measure accuracy
+    against N; write ``RUN/estimator.pt`` (SE kinds)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    run = Path(run)
+    if not (run / "config.json").is_file() or not (run / "model.pt").is_file():
+        raise SparringError(f"{run} is not a strength-estimator run (no config.json / model.pt)")
+    data = json.loads((run / "config.json").read_text())
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    cfg = SEConfig.from_mapping(data)
+    model, meta = load_strength_model(run / "model.pt")
+    step = int(meta.get("step", 0))
+    folder = build_dataset(cfg.data_config(), show_progress=show_progress)
+    cand = load_split(folder, "cand").subset_per_unit(cfg.eval_pairs_per_side, cfg.seed)
+    val = load_split(folder, "val").subset_per_unit(cfg.eval_pairs_per_side, cfg.seed + 1)
+    if len(val) == 0:
+        raise SparringError(f"{run}: the held-out set is empty (val_fraction = 0?)")
+    ranks = cand.ranks
+    n = len(ranks)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        disable=not show_progress,
+    )
+    with progress:
+        cand_scores = _scores(run, "cand", step, model, cand, cfg, progress)
+        val_scores = _scores(run, "val", step, model, val, cfg, progress)
+    units = make_units(val, cfg.eval_unit)
+    log = read_log(run / "log.jsonl")
+    result = RunEvaluation(
+        run=run,
+        config=cfg,
+        kind=model.config.kind,
+        step=step,
+        ranks=ranks,
+        methods=[],
+        val_units=np.bincount(units.rank, minlength=n).tolist(),
+        pairs={"train": int(meta.get("train_pairs", 0)), "val": len(val), "cand": len(cand)},
+        train_seconds=float(log[-1].get("seconds", 0.0)) if log else 0.0,
+        pairs_seen=int(meta.get("pairs_seen", 0)),
+    )
+    kw = {"max_games": cfg.eval_max_games, "draws": cfg.eval_draws, "seed": cfg.seed}
+    if model.config.kind == "sl":
+        for name in ("SL_sum", "SL_vote"):
+            feats, decide = sl_method(val_scores, units, name)
+            curves = accuracy_curves(feats, units.rank, decide, n, **kw)
+            acc, players = _player_accuracy(_pair_features(val_scores, name), decide, val)
+            result.methods.append(MethodResult(name, run.name, curves, acc, players))
+        return result
+    betas = cand_scores[:, 0]
+    cand_units = make_units(cand, cfg.eval_unit) if cfg.eval_aggregate == "game" else None
+    refs = reference_scores(betas, cand.rank.astype(np.int64), n, cand_units)
+    feats, decide = se_method(val_scores[:, 0], units, refs, cfg.eval_aggregate)
+    curves = accuracy_curves(feats, units.rank, decide, n, **kw)
+    vb = val_scores[:, :1]
+    acc, players = _player_accuracy(np.concatenate([vb, np.ones_like(vb)], 1), decide, val)
+    label = LABELS[model.config.kind]
+    result.methods.append(MethodResult(label, run.name, curves, acc, players))
+    result.references = refs
+    result.by_move = score_by_move(betas, cand.move_number, cand.rank.astype(np.int64), n)
+    moves, means = result.by_move
+    meta_out = dict(meta)
+    meta_out["references"] = {
+        "ranks": list(ranks),
+        "scores": refs.tolist(),
+        "aggregate": cfg.eval_aggregate,
+        "source": "candidating",
+        "pairs": len(cand),
+        "by_move": {
+            "first_move": moves.tolist(),
+            "scores": [[None if np.isnan(x) else float(x) for x in row] for row in means],
+        },
+    }
+    meta_out["evaluation"] = _summary(result.methods[0], cfg)
+    save_strength_model(run / "estimator.pt", model, meta_out)
+    return result
+
+
+def _pair_features(log_probs: FloatArray, name: str) -> FloatArray:
+    probs = np.exp(log_probs)
+    if name == "SL_vote":
+        votes = np.zeros_like(probs)
+        votes[np.arange(probs.shape[0]), probs.argmax(axis=1)] = 1.0
+        result: FloatArray = votes + 1e-7 * probs
+        return result
+    return probs
+
+
+def _summary(method: MethodResult, cfg: SEConfig) -> dict[str, Any]:
+    c = method.curves
+    pick = [k for k in REPORT_N if k <= cfg.eval_max_games]
+    return {
+        "exact": {str(k): round(float(c.mean_exact[k - 1]), 4) for k in pick},
+        "within_one": {str(k): round(float(c.mean_within1[k - 1]), 4) for k in pick},
+        "games_to_80": c.games_to_reach(0.8),
+        "player_accuracy": method.player_accuracy,
+        "players": method.players,
+        "unit": cfg.eval_unit,
+        "aggregate": cfg.eval_aggregate,
+        "draws": cfg.eval_draws,
+    }
+
+
+# ---- plots and report ------------------------------------------------------------------------
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_accuracy(evals: list[RunEvaluation], game: str, path: Path) -> None:
+    """Mean accuracy against N for every method (Fig. 2a / 6), exact and within one rank."""
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for ax, within, title in ((axes[0], False, "exact rank"), (axes[1], True, "within one rank")):
+        for ev in evals:
+            for m in ev.methods:
+                curve = m.curves.mean_within1 if within else m.curves.mean_exact
+                ax.plot(np.arange(1, curve.size + 1), curve, label=m.name)
+        if not within:
+            for x, y, text in PAPER[game]["points"]:
+                ax.plot([x], [y], "k*", markersize=9)
+                ax.annotate(text, (x, y), fontsize=7, xytext=(4, -10), textcoords="offset points")
+        chance = 1.0 / len(evals[0].ranks)
+        ax.axhline(chance, color="grey", lw=0.8, ls=":", label="chance")
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("number of games N")
+        ax.set_ylabel("accuracy")
+        ax.set_title(f"{game}: rank prediction, {title}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def plot_per_rank(evals: list[RunEvaluation], path: Path) -> None:
+    """Fig. 8: accuracy of every rank against N, one panel per method and tolerance."""
+    plt = _plt()
+    methods = [m for ev in evals for m in ev.methods]
+    ranks = evals[0].ranks
+    fig, axes = plt.subplots(
+        2,
+        len(methods),
+        figsize=(3.2 * len(methods) + 1.5, 6.5),
+        squeeze=False,
+        constrained_layout=True,
+    )
+    im = None
+    for j, m in enumerate(methods):
+        for i, (data, title) in enumerate(((m.curves.exact, "exact"), (m.curves.within1, "+-1"))):
+            ax = axes[i][j]
+            im = ax.imshow(
+                data,
+                aspect="auto",
+                vmin=0,
+                vmax=1,
+                cmap="viridis",
+                interpolation="nearest",
+                extent=(0.5, data.shape[1] + 0.5, len(ranks) - 0.5, -0.5),
+            )
+            ax.set_yticks(range(len(ranks)))
+            ax.set_yticklabels(ranks if j == 0 else [], fontsize=7)
+            ax.set_title(f"{m.name} ({title})", fontsize=9)
+            if i == 1:
+                ax.set_xlabel("N games", fontsize=8)
+    fig.colorbar(im, ax=axes, shrink=0.8)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def plot_score_by_move(evals: list[RunEvaluation], path: Path) -> None:
+    """Fig. 3: the composite score of every rank against the move number (candidate set)."""
+    plt = _plt()
+    se = [ev for ev in evals if ev.by_move is not None]
+    if not se:
+        return
+    fig, axes = plt.subplots(1, len(se), figsize=(6 * len(se), 4.2), squeeze=False)
+    for ax, ev in zip(axes[0], se, strict=True):
+        assert ev.by_move is not None
+        moves, means = ev.by_move
+        cmap = plt.get_cmap("viridis")
+        for r, name in enumerate(ev.ranks):
+            ax.plot(moves, means[r], color=cmap(r / max(1, len(ev.ranks) - 1)), label=name)
+        ax.set_xlabel("move number")
+        ax.set_ylabel("composite strength score")
+        ax.set_title(f"{ev.methods[0].name}: score by move number")
+        ax.legend(fontsize=7, ncol=2)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or np.isnan(x) else f"{100 * x:.1f}%"
+
+
+def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
+    """Plots, ``report.md`` and ``results.json`` for the evaluated runs; the report's path."""
+    if not evals:
+        raise SparringError("nothing to report: no run was evaluated")
+    out.mkdir(parents=True, exist_ok=True)
+    plot_accuracy(evals, game, out / "accuracy.png")
+    plot_per_rank(evals, out / "per_rank.png")
+    plot_score_by_move(evals, out / "score_by_move.png")
+    cfg = evals[0].config
+    n_max = min(ev.config.eval_max_games for ev in evals)
+    cols = [k for k in REPORT_N if k <= n_max]
+    lines = [
+        f"# Strength estimation: {game}",
+        "",
+        f"Held-out evaluation units per rank ({cfg.eval_unit}s): "
+        + ", ".join(f"{r} {u}" for r, u in zip(evals[0].ranks, evals[0].val_units, strict=True))
+        + f"; {cfg.eval_draws} random draws of N per rank; composite score = "
+        + ("mean over all pairs (paper)" if cfg.eval_aggregate == "move" else "mean of game means")
+        + ". Draws are without replacement, so when N nears a rank's number of held-out units "
+        "every draw holds almost the same games and the curve's right end is nearly "
+        "deterministic.",
+        "",
+        "| run | kind | steps | pairs seen | train s | val pairs | cand pairs |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for ev in evals:
+        lines.append(
+            f"| {ev.run} | {ev.kind} | {ev.step} | {ev.pairs_seen} | {ev.train_seconds:.0f} "
+            f"| {ev.pairs['val']} | {ev.pairs['cand']} |"
+        )
+    for within, title in ((False, "exact rank"), (True, "within one rank")):
+        lines += ["", f"## Accuracy, {title}, against the number of games N", ""]
+        lines.append("| method | " + " | ".join(f"N={k}" for k in cols) + " | N for 80% |")
+        lines.append("| --- " * (len(cols) + 2) + "|")
+        for ev in evals:
+            for m in ev.methods:
+                curve = m.curves.mean_within1 if within else m.curves.mean_exact
+                reach = m.curves.games_to_reach(0.8, within)
+                lines.append(
+                    f"| {m.name} | "
+                    + " | ".join(_pct(float(curve[k - 1])) for k in cols)
+                    + f" | {reach if reach else '> ' + str(n_max)} |"
+                )
+    lines += ["", "## Per-rank exact accuracy (Fig. 8 analogue)", ""]
+    show = [k for k in (1, 15, 100) if k <= n_max]
+    head = [f"{m.name} N={k}" for ev in evals for m in ev.methods for k in show]
+    lines.append("| rank | " + " | ".join(head) + " |")
+    lines.append("| --- " * (len(head) + 1) + "|")
+    for r, name in enumerate(evals[0].ranks):
+        vals = [
+            _pct(float(m.curves.exact[r, k - 1])) for ev in evals for m in ev.methods for k in show
+        ]
+        lines.append(f"| {name} | " + " | ".join(vals) + " |")
+    lines += ["", "## Whole held-out players (own moves of all their games, players with 5+)", ""]
+    for ev in evals:
+        for m in ev.methods:
+            lines.append(f"* {m.name}: {_pct(m.player_accuracy)} of {m.players} players")
+    refs = [ev for ev in evals if ev.references is not None]
+    if refs:
+        lines += ["", "## Reference composite scores (candidate set)", ""]
+        lines.append("| rank | " + " | ".join(ev.methods[0].name for ev in refs) + " |")
+        lines.append("| --- " * (len(refs) + 1) + "|")
+        for r, name in enumerate(evals[0].ranks):
+            vals = []
+            for ev in refs:
+                assert ev.references is not None
+                vals.append(f"{ev.references[r]:+.3f}")
+            lines.append(f"| {name} | " + " | ".join(vals) + " |")
+    lines += [
+        "",
+        f"Paper (Chen, Shih & Wu 2025): {PAPER[game]['text']}",
+        "",
+        "![accuracy](accuracy.png)",
+        "",
+        "![per rank](per_rank.png)",
+        "",
+        "![score by move](score_by_move.png)",
+        "",
+    ]
+    path = out / "report.md"
+    path.write_text("\n".join(lines))
+    results = {
+        "game": game,
+        "runs": [
+            {
+                "run": str(ev.run),
+                "kind": ev.kind,
+                "step": ev.step,
+                "pairs": ev.pairs,
+                "pairs_seen": ev.pairs_seen,
+                "train_seconds": ev.train_seconds,
+                "val_units_per_rank": ev.val_units,
+                "references": None if ev.references is None else ev.references.tolist(),
+                "methods": {
+                    m.name: {
+                        "mean_exact": [round(float(x), 4) for x in m.curves.mean_exact],
+                        "mean_within1": [round(float(x), 4) for x in m.curves.mean_within1],
+                        "per_rank_exact_at": {
+                            str(k): [round(float(x), 4) for x in m.curves.exact[:, k - 1]]
+                            for k in show
+                        },
+                        "games_to_80": m.curves.games_to_reach(0.8),
+                        "player_accuracy": m.player_accuracy,
+                        "players": m.players,
+                    }
+                    for m in ev.methods
+                },
+            }
+            for ev in evals
+        ],
+    }
+    (out / "results.json").write_text(json.dumps(results, indent=1))
+    return path
+
+
+def data_summary(run: Path) -> dict[str, Any]:
+    """The split report of the data a run was trained on."""
+    cfg = SEConfig.from_mapping(json.loads((Path(run) / "config.json").read_text()))
+    return manifest(build_dataset(cfg.data_config(), show_progress=False))
+
+
+__all__ = [
+    "PAPER",
+    "MethodResult",
+    "RunEvaluation",
+    "data_summary",
+    "evaluate_run",
+    "nearest_rank",
+    "plot_accuracy",
+    "plot_per_rank",
+    "plot_score_by_move",
+    "unit_sums",
+    "write_report",
+]

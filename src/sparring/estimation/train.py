@@ -1,0 +1,734 @@
+"""Training the strength estimator (Chen, Shih & Wu, ICLR 2025, sections 3.2 and 4.1, app. A).
+
+Batches (Fig. 1)
+----------------
+A batch holds ``groups_per_batch`` *groups*; a group draws, for every rank ``r_i``,
+``pairs_per_rank`` (``m = 7``, section 4.1) state-action pairs of that rank from the training
+set.  The network scores each pair (``beta_{i,j}``); the **composite score** of a rank is the
+mean ``beta-bar_i = (1/m) sum_j beta_{i,j}`` (Eq. 3, the log of the geometric-mean strength of
+Eq. 2), and the group's ranking loss is Eq. 5,
+
+``L = -sum_{i=1}^{n-1} log( exp(beta-bar_i) / sum_{j=i}^{n} exp(beta-bar_j) )``
+
+(a Plackett-Luce likelihood of the order ``r_1 > r_2 > ... > r_n``, Eq. 4), averaged over the
+groups.  **SE-inf** appends the rank ``r_inf`` after the weakest human rank: ``m`` pairs of the
+group get a uniformly random legal move in place of the human one (stored with the data,
+:mod:`sparring.estimation.data`); they enter the ranking loss only -- "the policy and value
+loss for state-action pairs of ``r_inf`` are not calculated" (app. A).  The policy
+(cross-entropy with the move played) and value (MSE with the game result from the mover's
+view) losses of AlphaZero are added on the human pairs.  The **SL** baselines (section 2.4)
+use the same batches and network with a rank classifier head and a cross-entropy loss over
+the ranks instead of Eq. 5.
+
+Optimiser: SGD with momentum 0.9 and weight decay 1e-4 (app. A: SGD, learning rate 0.01
+halved after 100,000 of 130,000 steps); ``optimizer = "adam"`` is offered for short CPU runs.
+Go positions are augmented with a random one of the 8 board symmetries per pair (app. A:
+"data augmentation"); chess has none.
+
+A run lives in one folder: ``config.json``, ``checkpoint.pt`` (network, optimiser, schedule,
+random states; written atomically every ``checkpoint_every`` steps, so a kill loses at most
+those steps and re-running the command resumes), ``model.pt`` (the network,
+:func:`~sparring.estimation.model.save_strength_model`), ``log.jsonl`` (training and validation
+losses) and ``training.png``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+import torch.nn.functional as F
+
+from sparring.errors import ConfigError
+from sparring.estimation.data import (
+    INF_RANK,
+    DataConfig,
+    PairSet,
+    build_dataset,
+    load_split,
+    ranks_for,
+)
+from sparring.estimation.model import (
+    KINDS,
+    StrengthNet,
+    StrengthNetConfig,
+    build_strength_model,
+    save_strength_model,
+)
+
+CHECKPOINT_FORMAT = "sparring-se-checkpoint-v1"
+RESUMABLE_CHANGES = frozenset(
+    {
+        "steps",
+        "checkpoint_every",
+        "log_every",
+        "val_every",
+        "threads",
+        "device",
+        "eval_draws",
+        "eval_max_games",
+        "eval_unit",
+        "eval_aggregate",
+        "eval_batch",
+        "eval_pairs_per_side",
+        "cache_dir",
+    }
+)
+"""Config fields a resumed run may change; any other difference is refused."""
+
+
+# ---- configuration ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SEConfig:
+    """Everything that defines a strength-estimator training run (and its evaluation)."""
+
+    game: str
+    """``go`` or ``chess``."""
+    variant: str = "se_inf"
+    """``se`` (Eq. 5 over the human ranks), ``se_inf`` (plus ``r_inf``) or ``sl`` (the
+    SL_sum / SL_vote rank classifier)."""
+    # ---- data (see sparring.estimation.data.DataConfig) ----
+    data_root: str = ""
+    cache_dir: str = "runs/se-cache"
+    val_fraction: float = 0.15
+    max_records_per_rank: int = 0
+    max_train_games_per_rank: int = 0
+    max_val_games_per_rank: int = 0
+    max_cand_games_per_rank: int = 0
+    train_positions_per_side: int = 0
+    eval_positions_per_side: int = 0
+    random_actions: int = 4
+    # ---- network ----
+    blocks: int = 6
+    """Residual blocks (paper: 20)."""
+    channels: int = 64
+    """Trunk filters (paper: 256)."""
+    head_channels: int = 32
+    head_hidden: int = 64
+    value_hidden: int = 64
+    # ---- training ----
+    steps: int = 130_000
+    """Optimiser steps (paper: 130,000)."""
+    groups_per_batch: int = 4
+    """Groups (one ranking of all ranks each) per batch."""
+    pairs_per_rank: int = 7
+    """``m``: pairs averaged into a composite score (paper: 7)."""
+    optimizer: str = "sgd"
+    """``sgd`` (paper) or ``adam``."""
+    learning_rate: float = 0.01
+    """Initial learning rate (paper: 0.01)."""
+    lr_decay_steps: tuple[int, ...] = (100_000,)
+    """Steps after which the learning rate is multiplied by ``lr_decay_factor`` (paper: 100k)."""
+    lr_decay_factor: float = 0.5
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+    policy_weight: float = 1.0
+    value_weight: float = 1.0
+    augment: bool = True
+    """Random board symmetry per pair (Go only)."""
+    checkpoint_every: int = 200
+    log_every: int = 20
+    val_every: int = 200
+    """Validation losses on held-out players every this many steps (0: never)."""
+    val_groups: int = 32
+    """Groups of the (fixed) validation batches."""
+    threads: int = 1
+    """PyTorch CPU threads."""
+    device: str = "cpu"
+    """``cpu``, ``cuda`` (or ``cuda:N``) or ``auto``."""
+    seed: int = 0
+    # ---- evaluation (sparring se-eval) ----
+    eval_draws: int = 500
+    """Random draws of N games per rank and N (paper: 500)."""
+    eval_max_games: int = 100
+    """Largest N (paper: 100)."""
+    eval_unit: str = "game"
+    """``game``: both players' moves of a game (both share the rank group; as the paper's
+    query set); ``side``: one player's moves."""
+    eval_aggregate: str = "move"
+    """``move``: the composite score of N games is the mean beta over all their pairs (the
+    paper's Eq. 2-3); ``game``: the mean of per-game means."""
+    eval_batch: int = 512
+    eval_pairs_per_side: int = 0
+    """Score at most this many of the extracted pairs per player and game (0: all of them);
+    a way to cut evaluation time without extracting the data again."""
+
+    def __post_init__(self) -> None:
+        ranks_for(self.game)
+        if self.variant not in KINDS:
+            raise ConfigError(f"se config: variant must be one of {', '.join(KINDS)}")
+        positive = (
+            "steps",
+            "groups_per_batch",
+            "pairs_per_rank",
+            "channels",
+            "head_channels",
+            "head_hidden",
+            "value_hidden",
+            "checkpoint_every",
+            "log_every",
+            "val_groups",
+            "threads",
+            "random_actions",
+            "eval_draws",
+            "eval_max_games",
+            "eval_batch",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ConfigError(f"se config: {name} must be >= 1")
+        nonneg = (
+            "blocks",
+            "val_every",
+            "max_records_per_rank",
+            "max_train_games_per_rank",
+            "max_val_games_per_rank",
+            "max_cand_games_per_rank",
+            "train_positions_per_side",
+            "eval_positions_per_side",
+            "eval_pairs_per_side",
+        )
+        for name in nonneg:
+            if getattr(self, name) < 0:
+                raise ConfigError(f"se config: {name} must be >= 0")
+        if self.optimizer not in ("sgd", "adam"):
+            raise ConfigError("se config: optimizer must be 'sgd' or 'adam'")
+        if self.learning_rate <= 0 or not 0 < self.lr_decay_factor <= 1:
+            raise ConfigError("se config: learning_rate must be > 0, lr_decay_factor in (0, 1]")
+        if not 0 <= self.val_fraction < 1:
+            raise ConfigError("se config: val_fraction must be in [0, 1)")
+        if self.eval_unit not in ("game", "side") or self.eval_aggregate not in ("move", "game"):
+            raise ConfigError("se config: eval_unit is game|side, eval_aggregate is move|game")
+        if not (self.device in ("cpu", "cuda", "auto") or self.device.startswith("cuda:")):
+            raise ConfigError(f"se config: unknown device {self.device!r}")
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any]) -> SEConfig:
+        """Build from a mapping; unknown keys raise :class:`ConfigError` naming the key."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(
+                f"se config: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})"
+            )
+        if "game" not in data:
+            raise ConfigError("se config: the key 'game' is required")
+        values = dict(data)
+        if "lr_decay_steps" in values:
+            values["lr_decay_steps"] = tuple(int(x) for x in values["lr_decay_steps"])
+        if "variant" in values:
+            values["variant"] = str(values["variant"]).replace("-", "_")
+        try:
+            return cls(**values)
+        except TypeError as exc:
+            raise ConfigError(f"se config: {exc}") from None
+
+    @classmethod
+    def from_toml(cls, path: Path, game: str, **overrides: Any) -> SEConfig:
+        """The file's keys for ``game``, then ``overrides`` (None values are ignored)."""
+        try:
+            data = tomllib.loads(Path(path).read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"config file {str(path)!r} not found") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {str(path)!r}: {exc}") from None
+        if data.get("game", game) != game:
+            raise ConfigError(
+                f"config file {str(path)!r} is for game {data['game']!r}, not {game!r}"
+            )
+        data["game"] = game
+        data.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.from_mapping(data)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The config as plain data."""
+        data = dataclasses.asdict(self)
+        data["lr_decay_steps"] = list(self.lr_decay_steps)
+        return data
+
+    def data_config(self) -> DataConfig:
+        """The data settings (:class:`~sparring.estimation.data.DataConfig`)."""
+        names = {f.name for f in dataclasses.fields(DataConfig)}
+        return DataConfig(**{k: v for k, v in dataclasses.asdict(self).items() if k in names})
+
+    def network_config(self) -> StrengthNetConfig:
+        """The network shape."""
+        return StrengthNetConfig(
+            game=self.game,
+            ranks=ranks_for(self.game),
+            kind=self.variant,
+            blocks=self.blocks,
+            channels=self.channels,
+            head_channels=self.head_channels,
+            head_hidden=self.head_hidden,
+            value_hidden=self.value_hidden,
+        )
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto`` -> CUDA when available, else CPU; ``cuda`` without a GPU is a ConfigError."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(f"device {name!r} asked for, but no CUDA GPU is available")
+    return torch.device(name)
+
+
+# ---- losses (Eq. 3-5) -----------------------------------------------------------------------
+def composite_scores(betas: torch.Tensor) -> torch.Tensor:
+    """Eq. 3: ``beta-bar_i = (1/m) sum_j beta_{i,j}`` over the last axis (the ``m`` pairs)."""
+    return betas.mean(dim=-1)
+
+
+def bradley_terry_loss(scores: torch.Tensor) -> torch.Tensor:
+    """Eq. 5 for composite scores ``[..., n]`` ordered strongest first, averaged over the
+    leading axes: ``-sum_{i<n} log(exp(s_i) / sum_{j>=i} exp(s_j))``."""
+    tail = torch.logcumsumexp(scores.flip(-1), dim=-1).flip(-1)  # log sum_{j>=i} exp(s_j)
+    return (tail - scores)[..., :-1].sum(dim=-1).mean()
+
+
+@dataclass
+class Batch:
+    """A batch of groups: ``planes``/``actions``/``values``/``ranks`` of the human pairs in
+    (group, rank, pair) order, and for SE-inf the ``r_inf`` pairs (an index of the human pair
+    whose position they share, and their random move), ``m`` per group."""
+
+    planes: torch.Tensor
+    actions: torch.Tensor
+    values: torch.Tensor
+    ranks: torch.Tensor
+    groups: int
+    n_ranks: int
+    m: int
+    inf_index: torch.Tensor | None = None
+    inf_actions: torch.Tensor | None = None
+
+
+def se_losses(
+    model: StrengthNet, batch: Batch, policy_weight: float = 1.0, value_weight: float = 1.0
+) -> dict[str, torch.Tensor]:
+    """The losses of one batch: ``rank`` (Eq. 5 for SE / SE-inf, rank cross-entropy for SL),
+    ``policy`` and ``value`` (human pairs only), and ``total``."""
+    features, logits, value = model.trunk(batch.planes)
+    g, n, m = batch.groups, batch.n_ranks, batch.m
+    b = batch.actions.shape[0]
+    out: dict[str, torch.Tensor] = {}
+    if model.config.kind == "se_inf":
+        if batch.inf_index is None or batch.inf_actions is None:
+            raise ValueError("an SE-inf batch needs r_inf pairs")
+        # One head pass over human and r_inf pairs together, so that batch normalisation sees
+        # the same mixture in training as its running statistics hold at evaluation.
+        i = batch.inf_index
+        scores_all = model.strength(
+            torch.cat([features, features[i]]),
+            torch.cat([logits, logits[i]]),
+            torch.cat([batch.actions, batch.inf_actions]),
+        )
+        scores, inf = scores_all[:b], scores_all[b:]
+    else:
+        scores = model.strength(features, logits, batch.actions)
+    if model.config.kind == "sl":
+        out["rank"] = F.cross_entropy(scores, batch.ranks)
+    else:
+        composite = composite_scores(scores[:, 0].view(g, n, m))
+        if model.config.kind == "se_inf":
+            composite = torch.cat([composite, composite_scores(inf[:, 0].view(g, m))[:, None]], 1)
+        out["rank"] = bradley_terry_loss(composite)
+        out["composite"] = composite.detach()
+    out["policy"] = F.cross_entropy(logits, batch.actions)
+    out["value"] = F.mse_loss(value, batch.values)
+    out["total"] = out["rank"] + policy_weight * out["policy"] + value_weight * out["value"]
+    out["scores"] = scores.detach()
+    out["logits"] = logits.detach()
+    return out
+
+
+# ---- symmetries (Go) -------------------------------------------------------------------------
+def dihedral(planes: torch.Tensor, k: int) -> torch.Tensor:
+    """Symmetry ``k`` (0-7) of ``[B, C, H, W]`` planes: a left-right flip when ``k >= 4``, then
+    ``k % 4`` quarter turns (the order of :func:`sparring.games.base.dihedral_symmetries`)."""
+    x = planes.flip(-1) if k >= 4 else planes
+    return torch.rot90(x, k % 4, dims=(2, 3))
+
+
+def action_symmetry_table(size: int) -> torch.Tensor:
+    """``table[k, a]``: where Go action ``a`` goes under :func:`dihedral` ``k`` (pass stays)."""
+    area = size * size
+    grid = torch.arange(area).view(1, 1, size, size)
+    table = torch.empty((8, area + 1), dtype=torch.long)
+    for k in range(8):
+        moved = dihedral(grid, k).reshape(-1)  # moved[q] = the point that lands on q
+        table[k, moved] = torch.arange(area)
+        table[k, area] = area
+    return table
+
+
+# ---- batches ---------------------------------------------------------------------------------
+class BatchSampler:
+    """Draws :class:`Batch` es from a :class:`~sparring.estimation.data.PairSet`."""
+
+    def __init__(
+        self,
+        pairs: PairSet,
+        kind: str,
+        groups: int,
+        m: int,
+        augment: bool,
+        device: torch.device,
+    ) -> None:
+        self.pairs = pairs
+        self.kind = kind
+        self.groups = groups
+        self.m = m
+        self.by_rank = pairs.by_rank()
+        empty = [pairs.ranks[r] for r, idx in enumerate(self.by_rank) if idx.size == 0]
+        if empty:
+            raise ConfigError(f"no training pairs for rank(s) {', '.join(empty)}")
+        self.augment = augment and pairs.game == "go"
+        self.device = device
+        self.table = action_symmetry_table(19) if self.augment else None
+
+    def sample(self, rng: np.random.Generator) -> Batch:
+        """One batch: ``groups`` x ``n ranks`` x ``m`` human pairs (+ ``m`` r_inf pairs a group)."""
+        g, m = self.groups, self.m
+        n = len(self.by_rank)
+        idx = np.empty((g, n, m), dtype=np.int64)
+        for r, pool in enumerate(self.by_rank):
+            idx[:, r, :] = pool[rng.integers(0, pool.size, size=(g, m))]
+        flat = idx.reshape(-1)
+        planes = torch.from_numpy(self.pairs.planes(flat))
+        actions = torch.from_numpy(self.pairs.action[flat].astype(np.int64))
+        values = torch.from_numpy(self.pairs.value[flat].astype(np.float32))
+        ranks = torch.from_numpy(np.repeat(np.arange(n), m)[None].repeat(g, 0).reshape(-1))
+        inf_index = inf_actions = None
+        if self.kind == "se_inf":
+            per_group = n * m
+            pick = np.stack([rng.choice(per_group, m, replace=False) for _ in range(g)])
+            pick = pick + (np.arange(g) * per_group)[:, None]
+            col = rng.integers(0, self.pairs.random_actions.shape[1], size=pick.shape)
+            inf_np = self.pairs.random_actions[flat[pick], col].reshape(-1).astype(np.int64)
+            inf_index = torch.from_numpy(pick.reshape(-1))
+            inf_actions = torch.from_numpy(inf_np)
+        if self.table is not None:
+            sym = torch.from_numpy(rng.integers(0, 8, size=flat.size))
+            for k in range(1, 8):
+                sel = torch.nonzero(sym == k).view(-1)
+                if sel.numel():
+                    planes[sel] = dihedral(planes[sel], k)
+            actions = self.table[sym, actions]
+            if inf_index is not None and inf_actions is not None:
+                inf_actions = self.table[sym[inf_index], inf_actions]
+        dev = self.device
+        return Batch(
+            planes=planes.to(dev),
+            actions=actions.to(dev),
+            values=values.to(dev),
+            ranks=ranks.to(dev),
+            groups=g,
+            n_ranks=n,
+            m=m,
+            inf_index=None if inf_index is None else inf_index.to(dev),
+            inf_actions=None if inf_actions is None else inf_actions.to(dev),
+        )
+
+
+# ---- the trainer -----------------------------------------------------------------------------
+@dataclass
+class SEState:
+    """What a checkpoint restores besides network, optimiser and random states."""
+
+    step: int = 0
+    seconds: float = 0.0
+    pairs_seen: int = 0
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """The records of a ``log.jsonl`` (a torn last line from a kill is skipped)."""
+    records: list[dict[str, Any]] = []
+    if not path.exists():
+        return records
+    for line in path.read_text().splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+class SETrainer:
+    """Runs (and resumes) one strength-estimator training run in ``out_dir``."""
+
+    def __init__(self, config: SEConfig, out_dir: Path, show_progress: bool = True) -> None:
+        self.config = config
+        self.out = Path(out_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._check_config_file()
+        torch.set_num_threads(config.threads)
+        self.device = resolve_device(config.device)
+        self.data_dir = build_dataset(config.data_config(), show_progress=show_progress)
+        self.train_pairs = load_split(self.data_dir, "train")
+        self.val_pairs = load_split(self.data_dir, "val") if config.val_every else None
+        self.model = build_strength_model(config.network_config(), seed=config.seed).to(self.device)
+        if config.optimizer == "sgd":
+            self.optimizer: torch.optim.Optimizer = torch.optim.SGD(
+                self.model.parameters(),
+                lr=config.learning_rate,
+                momentum=config.momentum,
+                weight_decay=config.weight_decay,
+            )
+        else:
+            self.optimizer = torch.optim.AdamW(
+                self.model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+            )
+        self.schedule = torch.optim.lr_scheduler.MultiStepLR(
+            self.optimizer, milestones=list(config.lr_decay_steps), gamma=config.lr_decay_factor
+        )
+        self.sampler = BatchSampler(
+            self.train_pairs,
+            config.variant,
+            config.groups_per_batch,
+            config.pairs_per_rank,
+            config.augment,
+            self.device,
+        )
+        self.rng = np.random.default_rng(config.seed)
+        self.state = SEState()
+        self._resume()
+
+    # ---- persistence ---------------------------------------------------------------------
+    def _check_config_file(self) -> None:
+        path = self.out / "config.json"
+        mine = self.config.to_mapping()
+        if path.exists():
+            theirs = json.loads(path.read_text())
+            fixed = set(mine) - RESUMABLE_CHANGES
+            diff = sorted(k for k in fixed if theirs.get(k) != mine[k])
+            if diff:
+                raise ConfigError(
+                    f"{self.out} holds a run with a different config ({', '.join(diff)}); "
+                    "use another directory"
+                )
+        _atomic_write(path, json.dumps(mine, indent=2).encode())
+
+    def _resume(self) -> None:
+        path = self.out / "checkpoint.pt"
+        if not path.exists():
+            return
+        payload = torch.load(path, map_location=self.device, weights_only=False)
+        if payload.get("format") != CHECKPOINT_FORMAT:
+            raise ConfigError(f"{path}: not a sparring strength-estimator checkpoint")
+        self.model.load_state_dict(payload["model"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        self.schedule.load_state_dict(payload["schedule"])
+        self.rng.bit_generator.state = payload["numpy_rng"]
+        torch.set_rng_state(payload["torch_rng"])
+        self.state = SEState(**payload["state"])
+        # Log records written after the checkpoint describe steps that will be redone.
+        log = self.out / "log.jsonl"
+        kept = [r for r in read_log(log) if r.get("step", 0) <= self.state.step]
+        _atomic_write(log, "".join(json.dumps(r) + "\n" for r in kept).encode())
+
+    def save_checkpoint(self) -> None:
+        """Write the checkpoint, then ``model.pt``, each atomically."""
+        buffer = io.BytesIO()
+        torch.save(
+            {
+                "format": CHECKPOINT_FORMAT,
+                "model": self.model.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "schedule": self.schedule.state_dict(),
+                "numpy_rng": self.rng.bit_generator.state,
+                "torch_rng": torch.get_rng_state(),
+                "state": vars(self.state),
+                "config": self.config.to_mapping(),
+            },
+            buffer,
+        )
+        _atomic_write(self.out / "checkpoint.pt", buffer.getvalue())
+        save_strength_model(self.out / "model.pt", self.model, self.model_metadata())
+
+    def model_metadata(self) -> dict[str, Any]:
+        """What ``model.pt`` records about its training."""
+        ranks = list(self.config.network_config().ranks)
+        if self.config.variant == "se_inf":
+            ranks.append(INF_RANK)
+        return {
+            "game": self.config.game,
+            "variant": self.config.variant,
+            "trained_ranks": ranks,
+            "step": self.state.step,
+            "pairs_seen": self.state.pairs_seen,
+            "train_pairs": len(self.train_pairs),
+            "data": str(self.data_dir),
+        }
+
+    def _log(self, record: dict[str, Any]) -> None:
+        path = self.out / "log.jsonl"
+        torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+        with open(path, "a") as fh:
+            fh.write(("\n" if torn else "") + json.dumps(record) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    # ---- steps ---------------------------------------------------------------------------
+    def train_step(self) -> dict[str, float]:
+        """One optimiser step on a fresh batch; the batch's losses."""
+        c = self.config
+        batch = self.sampler.sample(self.rng)
+        self.model.train()
+        losses = se_losses(self.model, batch, c.policy_weight, c.value_weight)
+        self.optimizer.zero_grad(set_to_none=True)
+        losses["total"].backward()
+        self.optimizer.step()
+        self.schedule.step()
+        self.state.step += 1
+        self.state.pairs_seen += int(batch.actions.numel())
+        return {k: float(losses[k].item()) for k in ("rank", "policy", "value", "total")}
+
+    @torch.no_grad()
+    def validate(self) -> dict[str, float]:
+        """Losses on fixed batches of held-out players' pairs, plus how often the composite
+        scores of neighbouring ranks are in the right order (SE) or the rank of a single pair
+        is right (SL), and the policy's top-1 agreement with the human move."""
+        if self.val_pairs is None or len(self.val_pairs) == 0:
+            return {}
+        c = self.config
+        sampler = BatchSampler(
+            self.val_pairs, c.variant, c.val_groups, c.pairs_per_rank, False, self.device
+        )
+        rng = np.random.default_rng([c.seed, 99991])
+        self.model.eval()
+        batch = sampler.sample(rng)
+        losses = se_losses(self.model, batch, c.policy_weight, c.value_weight)
+        out = {f"val_{k}": float(losses[k].item()) for k in ("rank", "policy", "value")}
+        if c.variant == "sl":
+            pred = losses["scores"].argmax(dim=1)
+            out["val_rank_accuracy"] = float((pred == batch.ranks).float().mean().item())
+        else:
+            comp = losses["composite"]
+            out["val_order_accuracy"] = float((comp[:, :-1] > comp[:, 1:]).float().mean().item())
+        top1 = losses["logits"].argmax(dim=1) == batch.actions
+        out["val_policy_top1"] = float(top1.float().mean().item())
+        return out
+
+    def run(
+        self,
+        steps: int | None = None,
+        report: Callable[[int, int, dict[str, Any]], None] | None = None,
+    ) -> SEState:
+        """Train until ``steps`` (default: the config's) are done, checkpointing as configured."""
+        c = self.config
+        target = c.steps if steps is None else steps
+        sums: dict[str, float] = {}
+        count = 0
+        t0 = time.perf_counter()
+        while self.state.step < target:
+            losses = self.train_step()
+            for k, v in losses.items():
+                sums[k] = sums.get(k, 0.0) + v
+            count += 1
+            step = self.state.step
+            record: dict[str, Any] = {}
+            if (
+                step % c.log_every == 0
+                or step == target
+                or (c.val_every and step % c.val_every == 0)
+            ):
+                now = time.perf_counter()
+                self.state.seconds += now - t0
+                t0 = now
+                record = {"step": step, "lr": self.optimizer.param_groups[0]["lr"]}
+                record |= {f"loss_{k}": v / max(count, 1) for k, v in sums.items()}
+                if c.val_every and (step % c.val_every == 0 or step == target):
+                    record |= self.validate()
+                record |= {"seconds": self.state.seconds, "pairs_seen": self.state.pairs_seen}
+                sums, count = {}, 0
+            if step % c.checkpoint_every == 0 or step == target:
+                if not record:
+                    now = time.perf_counter()
+                    self.state.seconds += now - t0
+                    t0 = now
+                self.save_checkpoint()
+            if record:
+                self._log(record)
+                if any(k.startswith("val_") for k in record):
+                    plot_training(self.out / "log.jsonl", self.out / "training.png")
+            if report:
+                report(step, target, record or losses)
+        if not (self.out / "training.png").exists():
+            plot_training(self.out / "log.jsonl", self.out / "training.png")
+        return self.state
+
+
+def plot_training(log: Path, png: Path) -> None:
+    """Training and validation losses against steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    records = read_log(log)
+    if not records:
+        return
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    for ax, key, title in zip(
+        axes,
+        ("rank", "policy", "value"),
+        ("rank loss (Eq. 5 / rank CE)", "policy cross-entropy", "value MSE"),
+        strict=True,
+    ):
+        pts = [(r["step"], r[f"loss_{key}"]) for r in records if f"loss_{key}" in r]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], label="train", alpha=0.7)
+        vpts = [(r["step"], r[f"val_{key}"]) for r in records if f"val_{key}" in r]
+        if vpts:
+            ax.plot([p[0] for p in vpts], [p[1] for p in vpts], "o-", label="held-out players")
+        ax.set_xlabel("step")
+        ax.set_title(title)
+        ax.legend()
+    fig.tight_layout()
+    tmp = png.with_name(png.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=90)
+    plt.close(fig)
+    os.replace(tmp, png)
+
+
+def values_at(records: list[dict[str, Any]], key: str) -> npt.NDArray[np.float64]:
+    """The values of ``key`` over a log's records (for summaries)."""
+    return np.array([r[key] for r in records if key in r], dtype=np.float64)
+
+
+__all__ = [
+    "Batch",
+    "BatchSampler",
+    "SEConfig",
+    "SEState",
+    "SETrainer",
+    "action_symmetry_table",
+    "bradley_terry_loss",
+    "composite_scores",
+    "dihedral",
+    "plot_training",
+    "read_log",
+    "resolve_device",
+    "se_losses",
+]

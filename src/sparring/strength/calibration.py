@@ -1,0 +1,689 @@
+"""Calibration of strength adjustment: Elo over a grid of ``(z, R_th)`` (Wu et al., AAAI
+2019, *Empirical Results*: Table 1, Fig. 1-3) plus the floor below ``z = -inf``.
+
+Design (the paper's, extended with a rating ladder):
+
+* **Matches.**  Every setting of the grid (each ``z`` of ``z_values`` with each ``R_th`` of
+  ``rth_values``, and each floor level of ``floor_values`` with ``z = -inf`` at the
+  baseline's ``R_th``) plays ``games`` games, colours alternating, against the paper's
+  *baseline*, the SA player with ``z = 0, R_th = 0.1`` (the paper: "we do not use the
+  original [player], equivalent to ``z = inf``, as the baseline since it is much too strong
+  for some trials").  Settings that play identically are played once: ``z = +inf`` (the most
+  visited move) does not depend on ``R_th``.
+* **Ladder links.**  To put the numbers on the Elo scale of the baseline ladder
+  (``docs/results.md``: Random = 1000, MCTS1-4, Minimax1-2; a file written by ``sparring
+  tournament --json``), the baseline also plays ``link_games`` games against each ladder
+  player of ``ladder_opponents``, and ``z = -inf`` and the floor settings play against
+  ``floor_opponents`` (Random by default), so the weak end is measured against Random
+  directly; ``z = +inf`` plays ``top_opponents`` (none by default).
+* **Ratings.**  One maximum-likelihood Bradley-Terry fit over all those games
+  (:func:`fit_with_fixed`) with the ladder players' ratings *held fixed* at their ladder
+  values, so every setting's Elo is comparable with MCTS1 / Minimax1 / Random.  Standard
+  errors come from the observed information and leave out the ladder's own uncertainty.
+  ``prior_draws`` virtual draws per pairing keep perfect records finite.  Without a ladder
+  the baseline is fixed at Elo 0 instead.  The paper's "Elo relative to ``z = inf``" is the
+  difference of two fitted ratings (with the standard error of the difference).
+* **Durability.**  Every match goes through :func:`~sparring.evaluation.match.run_match`:
+  games run in parallel worker processes, are stored in a
+  :class:`~sparring.evaluation.store.GameStore` as they finish (with the SA players' root
+  visit counts as per-move annotations) and a re-run skips the games already stored.
+
+:func:`run_calibration` returns a :class:`CalibrationResult`: the
+:class:`~sparring.strength.target.Calibration` (saved as the calibration file), the Table 1
+analogue, the linear and logistic fits of Fig. 1, the curves of Fig. 2, the candidates of
+Fig. 3 and the strength analysis (Table 2, Fig. 4; :mod:`sparring.strength.analysis`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from rich.console import Console
+
+from sparring.errors import ConfigError, UnknownPlayerError
+from sparring.evaluation.ladder import Ladder, LadderPlayer, read_ladder
+from sparring.evaluation.match import MatchConfig, RunResult, run_match
+from sparring.evaluation.store import GameRecord, GameStore
+from sparring.games import get_game
+from sparring.players import make_player
+from sparring.players.registry import PlayerSpec
+from sparring.players.strength import SEARCH_OPTIONS
+from sparring.strength.analysis import (
+    ELO_PER_NAT,
+    LinearFit,
+    LogisticFit,
+    Positions,
+    ThresholdAnalysis,
+    analyze_threshold,
+    average_candidates,
+    fit_linear,
+    fit_logistic,
+    root_visits_of,
+)
+from sparring.strength.selection import PAPER_RTH, StrengthSetting, format_z
+from sparring.strength.target import Calibration, CalibrationPoint, file_sha256
+
+FloatArray = npt.NDArray[np.float64]
+
+INF = math.inf
+DEFAULT_Z_VALUES: tuple[float, ...] = (-INF, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, INF)
+"""The paper's Table 1 grid of strength indices."""
+DEFAULT_RTH_VALUES: tuple[float, ...] = (0.0, 0.02, 0.05, 0.1, 0.25, 0.5)
+"""The paper's Fig. 2 thresholds."""
+DEFAULT_FLOOR_VALUES: tuple[float, ...] = (0.5, 1.0, 1.5, 2.0)
+"""Floor levels measured below ``z = -inf`` (see :func:`.selection.floor_schedule`)."""
+DEFAULT_GAMES = 200
+"""Games per setting against the baseline (the paper: 250)."""
+DEFAULT_LINK_GAMES = 50
+"""Games per ladder link (a setting against one ladder player)."""
+DEFAULT_PRIOR_DRAWS = 1.0
+"""Virtual draws added to every pairing that played (keeps 100% records finite: 50 wins of
+50 games give +800 Elo rather than infinity)."""
+CANDIDATE_RTH = (0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0)
+"""Thresholds at which Fig. 3 (mean number of candidates) is evaluated."""
+
+
+# ---- configuration ----------------------------------------------------------------------------
+def parse_base(text: str) -> dict[str, str]:
+    """The search options of an ``sa`` spec: ``base=uct,sims=300`` (an ``sa:`` prefix is
+    allowed).  Only :data:`~sparring.players.strength.SEARCH_OPTIONS` may appear."""
+    raw = text.strip()
+    if raw.lower().startswith("sa:"):
+        raw = raw[3:]
+    try:
+        options = PlayerSpec.parse("sa:" + raw).options if raw else {}
+    except UnknownPlayerError as exc:
+        raise ConfigError(f"bad search options {text!r}: {exc}") from None
+    unknown = sorted(set(options) - set(SEARCH_OPTIONS))
+    if unknown:
+        raise ConfigError(
+            f"search options {text!r}: {unknown[0]!r} is not a search option "
+            f"(allowed: {', '.join(SEARCH_OPTIONS)}); the grid sets z, rth and floor"
+        )
+    return {k: options[k] for k in SEARCH_OPTIONS if k in options}
+
+
+@dataclass(frozen=True)
+class CalibrationConfig:
+    """What :func:`run_calibration` plays; invalid values raise :class:`ConfigError`."""
+
+    game: str
+    """Registry name of the game."""
+    base: str = "base=uct,sims=300"
+    """The ``sa`` search options (``base=az,model=connect4,sims=200`` or ``base=uct,sims=300``)."""
+    z_values: tuple[float, ...] = DEFAULT_Z_VALUES
+    rth_values: tuple[float, ...] = DEFAULT_RTH_VALUES
+    floor_values: tuple[float, ...] = DEFAULT_FLOOR_VALUES
+    baseline_z: float = 0.0
+    """The baseline's ``z`` (the paper: 0)."""
+    baseline_rth: float = PAPER_RTH
+    """The baseline's ``R_th`` (the paper: 0.1); also the main threshold of the Elo scale."""
+    games: int = DEFAULT_GAMES
+    """Games of every setting against the baseline."""
+    seed: int = 0
+    """Base seed of every match (each game's seed derives from it, the match and its index)."""
+    workers: int = 1
+    """Worker processes."""
+    ladder: str | None = None
+    """Ladder file (``sparring tournament --json``) whose ratings fix the scale; None: the
+    baseline at 0."""
+    ladder_opponents: tuple[str, ...] | None = None
+    """Ladder player specs the baseline plays (None: all of the ladder's players)."""
+    floor_opponents: tuple[str, ...] = ("random",)
+    """Ladder player specs that ``z = -inf`` and the floor settings play."""
+    top_opponents: tuple[str, ...] = ()
+    """Ladder player specs that ``z = +inf`` plays (e.g. ``mcts1``: for ``base=uct,sims=300``
+    the two play the same algorithm, a check of the scale)."""
+    link_games: int = DEFAULT_LINK_GAMES
+    """Games of every ladder link."""
+    prior_draws: float = DEFAULT_PRIOR_DRAWS
+    """Virtual draws per pairing in the rating fit."""
+
+    def __post_init__(self) -> None:
+        if self.games < 1 or self.workers < 1 or self.seed < 0 or self.link_games < 1:
+            raise ConfigError("games, workers and link_games must be >= 1 and seed >= 0")
+        if not self.z_values and not self.floor_values:
+            raise ConfigError("the calibration grid is empty")
+        for z in (*self.z_values, self.baseline_z):
+            if math.isnan(z):
+                raise ConfigError("z values must be numbers or +-inf")
+        for rth in (*self.rth_values, self.baseline_rth):
+            if not 0.0 <= rth <= 1.0:
+                raise ConfigError(f"R_th values must be in [0, 1], not {rth}")
+        for floor in self.floor_values:
+            if not 0.0 <= floor <= 2.0:
+                raise ConfigError(f"floor levels must be in [0, 2], not {floor}")
+        if not self.prior_draws > 0:
+            raise ConfigError("prior_draws must be > 0")
+        parse_base(self.base)
+
+    @property
+    def base_options(self) -> dict[str, str]:
+        return parse_base(self.base)
+
+    @property
+    def baseline(self) -> StrengthSetting:
+        return StrengthSetting(self.baseline_z, self.baseline_rth)
+
+    def canonical(self, setting: StrengthSetting) -> StrengthSetting:
+        """One representative of settings that play identically (``z = +inf`` at any
+        threshold, or any ``z`` with ``R_th = 1``: the most visited move)."""
+        if setting.floor == 0.0 and (setting.z == INF or setting.rth == 1.0):
+            return StrengthSetting(INF, self.baseline_rth)
+        return setting
+
+    def settings(self) -> list[StrengthSetting]:
+        """Every setting measured, the baseline first, without duplicates."""
+        out = [self.baseline]
+        for rth in self.rth_values:
+            for z in self.z_values:
+                out.append(self.canonical(StrengthSetting(z, rth)))
+        for floor in self.floor_values:
+            out.append(StrengthSetting(-INF, self.baseline_rth, floor))
+        unique: list[StrengthSetting] = []
+        for s in out:
+            if s not in unique:
+                unique.append(s)
+        return unique
+
+    def spec(self, setting: StrengthSetting) -> str:
+        """The ``sa`` spec of a setting (stable text: it is part of each match's run key)."""
+        base = ",".join(f"{k}={v}" for k, v in self.base_options.items())
+        options = [base] if base else []
+        options += [f"z={format_z(setting.z)}", f"rth={setting.rth:g}"]
+        if setting.floor > 0:
+            options.append(f"floor={setting.floor:g}")
+        return "sa:" + ",".join(options)
+
+
+# ---- ratings with fixed players ---------------------------------------------------------------
+@dataclass(frozen=True)
+class RatingFit:
+    """Maximum-likelihood Elo ratings with some players' ratings held fixed."""
+
+    names: tuple[str, ...]
+    ratings: FloatArray
+    covariance: FloatArray
+    """Covariance (Elo²) of the ratings; zero rows and columns for the fixed players."""
+    fixed: Mapping[str, float]
+    iterations: int
+
+    def index(self, name: str) -> int:
+        return self.names.index(name)
+
+    def rating(self, name: str) -> float:
+        return float(self.ratings[self.index(name)])
+
+    def stderr(self, name: str) -> float:
+        i = self.index(name)
+        return math.sqrt(max(float(self.covariance[i, i]), 0.0))
+
+    def difference_stderr(self, a: str, b: str) -> float:
+        i, j = self.index(a), self.index(b)
+        c = self.covariance
+        return math.sqrt(max(float(c[i, i] + c[j, j] - 2.0 * c[i, j]), 0.0))
+
+
+def fit_with_fixed(
+    games: Sequence[tuple[str, str, float]],
+    fixed: Mapping[str, float],
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    max_iterations: int = 200,
+) -> RatingFit:
+    """Bradley-Terry ratings (Elo scale, AlphaDDA Eq. 16) of the players of ``games``
+    (``(a, b, score of a)``), with the players in ``fixed`` held at their given Elo.
+
+    ``prior_draws`` virtual draws are added to every pair of players that met.  No
+    first-move advantage is fitted (calibration matches alternate colours).  Newton's method
+    with step halving; the covariance is the inverse observed information.  Raises
+    :class:`ConfigError` when a free player is not connected to a fixed one by games.
+    """
+    if not fixed:
+        raise ConfigError("at least one player's rating must be fixed")
+    names: list[str] = []
+    for a, b, _ in games:
+        for n in (a, b):
+            if n not in names:
+                names.append(n)
+    for n in fixed:
+        if n not in names:
+            names.append(n)
+    index = {n: i for i, n in enumerate(names)}
+    cells: dict[tuple[int, int], list[float]] = {}
+    for a, b, score in games:
+        i, j = index[a], index[b]
+        if i == j:
+            raise ValueError(f"player {a!r} cannot play itself")
+        key, s = ((i, j), score) if i < j else ((j, i), 1.0 - score)
+        cell = cells.setdefault(key, [0.0, 0.0])
+        cell[0] += 1.0
+        cell[1] += s
+    keys = sorted(cells)
+    pairs = np.array(keys, dtype=np.int64).reshape(-1, 2)
+    n_games = np.array([cells[k][0] for k in keys]) + prior_draws
+    points = np.array([cells[k][1] for k in keys]) + prior_draws / 2.0
+    free = [i for i, n in enumerate(names) if n not in fixed]
+    _check_connected(len(names), pairs, free, names)
+    theta = np.zeros(len(names))
+    for n, elo in fixed.items():
+        theta[index[n]] = elo / ELO_PER_NAT
+    theta[free] = float(np.mean([e for e in fixed.values()])) / ELO_PER_NAT
+    position = {i: k for k, i in enumerate(free)}
+
+    def loglik(t: FloatArray) -> float:
+        eta = t[pairs[:, 0]] - t[pairs[:, 1]]
+        return float(
+            np.sum(-points * np.logaddexp(0.0, -eta) - (n_games - points) * np.logaddexp(0.0, eta))
+        )
+
+    def grad_info(t: FloatArray) -> tuple[FloatArray, FloatArray]:
+        eta = t[pairs[:, 0]] - t[pairs[:, 1]]
+        p = 1.0 / (1.0 + np.exp(-eta))
+        resid = points - n_games * p
+        w = n_games * p * (1.0 - p)
+        grad = np.zeros(len(free))
+        info = np.zeros((len(free), len(free)))
+        for (i, j), r, wk in zip(pairs.tolist(), resid, w, strict=True):
+            fi, fj = position.get(i), position.get(j)
+            if fi is not None:
+                grad[fi] += r
+                info[fi, fi] += wk
+            if fj is not None:
+                grad[fj] -= r
+                info[fj, fj] += wk
+            if fi is not None and fj is not None:
+                info[fi, fj] -= wk
+                info[fj, fi] -= wk
+        return grad, info
+
+    value = loglik(theta)
+    iterations = 0
+    for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported
+        if not free:
+            break
+        grad, info = grad_info(theta)
+        step = np.linalg.solve(info, grad)
+        scale = 1.0
+        while True:
+            candidate = theta.copy()
+            candidate[free] += scale * step
+            new_value = loglik(candidate)
+            if new_value >= value - 1e-12 or scale < 1e-8:
+                break
+            scale /= 2.0
+        theta, value = candidate, new_value
+        if float(np.max(np.abs(scale * step))) < 1e-10:
+            break
+    cov = np.zeros((len(names), len(names)))
+    if free:
+        _, info = grad_info(theta)
+        cov[np.ix_(free, free)] = np.linalg.inv(info) * ELO_PER_NAT**2
+    return RatingFit(tuple(names), theta * ELO_PER_NAT, cov, dict(fixed), iterations)
+
+
+def _check_connected(
+    n: int, pairs: npt.NDArray[np.int64], free: list[int], names: list[str]
+) -> None:
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in pairs.tolist():
+        parent[find(i)] = find(j)
+    anchored = {find(i) for i in range(n) if i not in free}
+    loose = [names[i] for i in free if find(i) not in anchored]
+    if loose:
+        raise ConfigError(
+            f"players {', '.join(loose)} have no games linking them to a fixed rating"
+        )
+
+
+# ---- results ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PointResult:
+    """One measured setting."""
+
+    setting: StrengthSetting
+    spec: str
+    label: str
+    elo: float
+    stderr: float
+    games: int
+    """Games against the baseline (0 for the baseline)."""
+    score: float | None
+    """Mean score against the baseline (None for the baseline)."""
+    elo_vs_top: float | None
+    """Elo relative to ``z = +inf`` (the paper's Table 1 column), if ``+inf`` was measured."""
+    elo_vs_top_stderr: float | None
+    positions: int
+    """Positions with recorded visit counts where this setting moved."""
+    candidates: float | None
+    """Mean number of candidates in those positions (at this setting's effective ``R_th``)."""
+    links: Mapping[str, tuple[int, float]] = field(default_factory=dict)
+    """Ladder opponent spec -> (games, mean score) of this setting's ladder links."""
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """Everything :func:`run_calibration` measured."""
+
+    config: CalibrationConfig
+    calibration: Calibration
+    points: tuple[PointResult, ...]
+    scale: str
+    ladder: Ladder | None
+    linear: LinearFit | None
+    """Fig. 1: linear fit of Elo on ``z`` over ``-2 <= z <= 2`` at the main ``R_th``."""
+    logistic: LogisticFit | None
+    """Fig. 1: logistic fit over ``-2 <= z <= 2`` with the ``+-inf`` ratings as asymptotes."""
+    candidates_rth: tuple[float, ...]
+    candidates: tuple[float, ...]
+    """Fig. 3: mean number of candidates at each of :attr:`candidates_rth` over every recorded
+    position of the calibration."""
+    analyses: Mapping[float, ThresholdAnalysis]
+    """Table 2 / Fig. 4: the strength analysis per ``R_th``."""
+    played: int
+    skipped: int
+
+    def point(self, setting: StrengthSetting) -> PointResult:
+        """The result of ``setting`` (canonicalised)."""
+        wanted = self.config.canonical(setting)
+        for p in self.points:
+            if p.setting == wanted:
+                return p
+        raise KeyError(f"setting {setting.label()} was not measured")
+
+    def curve(self, rth: float) -> list[PointResult]:
+        """The settings of threshold ``rth`` (``z = +inf`` included) ordered by ``z``."""
+        chosen = [
+            p
+            for p in self.points
+            if p.setting.floor == 0.0 and (math.isclose(p.setting.rth, rth) or p.setting.z == INF)
+        ]
+        return sorted(chosen, key=lambda p: p.setting.z)
+
+    @property
+    def floor_points(self) -> list[PointResult]:
+        """``z = -inf`` at the main threshold and the floor settings, strongest first."""
+        main = self.config.baseline_rth
+        chosen = [
+            p for p in self.points if p.setting.z == -INF and math.isclose(p.setting.rth, main)
+        ]
+        return sorted(chosen, key=lambda p: p.setting.floor)
+
+
+# ---- running ---------------------------------------------------------------------------------
+def _ladder_rungs(
+    ladder: Ladder | None, specs: Sequence[str] | None, what: str
+) -> list[LadderPlayer]:
+    if ladder is None:
+        return []
+    if specs is None:
+        return list(ladder.players)
+    try:
+        return [ladder.by_spec(s) for s in specs]
+    except ConfigError as exc:
+        raise ConfigError(f"{what}: {exc}") from None
+
+
+def run_calibration(
+    config: CalibrationConfig,
+    store: GameStore,
+    *,
+    console: Console | None = None,
+    progress: bool = False,
+) -> CalibrationResult:
+    """Play (or resume) every match of ``config`` into ``store`` and compute the results."""
+    game = get_game(config.game)
+    ladder = read_ladder(Path(config.ladder)) if config.ladder is not None else None
+    if ladder is not None and ladder.game != config.game:
+        raise ConfigError(f"the ladder {config.ladder} is for {ladder.game}, not {config.game}")
+    baseline_rungs = _ladder_rungs(ladder, config.ladder_opponents, "ladder opponents")
+    floor_rungs = _ladder_rungs(ladder, config.floor_opponents, "floor opponents")
+    top_rungs = _ladder_rungs(ladder, config.top_opponents, "top opponents")
+    settings = config.settings()
+    specs = {s: config.spec(s) for s in settings}
+    labels = {s: make_player(spec, game, 0).name for s, spec in specs.items()}
+    if len(set(labels.values())) != len(labels):
+        raise ConfigError("two settings of the grid have the same player name")
+    baseline = config.baseline
+    show = progress and console is not None
+
+    def match(spec_a: str, spec_b: str, games: int) -> RunResult:
+        mc = MatchConfig(
+            game=config.game,
+            spec_a=spec_a,
+            spec_b=spec_b,
+            games=games,
+            seed=config.seed,
+            workers=config.workers,
+        )
+        return run_match(mc, store, progress=show, console=console)
+
+    played = skipped = 0
+    by_setting: dict[StrengthSetting, list[GameRecord]] = {}
+    results: list[tuple[str, str, float]] = []  # (label a, label b, score of a)
+    for setting in settings:
+        if setting == baseline:
+            continue
+        run = match(specs[setting], specs[baseline], config.games)
+        played, skipped = played + run.played, skipped + run.skipped
+        by_setting[setting] = list(run.records)
+        results += [(labels[setting], labels[baseline], r.score_a) for r in run.records]
+
+    links: dict[StrengthSetting, dict[str, tuple[int, float]]] = {}
+    link_plan: list[tuple[StrengthSetting, LadderPlayer]] = [(baseline, r) for r in baseline_rungs]
+    for setting in settings:
+        if setting.z == -INF and math.isclose(setting.rth, config.baseline_rth):
+            link_plan += [(setting, r) for r in floor_rungs]
+        if setting.z == INF:
+            link_plan += [(setting, r) for r in top_rungs]
+    for setting, rung in link_plan:
+        run = match(specs[setting], rung.spec, config.link_games)
+        played, skipped = played + run.played, skipped + run.skipped
+        scores = [r.score_a for r in run.records]
+        links.setdefault(setting, {})[rung.spec] = (len(scores), float(np.mean(scores)))
+        results += [(labels[setting], f"ladder:{rung.name}", s) for s in scores]
+
+    if ladder is not None and link_plan:
+        fixed = {f"ladder:{r.name}": r.elo for _, r in link_plan}
+        scale = (
+            f"the baseline ladder {Path(config.ladder or '').name} ({ladder.anchor}; ladder "
+            "ratings held fixed)"
+        )
+    else:
+        fixed = {labels[baseline]: 0.0}
+        scale = f"relative: the baseline SA({baseline.label()}) = 0"
+    fit = fit_with_fixed(results, fixed, config.prior_draws)
+
+    # Recorded positions: each setting's own moves in its games against the baseline.
+    positions: dict[StrengthSetting, Positions] = {
+        s: Positions.from_vectors(root_visits_of(records, game, labels[s]))
+        for s, records in by_setting.items()
+    }
+    every = [
+        v
+        for s, records in by_setting.items()
+        for label in (labels[s], labels[baseline])
+        for v in root_visits_of(records, game, label)
+    ]
+    all_positions = Positions.from_vectors(every)
+
+    top = config.canonical(StrengthSetting(INF, config.baseline_rth))
+    has_top = top in settings
+    points: list[PointResult] = []
+    for s in settings:
+        label = labels[s]
+        records = by_setting.get(s, [])
+        rel = rel_se = None
+        if has_top:
+            rel = fit.rating(label) - fit.rating(labels[top])
+            rel_se = fit.difference_stderr(label, labels[top])
+        pos = positions.get(s)
+        eff_rth = s.effective[1]
+        cands = None
+        if pos is not None and len(pos):
+            cands = float(average_candidates(pos, [eff_rth])[0])
+        points.append(
+            PointResult(
+                setting=s,
+                spec=specs[s],
+                label=label,
+                elo=fit.rating(label),
+                stderr=fit.stderr(label),
+                games=len(records),
+                score=float(np.mean([r.score_a for r in records])) if records else None,
+                elo_vs_top=rel,
+                elo_vs_top_stderr=rel_se,
+                positions=0 if pos is None else len(pos),
+                candidates=cands,
+                links=links.get(s, {}),
+            )
+        )
+
+    main = [p for p in points if p.setting.floor == 0.0 and _main_or_top(p.setting, config)]
+    z_main = [p.setting.z for p in main]
+    elo_main = [p.elo for p in main]
+    low = next((p.elo for p in main if p.setting.z == -INF), None)
+    high = next((p.elo for p in main if p.setting.z == INF), None)
+    linear = fit_linear(z_main, elo_main)
+    logistic = fit_logistic(z_main, elo_main, low, high)
+
+    analyses: dict[float, ThresholdAnalysis] = {}
+    for rth in sorted(set(config.rth_values)):
+        data = [
+            v
+            for s, pos in positions.items()
+            if math.isclose(s.rth, rth) and math.isfinite(s.z) and s.floor == 0.0
+            for v in _rows(pos)
+        ]
+        empirical = {
+            p.setting.z: p.elo
+            for p in points
+            if p.setting.floor == 0.0 and (math.isclose(p.setting.rth, rth) or p.setting.z == INF)
+        }
+        if data:
+            analyses[rth] = analyze_threshold(Positions.from_vectors(data), rth, empirical)
+
+    cand = average_candidates(all_positions, CANDIDATE_RTH)
+    calibration = Calibration(
+        game=config.game,
+        base=config.base_options,
+        baseline=baseline,
+        scale=scale,
+        points=tuple(
+            CalibrationPoint(
+                setting=p.setting,
+                spec=p.spec,
+                label=p.label,
+                elo=p.elo,
+                stderr=p.stderr,
+                games=p.games,
+                score=p.score,
+                candidates=p.candidates,
+            )
+            for p in points
+        ),
+        games_per_point=config.games,
+        model_sha256=_model_hash(game.name, config.base_options),
+        summary=_summary(config, points, linear, logistic, analyses, ladder),
+    )
+    return CalibrationResult(
+        config=config,
+        calibration=calibration,
+        points=tuple(points),
+        scale=scale,
+        ladder=ladder,
+        linear=linear,
+        logistic=logistic,
+        candidates_rth=CANDIDATE_RTH,
+        candidates=tuple(float(c) for c in cand),
+        analyses=analyses,
+        played=played,
+        skipped=skipped,
+    )
+
+
+def _main_or_top(setting: StrengthSetting, config: CalibrationConfig) -> bool:
+    return setting.z == INF or math.isclose(setting.rth, config.baseline_rth)
+
+
+def _rows(positions: Positions) -> list[FloatArray]:
+    return [positions.visits[i][positions.legal[i]] for i in range(len(positions))]
+
+
+def _model_hash(game_name: str, options: Mapping[str, str]) -> str | None:
+    if options.get("base", "az") != "az":
+        return None
+    from sparring.nn.zoo import default_model, resolve_model
+
+    try:
+        path = resolve_model(options["model"]) if "model" in options else default_model(game_name)
+    except UnknownPlayerError:
+        return None
+    return None if path is None else file_sha256(path)
+
+
+def _summary(
+    config: CalibrationConfig,
+    points: Sequence[PointResult],
+    linear: LinearFit | None,
+    logistic: LogisticFit | None,
+    analyses: Mapping[float, ThresholdAnalysis],
+    ladder: Ladder | None,
+) -> dict[str, object]:
+    weakest = min(points, key=lambda p: p.elo)
+    strongest = max(points, key=lambda p: p.elo)
+    summary: dict[str, object] = {
+        "games_per_point": config.games,
+        "link_games": config.link_games,
+        "seed": config.seed,
+        "grid": {
+            "z": [format_z(z) for z in config.z_values],
+            "rth": list(config.rth_values),
+            "floor": list(config.floor_values),
+        },
+        "weakest": {"setting": weakest.setting.label(), "elo": round(weakest.elo, 1)},
+        "strongest": {"setting": strongest.setting.label(), "elo": round(strongest.elo, 1)},
+        "linear_fit": None
+        if linear is None
+        else {"slope": linear.slope, "intercept": linear.intercept, "rmse": linear.rmse},
+        "logistic_fit": None
+        if logistic is None
+        else {
+            "beta0": logistic.beta0,
+            "beta1": logistic.beta1,
+            "low": logistic.low,
+            "high": logistic.high,
+            "rmse": logistic.rmse,
+        },
+        "H": {f"{rth:g}": None if a.h is None else round(a.h, 4) for rth, a in analyses.items()},
+    }
+    if ladder is not None:
+        summary["ladder"] = {p.name: p.elo for p in ladder.players}
+    return summary
+
+
+__all__ = [
+    "DEFAULT_FLOOR_VALUES",
+    "DEFAULT_GAMES",
+    "DEFAULT_LINK_GAMES",
+    "DEFAULT_RTH_VALUES",
+    "DEFAULT_Z_VALUES",
+    "CalibrationConfig",
+    "CalibrationResult",
+    "PointResult",
+    "RatingFit",
+    "fit_with_fixed",
+    "parse_base",
+    "run_calibration",
+]

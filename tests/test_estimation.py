@@ -1,0 +1,424 @@
+"""Strength estimation (Chen, Shih & Wu, ICLR 2025): the ranking loss (Eq. 3-5), SE-inf's
+masking, the player split, rank prediction, kill-safe training and the ``estimate`` command.
+
+Tests on real records skip when ``../shared/data`` is absent; they use tiny networks and a
+few games per rank.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from sparring.errors import ConfigError, SparringError  # noqa: E402
+from sparring.estimation.baselines import sl_method, sl_sum_predict, sl_vote_predict  # noqa: E402
+from sparring.estimation.data import (  # noqa: E402
+    GO_RANKS,
+    build_dataset,
+    load_split,
+    manifest,
+    split_by_player,
+)
+from sparring.estimation.model import (  # noqa: E402
+    ActionPlanes,
+    StrengthNetConfig,
+    build_strength_model,
+    load_strength_model,
+    save_strength_model,
+)
+from sparring.estimation.predict import (  # noqa: E402
+    Units,
+    accuracy_curves,
+    nearest_rank,
+    reference_scores,
+    se_method,
+)
+from sparring.estimation.train import (  # noqa: E402
+    Batch,
+    BatchSampler,
+    SEConfig,
+    SETrainer,
+    action_symmetry_table,
+    bradley_terry_loss,
+    composite_scores,
+    dihedral,
+    read_log,
+    se_losses,
+)
+
+DATA = Path(__file__).parents[1] / ".." / "shared" / "data"
+STRENGTH = DATA / "strength"
+
+TINY_NET = {"blocks": 1, "channels": 8, "head_channels": 8, "head_hidden": 16, "value_hidden": 16}
+
+
+def need_data() -> Path:
+    if not (STRENGTH / "go" / "testing_by_player").is_dir():
+        pytest.skip(f"strength data not found at {STRENGTH.resolve()} (../shared/data)")
+    return DATA.resolve()
+
+
+# ---- Eq. 3-5 ---------------------------------------------------------------------------------
+def test_bradley_terry_loss_matches_hand_computation() -> None:
+    s1, s2, s3 = 2.0, 1.0, 0.0
+    e1, e2, e3 = math.exp(s1), math.exp(s2), math.exp(s3)
+    # Eq. 5 with n = 3: -log(e^b1 / (e^b1 + e^b2 + e^b3)) - log(e^b2 / (e^b2 + e^b3))
+    hand = -math.log(e1 / (e1 + e2 + e3)) - math.log(e2 / (e2 + e3))
+    loss = bradley_terry_loss(torch.tensor([[s1, s2, s3]], dtype=torch.float64))
+    assert loss.item() == pytest.approx(hand, abs=1e-12)
+    assert hand == pytest.approx(0.4076 + 0.3133, abs=1e-3)
+    # averaged over groups
+    two = torch.tensor([[s1, s2, s3], [0.0, 0.0, 0.0]], dtype=torch.float64)
+    assert bradley_terry_loss(two).item() == pytest.approx((hand + math.log(3) + math.log(2)) / 2)
+
+
+def test_bradley_terry_loss_is_minimised_by_the_rank_order() -> None:
+    values = [3.0, 1.5, 0.0, -1.0]
+    losses = {
+        perm: bradley_terry_loss(torch.tensor([list(perm)])).item()
+        for perm in itertools.permutations(values)
+    }
+    best = min(losses, key=lambda p: losses[p])
+    assert list(best) == sorted(values, reverse=True)  # strongest first
+    # gradient descent on free scores orders them r_1 > r_2 > ... > r_n
+    scores = torch.zeros(1, 5, requires_grad=True)
+    for _ in range(200):
+        (grad,) = torch.autograd.grad(bradley_terry_loss(scores), scores)
+        with torch.no_grad():
+            scores -= 0.5 * grad
+    s = scores.detach()[0]
+    assert torch.all(s[:-1] > s[1:])
+
+
+def test_composite_score_is_the_mean_over_m() -> None:
+    betas = torch.randn(3, 4, 7)
+    assert torch.allclose(composite_scores(betas), betas.mean(dim=-1))
+    # Eq. 2-3: exp(mean beta) is the geometric mean of the strengths exp(beta)
+    geo = torch.exp(betas).prod(dim=-1) ** (1 / 7)
+    assert torch.allclose(torch.exp(composite_scores(betas)), geo, rtol=1e-4)
+
+
+def _batch(game: str, g: int, n: int, m: int, inf: bool, seed: int = 0) -> Batch:
+    gen = torch.Generator().manual_seed(seed)
+    planes_n, size, actions = (15, 19, 362) if game == "go" else (23, 8, 4272)
+    b = g * n * m
+    return Batch(
+        planes=torch.rand(b, planes_n, size, size, generator=gen),
+        actions=torch.randint(0, actions, (b,), generator=gen),
+        values=torch.randint(-1, 2, (b,), generator=gen).float(),
+        ranks=torch.arange(n).repeat_interleave(m).repeat(g),
+        groups=g,
+        n_ranks=n,
+        m=m,
+        inf_index=torch.randint(0, b, (g * m,), generator=gen) if inf else None,
+        inf_actions=torch.randint(0, actions, (g * m,), generator=gen) if inf else None,
+    )
+
+
+def test_batch_loss_uses_the_mean_score_of_each_rank() -> None:
+    model = build_strength_model(StrengthNetConfig("go", GO_RANKS, "se", **TINY_NET), seed=0)
+    batch = _batch("go", 2, len(GO_RANKS), 7, inf=False)
+    out = se_losses(model, batch)
+    _, _, scores = model(batch.planes, batch.actions)
+    expected = scores[:, 0].view(2, len(GO_RANKS), 7).mean(dim=-1)
+    assert torch.allclose(out["composite"], expected.detach(), atol=1e-5)
+    assert out["rank"].item() == pytest.approx(bradley_terry_loss(expected).item(), abs=1e-5)
+
+
+def test_se_inf_pairs_get_no_policy_or_value_loss() -> None:
+    model = build_strength_model(StrengthNetConfig("go", GO_RANKS, "se_inf", **TINY_NET), seed=0)
+    a = _batch("go", 2, len(GO_RANKS), 7, inf=True, seed=1)
+    b = _batch("go", 2, len(GO_RANKS), 7, inf=True, seed=1)
+    assert b.inf_actions is not None
+    b.inf_actions = (b.inf_actions + 17) % 362  # other random moves for r_inf only
+    la, lb = se_losses(model, a), se_losses(model, b)
+    assert la["policy"].item() == pytest.approx(lb["policy"].item())
+    assert la["value"].item() == pytest.approx(lb["value"].item())
+    assert la["rank"].item() != pytest.approx(lb["rank"].item())
+    assert la["composite"].shape == (2, len(GO_RANKS) + 1)  # r_inf appended as the weakest
+    # the policy and value losses are exactly those of the human pairs
+    _, logits, value = model.trunk(a.planes)
+    ce = torch.nn.functional.cross_entropy(logits, a.actions)
+    assert la["policy"].item() == pytest.approx(ce.item(), abs=1e-6)
+    mse = torch.nn.functional.mse_loss(value, a.values)
+    assert la["value"].item() == pytest.approx(mse.item(), abs=1e-6)
+
+
+# ---- model inputs ----------------------------------------------------------------------------
+def test_action_planes_and_go_symmetries_agree() -> None:
+    planes = ActionPlanes("go")
+    table = action_symmetry_table(19)
+    actions = torch.tensor([0, 18, 20, 200, 360, 361])
+    for k in range(8):
+        moved = dihedral(planes(actions), k)
+        assert torch.equal(moved, planes(table[k, actions]))
+    chess = ActionPlanes("chess")
+    e2e4 = torch.tensor([12 * 64 + 28])
+    p = chess(e2e4)[0]
+    assert p[0, 6, 4] == 1 and p[0].sum() == 1  # from e2: row 6 (rank 2), file e
+    assert p[1, 4, 4] == 1 and p[1].sum() == 1  # to e4
+    assert p[2].sum() == 0
+    under = chess(torch.tensor([4096 + 1]))[0]  # a7a8 promoting to a rook
+    assert under[2].min() == 1
+
+
+def test_model_file_round_trip(tmp_path: Path) -> None:
+    model = build_strength_model(StrengthNetConfig("chess", ("a", "b"), "sl", **TINY_NET), seed=3)
+    save_strength_model(tmp_path / "m.pt", model, {"references": {"x": 1}})
+    again, meta = load_strength_model(tmp_path / "m.pt")
+    assert meta == {"references": {"x": 1}} and again.config == model.config
+    for k, v in model.state_dict().items():
+        assert torch.equal(v, again.state_dict()[k])
+    (tmp_path / "bad.pt").write_bytes(b"not a model")
+    with pytest.raises(SparringError, match="not a sparring strength model"):
+        load_strength_model(tmp_path / "bad.pt")
+
+
+def test_config_rejects_unknown_keys(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown key 'pairs_per_rnak'"):
+        SEConfig.from_mapping({"game": "go", "pairs_per_rnak": 7})
+    with pytest.raises(ConfigError, match="variant"):
+        SEConfig.from_mapping({"game": "go", "variant": "elo"})
+    path = tmp_path / "c.toml"
+    path.write_text('variant = "se-inf"\nlr_decay_steps = [5, 9]\n')
+    cfg = SEConfig.from_toml(path, "chess", steps=3)
+    assert (cfg.variant, cfg.lr_decay_steps, cfg.steps) == ("se_inf", (5, 9), 3)
+    for name in ("se-go.toml", "se-chess.toml"):
+        shipped = Path(__file__).parents[1] / "configs" / name
+        SEConfig.from_toml(shipped, name[3:-5])
+
+
+# ---- the split and prediction ----------------------------------------------------------------
+def test_split_by_player_has_no_player_in_both_sets() -> None:
+    rng = np.random.default_rng(0)
+    players = []
+    for _ in range(3):
+        focus = [f"f{i}" for i in range(10)]
+        games = [(focus[i % 10], f"o{rng.integers(60)}") for i in range(80)]
+        players.append([(a, b) if k % 2 else (b, a) for k, (a, b) in enumerate(games)])
+    split = split_by_player(players, 0.3, seed=1)
+    val_names = {p for r in range(3) for g in split.val[r] for p in players[r][g]}
+    train_names = {
+        players[r][g][k]
+        for r in range(3)
+        for g, mask in zip(split.train[r], split.train_sides[r], strict=True)
+        for k in (0, 1)
+        if mask >> k & 1
+    }
+    assert val_names and train_names and not (val_names & train_names)
+    assert any(m != 3 for sides in split.train_sides for m in sides)  # one-sided games kept
+    assert split.summary()["players_in_both"] == 0
+    for r, row in enumerate(split.rows):
+        assert row["val_focus_players"] == 3  # ceil(0.3 x 10)
+        assert row["val_games"] + row["train_games"] + row["dropped_games"] == 80
+        assert row["train_games_one_side"] <= row["train_games"]
+        assert not set(split.train[r]) & set(split.val[r])
+
+
+def test_rank_prediction_picks_the_nearest_mean() -> None:
+    refs = np.array([1.0, 0.5, 0.0, -0.5])
+    assert nearest_rank(0.9, refs) == 0
+    assert nearest_rank(0.7, refs) == 1
+    assert nearest_rank(-3.0, refs) == 3
+    assert nearest_rank(np.array([0.26, 0.24]), refs).tolist() == [1, 2]
+    # references are the mean over all pairs of a rank (paper) or over its games
+    betas = np.array([1.0, 3.0, 0.0, 0.0, 0.0])
+    ranks = np.array([0, 0, 1, 1, 1])
+    assert reference_scores(betas, ranks, 2).tolist() == [2.0, 0.0]
+    units = Units(np.array([0, 1, 2, 2, 2]), np.array([0, 0, 1]), np.array([1, 1, 3]))
+    assert reference_scores(betas, ranks, 2, units).tolist() == [2.0, 0.0]
+    # well separated per-game scores are always predicted right, and accuracy is per rank
+    rng = np.random.default_rng(0)
+    unit_rank = np.repeat(np.arange(4), 30)
+    pair_unit = np.repeat(np.arange(120), 10)
+    pair_beta = refs[unit_rank[pair_unit]] + rng.normal(0, 0.05, pair_unit.size)
+    units = Units(pair_unit, unit_rank, np.full(120, 10))
+    feats, decide = se_method(pair_beta, units, refs)
+    curves = accuracy_curves(feats, unit_rank, decide, 4, max_games=40, draws=20)
+    assert curves.exact.shape == (4, 40) and np.all(curves.exact == 1.0)
+    assert curves.with_replacement == [True] * 4  # 30 units per rank < 40 games
+
+
+def test_sl_sum_and_vote_follow_the_paper() -> None:
+    probs = np.array([[0.6, 0.4, 0.0], [0.6, 0.4, 0.0], [0.0, 0.1, 0.9]])
+    lp = np.log(np.maximum(probs, 1e-12))
+    assert sl_vote_predict(lp) == 0  # two votes for rank 0
+    assert sl_sum_predict(lp) == 0  # sums 1.2, 0.9, 0.9
+    lp2 = np.log(np.array([[0.51, 0.49], [0.51, 0.49], [0.01, 0.99]]))
+    assert sl_vote_predict(lp2) == 0 and sl_sum_predict(lp2) == 1
+    units = Units(np.array([0, 0, 0]), np.array([0]), np.array([3]))
+    for name, want in (("SL_sum", 1), ("SL_vote", 0)):
+        feats, decide = sl_method(lp2, units, name)
+        assert int(decide(feats)[0]) == want
+
+
+# ---- real records ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def go_config(tmp_path_factory: pytest.TempPathFactory) -> SEConfig:
+    root = need_data()
+    cache = tmp_path_factory.mktemp("se-cache")
+    return SEConfig.from_mapping(
+        {
+            "game": "go",
+            "variant": "se",
+            "data_root": str(root),
+            "cache_dir": str(cache),
+            "max_records_per_rank": 14,
+            "val_fraction": 0.3,
+            "train_positions_per_side": 6,
+            "eval_positions_per_side": 4,
+            "groups_per_batch": 1,
+            "pairs_per_rank": 3,
+            "optimizer": "adam",
+            "learning_rate": 0.003,
+            "lr_decay_steps": [1000],
+            "steps": 6,
+            "checkpoint_every": 3,
+            "log_every": 1,
+            "val_every": 0,
+            "augment": True,
+            "seed": 3,
+            **TINY_NET,
+        }
+    )
+
+
+def test_real_dataset_split_and_pairs(go_config: SEConfig) -> None:
+    folder = build_dataset(go_config.data_config(), show_progress=False)
+    assert build_dataset(go_config.data_config(), show_progress=False) == folder  # cached
+    info = manifest(folder)
+    assert info["ranks"] == list(GO_RANKS) and info["split"]["players_in_both"] == 0
+    train, val, cand = (load_split(folder, s) for s in ("train", "val", "cand"))
+    assert len(train) and len(val) and len(cand)
+    assert not set(train.unit_player.tolist()) & set(val.unit_player.tolist())
+    assert set(np.unique(train.rank).tolist()) == set(range(len(GO_RANKS)))
+    planes = train.planes(np.arange(5))
+    assert planes.shape == (5, 15, 19, 19) and set(np.unique(planes[:, 2])) <= {-1.0, 1.0}
+    assert np.all(np.abs(train.value) <= 1) and np.all(train.action <= 361)
+    # every position's stored random moves are legal there: empty points or pass
+    stones = planes[:, 0] + planes[:, 1]
+    for i in range(5):
+        for a in train.random_actions[i]:
+            assert a == 361 or stones[i].reshape(-1)[a] == 0
+    # r_inf pairs are random moves at the positions of human pairs of the same group
+    sampler = BatchSampler(train, "se_inf", 2, 7, True, torch.device("cpu"))
+    batch = sampler.sample(np.random.default_rng(0))
+    assert batch.planes.shape[0] == 2 * 11 * 7 and batch.inf_index is not None
+    assert batch.inf_index.shape == (14,)
+    assert torch.all(batch.inf_index[:7] < 77) and torch.all(batch.inf_index[7:] >= 77)
+
+
+def _fixed_loss(trainer: SETrainer) -> float:
+    """The loss of a fixed training batch (batch statistics, on a copy of the network)."""
+    rng = np.random.default_rng(123)
+    model = copy.deepcopy(trainer.model).train()
+    with torch.no_grad():
+        return (
+            sum(
+                float(se_losses(model, trainer.sampler.sample(rng))["total"].item())
+                for _ in range(3)
+            )
+            / 3
+        )
+
+
+def test_tiny_training_decreases_the_loss(go_config: SEConfig, tmp_path: Path) -> None:
+    changes = {"learning_rate": 0.003, "steps": 40, "groups_per_batch": 2, "log_every": 10}
+    cfg = SEConfig.from_mapping(go_config.to_mapping() | changes)
+    trainer = SETrainer(cfg, tmp_path / "learn", show_progress=False)
+    before = _fixed_loss(trainer)
+    trainer.run()
+    assert _fixed_loss(trainer) < before - 0.2
+
+
+def test_tiny_training_resumes_after_a_kill(go_config: SEConfig, tmp_path: Path) -> None:
+    straight = SETrainer(go_config, tmp_path / "straight", show_progress=False)
+    straight.run(6)
+    assert [r["step"] for r in read_log(tmp_path / "straight" / "log.jsonl")] == list(range(1, 7))
+    assert (tmp_path / "straight" / "training.png").exists()
+
+    killed = SETrainer(go_config, tmp_path / "killed", show_progress=False)
+    killed.run(3)  # checkpoint at step 3 ...
+    killed.train_step()  # ... a step whose checkpoint never came, logged before the kill
+    killed._log({"step": 4, "loss_total": 0.0})
+    with open(tmp_path / "killed" / "log.jsonl", "a") as fh:
+        fh.write('{"step": 5, "loss_to')  # a torn line
+    del killed
+    resumed = SETrainer(go_config, tmp_path / "killed", show_progress=False)
+    assert resumed.state.step == 3
+    resumed.run(6)
+    steps = [r["step"] for r in read_log(tmp_path / "killed" / "log.jsonl")]
+    assert steps == list(range(1, 7))
+    a, b = straight.model.state_dict(), resumed.model.state_dict()
+    for k in a:
+        assert torch.allclose(a[k].float(), b[k].float(), atol=1e-5), k
+    other = SEConfig.from_mapping(go_config.to_mapping() | {"channels": 4})
+    with pytest.raises(ConfigError, match="different config"):
+        SETrainer(other, tmp_path / "killed", show_progress=False)
+
+
+def test_estimate_command_on_a_real_sgf(tmp_path: Path) -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    from sparring.cli.estimation import register
+
+    root = need_data()
+    sgf = root / "strength" / "go" / "candidating" / "5d.sgf"
+    line = sgf.read_text().splitlines()[0]
+    black = line.split("PB[", 1)[1].split("]", 1)[0]
+    model = build_strength_model(StrengthNetConfig("go", GO_RANKS, "se_inf", **TINY_NET), seed=0)
+    refs = {"ranks": list(GO_RANKS), "scores": [0.5 - 0.1 * i for i in range(11)]}
+    save_strength_model(tmp_path / "est.pt", model, {"references": refs})
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    ok = runner.invoke(
+        app, ["estimate", str(sgf), "--player", black, "--model", str(tmp_path / "est.pt")]
+    )
+    assert ok.exit_code == 0, ok.output
+    assert "estimated rank:" in ok.output and "confidence:" in ok.output
+    assert any(f"estimated rank: {r}\n" in ok.output for r in GO_RANKS)
+    missing = runner.invoke(
+        app, ["estimate", str(sgf), "--player", "nobody-here", "--model", str(tmp_path / "est.pt")]
+    )
+    assert isinstance(missing.exception, SparringError)
+    assert "not found" in str(missing.exception) and "\n" not in str(missing.exception)
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;GM[1]SZ[19];B[zz]\n")
+    broken = runner.invoke(
+        app, ["estimate", str(bad), "--player", "x", "--model", str(tmp_path / "est.pt")]
+    )
+    assert isinstance(broken.exception, SparringError)
+    assert "no readable game" in str(broken.exception)
+    no_refs = tmp_path / "plain.pt"
+    save_strength_model(no_refs, model, {})
+    plain = runner.invoke(app, ["estimate", str(sgf), "--player", black, "--model", str(no_refs)])
+    assert isinstance(plain.exception, SparringError) and "reference" in str(plain.exception)
+
+
+def test_estimate_chess_band_from_pgn(tmp_path: Path) -> None:
+    from sparring.estimation.data import CHESS_RANKS, read_records
+    from sparring.estimation.predict import estimate_player
+
+    root = need_data()
+    pgn = root / "strength" / "chess" / "candidating" / "1800-2000.pgn"
+    records = read_records(pgn, "chess", limit=4)
+    model = build_strength_model(StrengthNetConfig("chess", CHESS_RANKS, "se_inf", **TINY_NET))
+    refs = {"ranks": list(CHESS_RANKS), "scores": [0.4 - 0.1 * i for i in range(8)]}
+    save_strength_model(tmp_path / "c.pt", model, {"references": refs})
+    name = records[0].white_name
+    est = estimate_player(records, name, tmp_path / "c.pt", bootstrap=200)
+    assert est.game == "chess" and est.rank_name in CHESS_RANKS
+    assert est.moves == (records[0].moves.size + 1) // 2 * len(est.games) or est.moves > 0
+    assert "estimated Elo band" in est.describe()
+    assert 0.0 <= est.confidence <= est.within_one <= 1.0
+    assert json.dumps(est.probabilities.tolist())
