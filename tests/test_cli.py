@@ -27,6 +27,7 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         (("play", "connect4", "--position", "4459"), "character 4 '9' is not a column"),
         (("play", "othello6", "--position", "xxo"), "expected 36 cells"),
         (("match", "connect4", "random", "nobody"), "unknown player 'nobody'"),
+        (("play", "connect4", "-o", "mcts2", "--elo", "1500"), "needs a strength-adjusted"),
     ],
 )
 def test_bad_input_is_one_line_error(args: tuple[str, ...], needle: str) -> None:
@@ -61,3 +62,26 @@ def test_play_full_game_against_random_on_tictactoe() -> None:
     result = run_cli("play", "tictactoe", "--opponent", "random", "--seed", "1", stdin=moves + "\n")
     assert result.returncode == 0, result.stderr
     assert any(v in result.stdout for v in ("You win!", "Draw.", "Random wins."))
+
+
+def test_play_opponent_spec_defaults_and_target_elo() -> None:
+    from sparring.cli.basic import opponent_spec
+    from sparring.nn.zoo import default_model
+
+    assert opponent_spec("connect4", "mcts2", None) == "mcts2"
+    assert opponent_spec("tictactoe", None, None) == "mcts1"  # no shipped network
+    expected = "az" if default_model("connect4") is not None else "mcts1"
+    assert opponent_spec("connect4", None, None) == expected
+    assert opponent_spec("connect4", None, 1500) == "sa:elo=1500"
+    assert opponent_spec("connect4", "sa", 1234.5) == "sa:elo=1234.5"
+    assert opponent_spec("connect4", "sa:base=uct", 1400) == "sa:base=uct,elo=1400"
+
+
+def test_play_at_a_target_elo_with_a_calibration() -> None:
+    calibration = "docs/strength/connect4-uct/calibration.json"
+    result = run_cli(
+        "play", "connect4", "-o", f"sa:base=uct,calibration={calibration}",
+        "--elo", "1500", stdin="quit\n",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "SA(elo=1500)" in result.stdout

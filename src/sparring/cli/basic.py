@@ -10,9 +10,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sparring.errors import SparringError
+from sparring.errors import ConfigError, SparringError
 from sparring.games import GAME_NAMES, get_game
+from sparring.nn.zoo import default_model
 from sparring.players import make_player, player_kinds
+from sparring.players.registry import PlayerSpec
 
 console = Console()
 
@@ -36,18 +38,51 @@ def players() -> None:
     console.print(table)
 
 
+def opponent_spec(game_name: str, opponent: str | None, elo: float | None) -> str:
+    """The AI's player spec for ``sparring play``.
+
+    With ``elo``, a strength-adjusted player at that Elo (``sa:elo=E``, or the given ``sa``
+    spec with ``elo=E`` added); otherwise ``opponent``, or by default the game's shipped
+    network (``az``) where one exists and MCTS1 where none does.
+    """
+    if elo is not None:
+        if opponent is None:
+            return f"sa:elo={elo:g}"
+        spec = PlayerSpec.parse(opponent)
+        if spec.kind != "sa":
+            raise ConfigError(
+                f"--elo needs a strength-adjusted (sa) opponent, not {spec.kind!r}"
+            )
+        return f"{opponent}{',' if spec.options else ':'}elo={elo:g}"
+    if opponent is not None:
+        return opponent
+    return "az" if default_model(game_name) is not None else "mcts1"
+
+
 def play(
     game_name: Annotated[str, typer.Argument(help="Game to play, e.g. connect4.")],
     opponent: Annotated[
-        str, typer.Option("--opponent", "-o", help="Player spec of the AI.")
-    ] = "mcts1",
+        str | None,
+        typer.Option(
+            "--opponent",
+            "-o",
+            help="Player spec of the AI (default: the game's shipped network, else mcts1).",
+        ),
+    ] = None,
+    elo: Annotated[
+        float | None,
+        typer.Option(
+            help="Play at this Elo (baseline-ladder scale) with the shipped network's "
+            "strength calibration: the spec sa:elo=E."
+        ),
+    ] = None,
     second: Annotated[bool, typer.Option("--second", help="Let the AI move first.")] = False,
     position: Annotated[str | None, typer.Option(help="Start from this position text.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the AI.")] = None,
 ) -> None:
     """Play a game against an AI in the terminal; type a move, 'help' or 'quit'."""
     game = get_game(game_name)
-    ai = make_player(opponent, game, seed)
+    ai = make_player(opponent_spec(game.name, opponent, elo), game, seed)
     state = game.parse_position(position) if position is not None else game.initial_state()
     human = 1 if second else 0
     ai.new_game(game, 1 - human)

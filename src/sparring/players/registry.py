@@ -138,5 +138,6 @@ BUILTIN_PLAYER_MODULES = (
     "sparring.players.uct",
     "sparring.players.minimax",
     "sparring.players.alphazero",
+    "sparring.players.strength",
 )
 """Modules that register player kinds when imported."""
