@@ -22,3 +22,14 @@ def test_games_without_openspiel_reference() -> None:
     config = BenchConfig(games=("othello6",), repeats=1, seconds=0.05, openspiel=True)
     row = bench_playouts("othello6", config)
     assert row.ours > 0 and row.reference is None and row.ratio is None
+
+
+def test_selfplay_benchmark_counts_games_and_moves() -> None:
+    from sparring.bench import bench_selfplay, selfplay_markdown
+
+    row = bench_selfplay("tictactoe", games=4)
+    assert row.games == 4
+    assert 4 * 5 <= row.positions <= 4 * 9  # a tic-tac-toe game has 5 to 9 moves
+    assert row.seconds > 0 and row.games_per_hour > 0
+    table = selfplay_markdown([row], "sparring bench --selfplay", 1)
+    assert "| tictactoe |" in table and "games/hour" in table

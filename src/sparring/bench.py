@@ -240,3 +240,86 @@ def engine_markdown(rows: Sequence[EngineRow], command: str, repeats: int) -> st
             f"{r.evaluations_per_s:,.0f} | {ratio} |"
         )
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class SelfPlayRow:
+    """Self-play throughput of one game under its training settings."""
+
+    game: str
+    blocks: int
+    channels: int
+    simulations: int
+    parallel_games: int
+    games: int
+    """Games played in the timed run."""
+    positions: int
+    """Moves played (training positions before augmentation)."""
+    seconds: float
+
+    @property
+    def games_per_hour(self) -> float:
+        return 3600.0 * self.games / self.seconds
+
+    @property
+    def positions_per_second(self) -> float:
+        return self.positions / self.seconds
+
+
+def bench_selfplay(
+    game_name: str, games: int = 30, threads: int = 1, seed: int = 0
+) -> SelfPlayRow:
+    """Time ``games`` self-play games of ``game_name`` as ``sparring train`` plays them.
+
+    The settings are the training defaults for the game (AlphaDDA Table A1's ``N_sim``,
+    ``T_opening`` and blocks; :class:`~sparring.training.config.TrainConfig`'s channels and
+    parallel games), with a random-weight network: the figure measures the machinery, not a
+    trained network's game lengths.  One untimed game first compiles the kernels.
+    """
+    from sparring.nn.evaluators import make_evaluator
+    from sparring.nn.model import NetworkConfig, build_model
+    from sparring.training.config import TrainConfig
+    from sparring.training.selfplay import SelfPlaySettings, play_games
+
+    game = get_game(game_name)
+    config = TrainConfig.for_game(game_name, threads=threads, seed=seed)
+    model = build_model(
+        NetworkConfig.for_game(game, blocks=config.blocks, channels=config.channels), seed
+    )
+    evaluator = make_evaluator(model, backend=config.backend, threads=threads)
+    settings = SelfPlaySettings.from_config(config)
+    rng = np.random.default_rng(seed)
+    play_games(game, evaluator, settings, 1, rng)
+    start = time.perf_counter()
+    batch = play_games(game, evaluator, settings, games, rng)
+    seconds = time.perf_counter() - start
+    return SelfPlayRow(
+        game_name,
+        config.blocks,
+        config.channels,
+        config.simulations,
+        config.parallel_games,
+        games,
+        int(sum(batch.lengths)),
+        seconds,
+    )
+
+
+def selfplay_markdown(rows: Sequence[SelfPlayRow], command: str, threads: int) -> str:
+    """A markdown table of self-play throughput."""
+    lines = [
+        f"Command: `{command}`  ",
+        f"Machine: {machine_description()}  ",
+        f"Self-play as `sparring train` plays it (training defaults per game, random-weight "
+        f"network, {threads} thread(s)); one timed run per game.",
+        "",
+        "| game | network | simulations/move | games in flight | games | moves/s "
+        "| self-play games/hour |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.game} | {r.blocks}x{r.channels} | {r.simulations} | {r.parallel_games} "
+            f"| {r.games} | {r.positions_per_second:,.0f} | {r.games_per_hour:,.0f} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -138,8 +138,20 @@ def bench(
     engine: Annotated[
         bool, typer.Option("--engine/--no-engine", help="Network and PUCT search throughput.")
     ] = False,
+    selfplay: Annotated[
+        bool,
+        typer.Option(
+            "--selfplay/--no-selfplay", help="Self-play games per hour with training settings."
+        ),
+    ] = False,
+    selfplay_games: Annotated[
+        int, typer.Option(min=1, help="Timed self-play games per game (--selfplay).")
+    ] = 30,
+    threads: Annotated[
+        int, typer.Option(min=1, help="Network threads for --selfplay.")
+    ] = 1,
 ) -> None:
-    """Measure rules, UCT and (with --engine) AlphaZero search throughput.
+    """Measure rules, UCT and (with --engine / --selfplay) AlphaZero search and self-play.
 
     Rules and UCT are compared with OpenSpiel measured in the same run; the engine benchmark
     compares the batched PUCT search with the network alone at the same batch size.
@@ -174,6 +186,19 @@ def bench(
             engine_rows = benchmark_search_engine(seconds=seconds, repeats=repeats)
         console.print(format_rows(engine_rows))
         sections.append(engine_markdown(engine_rows, command, repeats))
+    if selfplay:
+        from sparring.bench import bench_selfplay, selfplay_markdown
+
+        selfplay_rows = []
+        for name in names:
+            with console.status(f"self-play: {name}"):
+                row = bench_selfplay(name, games=selfplay_games, threads=threads)
+            console.print(
+                f"{name}: {row.games} games in {row.seconds:.1f} s, "
+                f"{row.games_per_hour:,.0f} games/hour, {row.positions_per_second:,.0f} moves/s"
+            )
+            selfplay_rows.append(row)
+        sections.append(selfplay_markdown(selfplay_rows, command, threads))
     if markdown is not None and sections:
         with markdown.open("a") as fh:
             for section in sections:

@@ -17,6 +17,7 @@ import numpy.typing as npt
 from sparring.games.base import Game, Outcome, State
 from sparring.nn.evaluators import Evaluator
 from sparring.search.puct import PUCTConfig, SearchResult, search_batch
+from sparring.training.config import TrainConfig
 
 Sample = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], int]
 """One position of a game in progress: input planes, search probabilities, player to move."""
@@ -34,6 +35,22 @@ class SelfPlaySettings:
     """``tau`` of Eq. 9."""
     parallel_games: int
     """Games in flight at once."""
+
+    @classmethod
+    def from_config(cls, config: TrainConfig) -> SelfPlaySettings:
+        """The self-play settings of a training run."""
+        return cls(
+            search=PUCTConfig(
+                simulations=config.simulations,
+                c_puct=config.c_puct,
+                leaves_per_batch=config.leaves_per_batch,
+                dirichlet_alpha=config.dirichlet_alpha,
+                noise_fraction=config.noise_fraction,
+            ),
+            opening_moves=config.opening_moves,
+            temperature=config.temperature,
+            parallel_games=config.parallel_games,
+        )
 
 
 @dataclass

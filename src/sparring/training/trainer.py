@@ -167,18 +167,7 @@ class Trainer:
         """*Self-play* and *Augmentation*: add ``N_self`` games' samples to the queue."""
         c = self.config
         evaluator = make_evaluator(self.model.eval(), backend=c.backend, threads=c.threads)
-        settings = SelfPlaySettings(
-            search=PUCTConfig(
-                simulations=c.simulations,
-                c_puct=c.c_puct,
-                leaves_per_batch=c.leaves_per_batch,
-                dirichlet_alpha=c.dirichlet_alpha,
-                noise_fraction=c.noise_fraction,
-            ),
-            opening_moves=c.opening_moves,
-            temperature=c.temperature,
-            parallel_games=c.parallel_games,
-        )
+        settings = SelfPlaySettings.from_config(c)
         batch = play_games(self.game, evaluator, settings, c.games_per_iteration, self.rng)
         planes, pi, z = augment(self.game, batch.planes, batch.pi, batch.z)
         self.replay.add(planes, pi, z)
