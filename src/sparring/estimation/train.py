@@ -39,7 +39,6 @@ import io
 import json
 import os
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +49,7 @@ import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
+from sparring.configfile import dataclass_from_mapping, read_toml
 from sparring.errors import ConfigError
 from sparring.estimation.data import (
     INF_RANK,
@@ -66,6 +66,7 @@ from sparring.estimation.model import (
     build_strength_model,
     save_strength_model,
 )
+from sparring.rundir import atomic_write, check_run_config
 
 CHECKPOINT_FORMAT = "sparring-se-checkpoint-v1"
 RESUMABLE_CHANGES = frozenset(
@@ -86,6 +87,13 @@ RESUMABLE_CHANGES = frozenset(
     }
 )
 """Config fields a resumed run may change; any other difference is refused."""
+
+_SE_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
+    "lr_decay_steps": lambda steps: tuple(int(x) for x in steps),
+    "variant": lambda variant: str(variant).replace("-", "_"),
+}
+"""How :meth:`SEConfig.from_mapping` normalises values: a TOML/JSON list of decay steps to a
+tuple of ints, a variant spelt with dashes (``se-inf``) to underscores."""
 
 
 # ---- configuration ---------------------------------------------------------------------------
@@ -216,37 +224,12 @@ class SEConfig:
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> SEConfig:
         """Build from a mapping; unknown keys raise :class:`ConfigError` naming the key."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(
-                f"se config: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})"
-            )
-        if "game" not in data:
-            raise ConfigError("se config: the key 'game' is required")
-        values = dict(data)
-        if "lr_decay_steps" in values:
-            values["lr_decay_steps"] = tuple(int(x) for x in values["lr_decay_steps"])
-        if "variant" in values:
-            values["variant"] = str(values["variant"]).replace("-", "_")
-        try:
-            return cls(**values)
-        except TypeError as exc:
-            raise ConfigError(f"se config: {exc}") from None
+        return dataclass_from_mapping(cls, data, "se config", convert=_SE_CONVERSIONS)
 
     @classmethod
     def from_toml(cls, path: Path, game: str, **overrides: Any) -> SEConfig:
         """The file's keys for ``game``, then ``overrides`` (None values are ignored)."""
-        try:
-            data = tomllib.loads(Path(path).read_text())
-        except FileNotFoundError:
-            raise ConfigError(f"config file {str(path)!r} not found") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"config file {str(path)!r}: {exc}") from None
-        if data.get("game", game) != game:
-            raise ConfigError(
-                f"config file {str(path)!r} is for game {data['game']!r}, not {game!r}"
-            )
+        data = read_toml(path, game)
         data["game"] = game
         data.update({k: v for k, v in overrides.items() if v is not None})
         return cls.from_mapping(data)
@@ -453,15 +436,6 @@ class SEState:
     pairs_seen: int = 0
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
 def read_log(path: Path) -> list[dict[str, Any]]:
     """The records of a ``log.jsonl`` (a torn last line from a kill is skipped)."""
     records: list[dict[str, Any]] = []
@@ -482,7 +456,7 @@ class SETrainer:
         self.config = config
         self.out = Path(out_dir)
         self.out.mkdir(parents=True, exist_ok=True)
-        self._check_config_file()
+        check_run_config(self.out, config.to_mapping(), RESUMABLE_CHANGES)
         torch.set_num_threads(config.threads)
         self.device = resolve_device(config.device)
         self.data_dir = build_dataset(config.data_config(), show_progress=show_progress)
@@ -516,20 +490,6 @@ class SETrainer:
         self._resume()
 
     # ---- persistence ---------------------------------------------------------------------
-    def _check_config_file(self) -> None:
-        path = self.out / "config.json"
-        mine = self.config.to_mapping()
-        if path.exists():
-            theirs = json.loads(path.read_text())
-            fixed = set(mine) - RESUMABLE_CHANGES
-            diff = sorted(k for k in fixed if theirs.get(k) != mine[k])
-            if diff:
-                raise ConfigError(
-                    f"{self.out} holds a run with a different config ({', '.join(diff)}); "
-                    "use another directory"
-                )
-        _atomic_write(path, json.dumps(mine, indent=2).encode())
-
     def _resume(self) -> None:
         path = self.out / "checkpoint.pt"
         if not path.exists():
@@ -546,7 +506,7 @@ class SETrainer:
         # Log records written after the checkpoint describe steps that will be redone.
         log = self.out / "log.jsonl"
         kept = [r for r in read_log(log) if r.get("step", 0) <= self.state.step]
-        _atomic_write(log, "".join(json.dumps(r) + "\n" for r in kept).encode())
+        atomic_write(log, "".join(json.dumps(r) + "\n" for r in kept).encode())
 
     def save_checkpoint(self) -> None:
         """Write the checkpoint, then ``model.pt``, each atomically."""
@@ -564,7 +524,7 @@ class SETrainer:
             },
             buffer,
         )
-        _atomic_write(self.out / "checkpoint.pt", buffer.getvalue())
+        atomic_write(self.out / "checkpoint.pt", buffer.getvalue())
         save_strength_model(self.out / "model.pt", self.model, self.model_metadata())
 
     def model_metadata(self) -> dict[str, Any]:

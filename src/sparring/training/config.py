@@ -8,11 +8,11 @@ error that names the key.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sparring.configfile import dataclass_from_mapping, read_toml
 from sparring.errors import ConfigError
 
 TABLE_A1: dict[str, dict[str, Any]] = {
@@ -143,35 +143,12 @@ class TrainConfig:
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> TrainConfig:
         """Build from a mapping; unknown keys raise :class:`ConfigError` naming the key."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(
-                f"train config: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})"
-            )
-        if "game" not in data:
-            raise ConfigError("train config: the key 'game' is required")
-        values = dict(data)
-        if "eval_opponents" in values:
-            values["eval_opponents"] = tuple(values["eval_opponents"])
-        try:
-            return cls(**values)
-        except TypeError as exc:
-            raise ConfigError(f"train config: {exc}") from None
+        return dataclass_from_mapping(cls, data, "train config", convert={"eval_opponents": tuple})
 
     @classmethod
     def from_toml(cls, path: Path, game: str, **overrides: Any) -> TrainConfig:
         """Table A1 defaults for ``game``, then the file's keys, then ``overrides``."""
-        try:
-            data = tomllib.loads(path.read_text())
-        except FileNotFoundError:
-            raise ConfigError(f"config file {str(path)!r} not found") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"config file {str(path)!r}: {exc}") from None
-        if data.get("game", game) != game:
-            raise ConfigError(
-                f"config file {str(path)!r} is for game {data['game']!r}, not {game!r}"
-            )
+        data = read_toml(path, game)
         data.pop("game", None)
         values: dict[str, Any] = dict(TABLE_A1.get(game, {}))
         values.update(data)

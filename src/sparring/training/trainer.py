@@ -34,6 +34,7 @@ from sparring.games import get_game
 from sparring.games.base import Game
 from sparring.nn.evaluators import make_evaluator
 from sparring.nn.model import NetworkConfig, PolicyValueNet, build_model, save_model
+from sparring.rundir import atomic_write, check_run_config
 from sparring.search.puct import PUCTConfig
 from sparring.training.config import TrainConfig
 from sparring.training.replay import ReplayQueue
@@ -60,15 +61,6 @@ class TrainState:
     """Wall-clock seconds spent in completed iterations, over all sessions."""
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
 class Trainer:
     """Runs (and resumes) one training run in ``out_dir``."""
 
@@ -78,7 +70,7 @@ class Trainer:
         self.game: Game = get_game(config.game)
         self.game.require_compiled("training")
         self.out.mkdir(parents=True, exist_ok=True)
-        self._check_config_file()
+        check_run_config(self.out, config.to_mapping(), RESUMABLE_CHANGES)
         torch.set_num_threads(config.threads)
         net_config = NetworkConfig.for_game(
             self.game, blocks=config.blocks, channels=config.channels
@@ -98,20 +90,6 @@ class Trainer:
         self._resume()
 
     # ---- persistence ---------------------------------------------------------------------
-    def _check_config_file(self) -> None:
-        path = self.out / "config.json"
-        mine = self.config.to_mapping()
-        if path.exists():
-            theirs = json.loads(path.read_text())
-            fixed = set(mine) - RESUMABLE_CHANGES
-            diff = sorted(k for k in fixed if theirs.get(k) != mine[k])
-            if diff:
-                raise ConfigError(
-                    f"{self.out} holds a run with a different config ({', '.join(diff)}); "
-                    "use another directory"
-                )
-        _atomic_write(path, json.dumps(mine, indent=2).encode())
-
     def _resume(self) -> None:
         path = self.out / "checkpoint.pt"
         if not path.exists():
@@ -144,7 +122,7 @@ class Trainer:
             },
             buffer,
         )
-        _atomic_write(self.out / "checkpoint.pt", buffer.getvalue())
+        atomic_write(self.out / "checkpoint.pt", buffer.getvalue())
         self.save_model(self.out / "model.pt")
 
     def save_model(self, path: Path) -> None:

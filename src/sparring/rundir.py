@@ -1,0 +1,50 @@
+"""Crash-safe files of a run directory, shared by the AlphaZero and strength-estimator trainers.
+
+A training run lives in one folder and is resumed by re-running its command; these helpers
+write its files so that a kill never leaves a half-written one, and refuse to resume a run
+under a different configuration.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from sparring.errors import ConfigError
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically: write ``<name>.tmp`` beside it, fsync, rename.
+
+    A kill at any point leaves either the old file or the new one, never a torn one.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def check_run_config(out: Path, config: Mapping[str, Any], resumable: frozenset[str]) -> None:
+    """Refuse to resume the run in ``out`` under another config, then record this one.
+
+    If ``out/config.json`` exists, every key of ``config`` except those in ``resumable`` must
+    hold the same value there, else :class:`ConfigError` names the differing keys.  Then
+    ``config`` is written to ``out/config.json`` atomically.
+    """
+    path = out / "config.json"
+    mine = dict(config)
+    if path.exists():
+        theirs = json.loads(path.read_text())
+        fixed = set(mine) - resumable
+        diff = sorted(k for k in fixed if theirs.get(k) != mine[k])
+        if diff:
+            raise ConfigError(
+                f"{out} holds a run with a different config ({', '.join(diff)}); "
+                "use another directory"
+            )
+    atomic_write(path, json.dumps(mine, indent=2).encode())
