@@ -73,7 +73,6 @@ def test_play_opponent_spec_defaults_and_target_elo() -> None:
     expected = "az" if default_model("connect4") is not None else "mcts1"
     assert opponent_spec("connect4", None, None) == expected
     assert opponent_spec("connect4", None, 1500) == "sa:elo=1500"
-    assert opponent_spec("connect4", "sa", 1234.5) == "sa:elo=1234.5"
     assert opponent_spec("connect4", "sa:base=uct", 1400) == "sa:base=uct,elo=1400"
 
 

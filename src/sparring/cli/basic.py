@@ -10,11 +10,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sparring.errors import ConfigError, SparringError
+from sparring.errors import SparringError
 from sparring.games import GAME_NAMES, get_game
 from sparring.nn.zoo import default_model
 from sparring.players import make_player, player_kinds
-from sparring.players.registry import PlayerSpec
+from sparring.strength.target import spec_for_elo
 
 console = Console()
 
@@ -41,19 +41,12 @@ def players() -> None:
 def opponent_spec(game_name: str, opponent: str | None, elo: float | None) -> str:
     """The AI's player spec for ``sparring play``.
 
-    With ``elo``, a strength-adjusted player at that Elo (``sa:elo=E``, or the given ``sa``
-    spec with ``elo=E`` added); otherwise ``opponent``, or by default the game's shipped
-    network (``az``) where one exists and MCTS1 where none does.
+    With ``elo``, a strength-adjusted player at that Elo
+    (:func:`~sparring.strength.target.spec_for_elo`); otherwise ``opponent``, or by default
+    the game's shipped network (``az``) where one exists and MCTS1 where none does.
     """
     if elo is not None:
-        if opponent is None:
-            return f"sa:elo={elo:g}"
-        spec = PlayerSpec.parse(opponent)
-        if spec.kind != "sa":
-            raise ConfigError(
-                f"--elo needs a strength-adjusted (sa) opponent, not {spec.kind!r}"
-            )
-        return f"{opponent}{',' if spec.options else ':'}elo={elo:g}"
+        return spec_for_elo(opponent, elo)
     if opponent is not None:
         return opponent
     return "az" if default_model(game_name) is not None else "mcts1"
