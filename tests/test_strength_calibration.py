@@ -419,3 +419,47 @@ def test_cli_calibrate_and_target(tmp_path: Path) -> None:
     assert "z=+inf" in target.output and "sa:base=uct,sims=30" in target.output
     bad = runner.invoke(app, [*args[:2], "--z", "x"])
     assert bad.exit_code != 0
+    report = tmp_path / "check.md"
+    check = runner.invoke(
+        app,
+        [
+            "strength-check",
+            str(out / "calibration.json"),
+            "--elo",
+            "900,1100",
+            "--ladder",
+            str(_ladder(tmp_path)),
+            "--games",
+            "2",
+            "--store",
+            str(tmp_path / "s.sqlite"),
+            "--markdown",
+            str(report),
+            "--no-progress",
+        ],
+    )
+    assert check.exit_code == 0, check.output
+    text = report.read_text()
+    assert "| 900 |" in text and "| 1100 |" in text and "Random" in text
+    with GameStore(tmp_path / "s.sqlite") as store:
+        specs = {r.spec_a for r in store.games() if "elo=" in r.spec_a}
+    assert len(specs) == 2  # one player per target, two games each against Random
+
+
+def test_nearest_rungs_picks_the_closest_ladder_players() -> None:
+    from sparring.evaluation.ladder import Ladder, LadderPlayer
+    from sparring.strength.verify import nearest_rungs
+
+    ladder = Ladder(
+        "connect4",
+        tuple(
+            LadderPlayer(name, name.lower(), elo, 0.0)
+            for name, elo in [("Random", 1000), ("M2", 1580), ("M1", 1734), ("T", 1983)]
+        ),
+        "Random=1000",
+    )
+    assert [p.name for p in nearest_rungs(ladder, 1700, 2)] == ["M2", "M1"]
+    assert [p.name for p in nearest_rungs(ladder, 900, 1)] == ["Random"]
+    assert len(nearest_rungs(ladder, 1500, 10)) == 4
+    with pytest.raises(ConfigError):
+        nearest_rungs(ladder, 1500, 0)

@@ -183,7 +183,69 @@ def strength_target(
     typer.echo(f"or:      sa:{base},calibration={calibration},elo={elo:g}")
 
 
+def strength_check(
+    calibration: Annotated[Path, typer.Argument(help="Calibration file (sparring calibrate).")],
+    elo: Annotated[str, typer.Option(help="Target Elos (comma-separated).")],
+    ladder: Annotated[
+        Path | None,
+        typer.Option(help="Ladder file (default: docs/results/baselines-GAME.json)."),
+    ] = None,
+    opponents: Annotated[
+        int, typer.Option(min=1, help="Nearest ladder players each target plays.")
+    ] = 4,
+    games: Annotated[int, typer.Option(min=1, help="Games against each opponent.")] = 50,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, help="Base seed of every match.")] = 0,
+    store: Annotated[Path, typer.Option(help="SQLite game store (resumable).")] = Path(
+        "runs/strength.sqlite"
+    ),
+    markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Play players asked for target Elos against the ladder and measure their Elo."""
+    from sparring.evaluation.ladder import read_ladder
+    from sparring.evaluation.store import GameStore
+    from sparring.strength.target import load_calibration
+    from sparring.strength.verify import check_targets, checks_markdown
+
+    cal = load_calibration(calibration)
+    targets = _floats(elo, "--elo")
+    ladder_file = ladder or Path("docs/results") / f"baselines-{cal.game}.json"
+    rungs = read_ladder(ladder_file)
+    with GameStore(store) as db:
+        checks = check_targets(
+            cal,
+            calibration,
+            targets,
+            rungs,
+            db,
+            opponents=opponents,
+            games=games,
+            seed=seed,
+            workers=workers,
+            console=console if progress else None,
+        )
+    table = Table("target", "setting", "measured Elo", "± 95%", "error", "games")
+    for c in checks:
+        table.add_row(
+            f"{c.target:.0f}",
+            c.chosen.setting.label() + (" (clamped)" if c.chosen.clamped else ""),
+            f"{c.fit.elo:.0f}",
+            f"{1.96 * c.fit.stderr:.0f}",
+            f"{c.error:+.0f}",
+            str(c.fit.games),
+        )
+    console.print(table)
+    if markdown is not None:
+        command = ("sparring strength-check " + " ".join(sys.argv[2:])).strip()
+        text = f"Command: `{command}`\n\n" + checks_markdown(cal, calibration, checks, games)
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(text)
+        console.print(f"wrote {markdown}")
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
     app.command("calibrate")(calibrate)
     app.command("strength-target")(strength_target)
+    app.command("strength-check")(strength_check)
