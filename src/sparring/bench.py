@@ -214,13 +214,16 @@ def rows_to_markdown(rows: list[BenchRow], command: str, repeats: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def engine_markdown(rows: Sequence[EngineRow], command: str, repeats: int) -> str:
+def engine_markdown(
+    rows: Sequence[EngineRow], command: str, repeats: int, threads: int = 1
+) -> str:
     """A markdown table of the engine benchmark with search / network ratios per batch."""
     network = {(r.backend, r.batch): r for r in rows if r.kind == "network"}
     lines = [
         f"Command: `{command}`  ",
         f"Machine: {machine_description()}  ",
-        f"Random-weight 3-block 64-channel Connect4 network, 1 thread; best of {repeats} repeats.",
+        f"Random-weight 3-block 64-channel Connect4 network, {threads} thread(s); "
+        f"best of {repeats} repeats.",
         "Search rows: `games` searched at once, one leaf per tree per network batch; the ratio",
         "compares positions evaluated per second by the search with the network alone at the",
         "same batch size (terminal leaves need no evaluation, so simulations/s can be higher).",

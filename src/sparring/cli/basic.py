@@ -141,7 +141,7 @@ def bench(
         int, typer.Option(min=1, help="Timed self-play games per game (--selfplay).")
     ] = 30,
     threads: Annotated[
-        int, typer.Option(min=1, help="Network threads for --selfplay.")
+        int, typer.Option(min=1, help="Network threads for --engine and --selfplay.")
     ] = 1,
 ) -> None:
     """Measure rules, UCT and (with --engine / --selfplay) AlphaZero search and self-play.
@@ -176,9 +176,11 @@ def bench(
         from sparring.search.bench import benchmark_search_engine, format_rows
 
         with console.status("benchmarking the network and the PUCT search"):
-            engine_rows = benchmark_search_engine(seconds=seconds, repeats=repeats)
+            engine_rows = benchmark_search_engine(
+                seconds=seconds, repeats=repeats, threads=threads
+            )
         console.print(format_rows(engine_rows))
-        sections.append(engine_markdown(engine_rows, command, repeats))
+        sections.append(engine_markdown(engine_rows, command, repeats, threads))
     if selfplay:
         from sparring.bench import bench_selfplay, selfplay_markdown
 
