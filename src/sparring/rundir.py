@@ -1,8 +1,9 @@
 """Crash-safe files of a run directory, shared by the AlphaZero and strength-estimator trainers.
 
 A training run lives in one folder and is resumed by re-running its command; these helpers
-write its files so that a kill never leaves a half-written one, and refuse to resume a run
-under a different configuration.
+write its files so that a kill never leaves a half-written one (or, for the append-only
+``log.jsonl``, so that a torn last line is tolerated), and refuse to resume a run under a
+different configuration.
 """
 
 from __future__ import annotations
@@ -48,3 +49,29 @@ def check_run_config(out: Path, config: Mapping[str, Any], resumable: frozenset[
                 "use another directory"
             )
     atomic_write(path, json.dumps(mine, indent=2).encode())
+
+
+def append_log(path: Path, record: Mapping[str, Any]) -> None:
+    """Append ``record`` as one JSON line to the log at ``path`` and fsync it.
+
+    A kill during an earlier write can leave a torn last line without its newline; that line
+    is ended first so the new record stands alone (:func:`read_log` skips the torn one).
+    """
+    torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+    with open(path, "a") as fh:
+        fh.write(("\n" if torn else "") + json.dumps(record) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """The records of a ``log.jsonl`` (a torn last line from a kill is skipped)."""
+    records: list[dict[str, Any]] = []
+    if not path.exists():
+        return records
+    for line in path.read_text().splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records

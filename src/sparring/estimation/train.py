@@ -66,7 +66,7 @@ from sparring.estimation.model import (
     build_strength_model,
     save_strength_model,
 )
-from sparring.rundir import atomic_write, check_run_config
+from sparring.rundir import append_log, atomic_write, check_run_config, read_log
 
 CHECKPOINT_FORMAT = "sparring-se-checkpoint-v1"
 RESUMABLE_CHANGES = frozenset(
@@ -436,19 +436,6 @@ class SEState:
     pairs_seen: int = 0
 
 
-def read_log(path: Path) -> list[dict[str, Any]]:
-    """The records of a ``log.jsonl`` (a torn last line from a kill is skipped)."""
-    records: list[dict[str, Any]] = []
-    if not path.exists():
-        return records
-    for line in path.read_text().splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return records
-
-
 class SETrainer:
     """Runs (and resumes) one strength-estimator training run in ``out_dir``."""
 
@@ -543,12 +530,8 @@ class SETrainer:
         }
 
     def _log(self, record: dict[str, Any]) -> None:
-        path = self.out / "log.jsonl"
-        torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
-        with open(path, "a") as fh:
-            fh.write(("\n" if torn else "") + json.dumps(record) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        """Append ``record`` to the run's ``log.jsonl`` (crash-safe, see :func:`append_log`)."""
+        append_log(self.out / "log.jsonl", record)
 
     # ---- steps ---------------------------------------------------------------------------
     def train_step(self) -> dict[str, float]:

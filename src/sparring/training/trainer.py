@@ -17,7 +17,6 @@ Loss (AlphaDDA Eq. 10): ``l = (c_win - v)^2 - pi^T log p``; SGD with momentum an
 from __future__ import annotations
 
 import io
-import json
 import os
 import time
 from collections.abc import Callable
@@ -34,7 +33,7 @@ from sparring.games import get_game
 from sparring.games.base import Game
 from sparring.nn.evaluators import make_evaluator
 from sparring.nn.model import NetworkConfig, PolicyValueNet, build_model, save_model
-from sparring.rundir import atomic_write, check_run_config
+from sparring.rundir import append_log, atomic_write, check_run_config, read_log
 from sparring.search.puct import PUCTConfig
 from sparring.training.config import TrainConfig
 from sparring.training.replay import ReplayQueue
@@ -132,13 +131,8 @@ class Trainer:
         os.replace(tmp, path)
 
     def _log(self, record: dict[str, Any]) -> None:
-        path = self.out / "log.jsonl"
-        torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
-        with open(path, "a") as fh:
-            # A kill during a write leaves a torn last line: end it so the new record stands alone.
-            fh.write(("\n" if torn else "") + json.dumps(record) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        """Append ``record`` to the run's ``log.jsonl`` (crash-safe, see :func:`append_log`)."""
+        append_log(self.out / "log.jsonl", record)
 
     # ---- the three steps -----------------------------------------------------------------
     def self_play(self) -> dict[str, Any]:
@@ -255,19 +249,6 @@ class Trainer:
             if report:
                 report(self.state.iteration, target, record)
         return self.state
-
-
-def read_log(path: Path) -> list[dict[str, Any]]:
-    """The records of a ``log.jsonl`` (a torn last line from a kill is skipped)."""
-    records: list[dict[str, Any]] = []
-    if not path.exists():
-        return records
-    for line in path.read_text().splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return records
 
 
 def plot_training(log: Path, png: Path) -> None:
