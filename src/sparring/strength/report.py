@@ -353,12 +353,14 @@ def plot_fig1(result: CalibrationResult, path: Path) -> Path:
                 va="bottom",
             )
     _z_ticks(ax, finite, [p.setting.floor for p in floors])
-    ax.set_xlabel("strength index z (left of -inf: floor level f)")
-    ax.set_ylabel("Elo")
-    ax.set_title(f"{result.config.game}: Elo against z (R_th = {result.config.baseline_rth:g})")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return _save(figure, path)
+    return _finish(
+        figure,
+        ax,
+        path,
+        xlabel="strength index z (left of -inf: floor level f)",
+        ylabel="Elo",
+        title=f"{result.config.game}: Elo against z (R_th = {result.config.baseline_rth:g})",
+    )
 
 
 def plot_fig2(result: CalibrationResult, path: Path) -> Path:
@@ -372,23 +374,29 @@ def plot_fig2(result: CalibrationResult, path: Path) -> Path:
         xs = _x_positions([p.setting.z for p in curve], finite)
         ax.plot(xs, [p.elo for p in curve], "o-", label=f"R_th = {rth:g}")
     _z_ticks(ax, finite)
-    ax.set_xlabel("strength index z")
-    ax.set_ylabel("Elo")
-    ax.set_title(f"{result.config.game}: Elo by z and R_th")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return _save(figure, path)
+    return _finish(
+        figure,
+        ax,
+        path,
+        xlabel="strength index z",
+        ylabel="Elo",
+        title=f"{result.config.game}: Elo by z and R_th",
+    )
 
 
 def plot_fig3(result: CalibrationResult, path: Path) -> Path:
     """Fig. 3: mean number of candidates against ``R_th``."""
     figure, ax = _figure()
     ax.plot(result.candidates_rth, result.candidates, "o-")
-    ax.set_xlabel("threshold ratio R_th")
-    ax.set_ylabel("mean number of candidates")
-    ax.set_title(f"{result.config.game}: candidates by R_th")
-    ax.grid(alpha=0.3)
-    return _save(figure, path)
+    return _finish(
+        figure,
+        ax,
+        path,
+        xlabel="threshold ratio R_th",
+        ylabel="mean number of candidates",
+        title=f"{result.config.game}: candidates by R_th",
+        legend=False,
+    )
 
 
 def plot_fig4(result: CalibrationResult, path: Path) -> Path:
@@ -428,6 +436,27 @@ def plot_fig4(result: CalibrationResult, path: Path) -> Path:
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title(f"{result.config.game}: E_norm and derived Elo, R_th = {a.rth:g}")
     ax.grid(alpha=0.3)
+    return _save(figure, path)
+
+
+def _finish(
+    figure: Any,
+    ax: Any,
+    path: Path,
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str,
+    legend: bool = True,
+) -> Path:
+    """Label, grid and (unless ``legend`` is false) add a legend to a one-axes figure, then
+    :func:`_save` it to ``path``."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if legend:
+        ax.legend(fontsize=8)
     return _save(figure, path)
 
 
