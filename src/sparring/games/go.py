@@ -338,6 +338,13 @@ def _work(nn: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @nb.njit(cache=True, inline="always")
+def _state_work(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(mark, stack)`` scratch arrays of :func:`_work` sized for ``state``'s board."""
+    h = _hdr(state)
+    return _work(int(h[SIZE]) * int(h[SIZE]))
+
+
+@nb.njit(cache=True, inline="always")
 def _is_eye(board: np.ndarray, p: int, colour: int, n: int) -> bool:
     """A single-point eye of ``colour``: all orthogonal neighbours ``colour`` and at most one
     diagonal held by the opponent (none on the edge)."""
@@ -449,9 +456,7 @@ def legal_moves(state: State, out: np.ndarray) -> int:
 @nb.njit(cache=True)
 def play(state: State, move: int) -> None:
     """Kernel: play a legal move (point or pass) in place."""
-    h = _hdr(state)
-    nn = int(h[SIZE]) * int(h[SIZE])
-    mark, stack = _work(nn)
+    mark, stack = _state_work(state)
     _play(state, move, mark, stack)
 
 
@@ -517,9 +522,7 @@ KERNELS = Kernels(legal_moves, play, status, to_move, random_playout, encode=enc
 def replay_planes_kernel(state: State, moves: np.ndarray, out: np.ndarray) -> int:
     """Play ``moves`` from ``state`` (in place), writing the planes *before* each move to
     ``out[i]``; return the index of the first illegal move, or -1 when all are legal."""
-    h = _hdr(state)
-    nn = int(h[SIZE]) * int(h[SIZE])
-    mark, stack = _work(nn)
+    mark, stack = _state_work(state)
     for i in range(moves.shape[0]):
         m = int(moves[i])
         if not _move_is_legal(state, m, mark, stack):
@@ -533,9 +536,7 @@ def replay_planes_kernel(state: State, moves: np.ndarray, out: np.ndarray) -> in
 def replay_states_kernel(state: State, moves: np.ndarray, out: np.ndarray) -> int:
     """Play ``moves`` from ``state`` (in place), writing the position before move ``i`` to
     ``out[i]`` and the final one to ``out[len(moves)]``; return the first illegal index or -1."""
-    h = _hdr(state)
-    nn = int(h[SIZE]) * int(h[SIZE])
-    mark, stack = _work(nn)
+    mark, stack = _state_work(state)
     for i in range(moves.shape[0]):
         m = int(moves[i])
         if not _move_is_legal(state, m, mark, stack):
@@ -549,9 +550,7 @@ def replay_states_kernel(state: State, moves: np.ndarray, out: np.ndarray) -> in
 @nb.njit(cache=True)
 def first_illegal_kernel(state: State, moves: np.ndarray) -> int:
     """Play ``moves`` from ``state`` in place; the index of the first illegal move or -1."""
-    h = _hdr(state)
-    nn = int(h[SIZE]) * int(h[SIZE])
-    mark, stack = _work(nn)
+    mark, stack = _state_work(state)
     for i in range(moves.shape[0]):
         m = int(moves[i])
         if not _move_is_legal(state, m, mark, stack):
