@@ -274,6 +274,29 @@ def _backup(
         node_i[parent, N_VISITS] += 1
 
 
+@nb.njit(cache=True, inline="always")
+def _init_node(
+    status: Callable[..., Any],
+    to_move: Callable[..., Any],
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    node_state: np.ndarray,
+    node: int,
+) -> None:
+    """Reset ``node``'s fields for the position already in ``node_state[node]``: no edges or
+    visits, not pending; a finished game gets its exact value."""
+    node_i[node, N_EDGE_START] = -1
+    node_i[node, N_EDGE_COUNT] = 0
+    node_i[node, N_TO_MOVE] = to_move(node_state[node])
+    node_i[node, N_STATUS] = status(node_state[node])
+    node_i[node, N_VISITS] = 0
+    node_i[node, N_VIRTUAL] = 0
+    node_i[node, N_PENDING] = 0
+    node_f[node, N_VALUE] = 0.0
+    if node_i[node, N_STATUS] != ONGOING:
+        node_f[node, N_VALUE] = _exact_value(node_i[node, N_STATUS], node_i[node, N_TO_MOVE])
+
+
 @nb.njit(cache=True)
 def _new_node(
     play: Callable[..., Any],
@@ -289,16 +312,7 @@ def _new_node(
     """Create node ``child`` for the position after ``move`` from ``parent``."""
     node_state[child, :] = node_state[parent, :]
     play(node_state[child], move)
-    node_i[child, N_EDGE_START] = -1
-    node_i[child, N_EDGE_COUNT] = 0
-    node_i[child, N_TO_MOVE] = to_move(node_state[child])
-    node_i[child, N_STATUS] = status(node_state[child])
-    node_i[child, N_VISITS] = 0
-    node_i[child, N_VIRTUAL] = 0
-    node_i[child, N_PENDING] = 0
-    node_f[child, N_VALUE] = 0.0
-    if node_i[child, N_STATUS] != ONGOING:
-        node_f[child, N_VALUE] = _exact_value(node_i[child, N_STATUS], node_i[child, N_TO_MOVE])
+    _init_node(status, to_move, node_i, node_f, node_state, child)
 
 
 @nb.njit(cache=True)
@@ -355,16 +369,8 @@ def _init_roots_impl(
     k = 0
     for t in range(roots.shape[0]):
         node_state[t, :] = roots[t, :]
-        node_i[t, N_EDGE_START] = -1
-        node_i[t, N_EDGE_COUNT] = 0
-        node_i[t, N_TO_MOVE] = to_move(node_state[t])
-        node_i[t, N_STATUS] = status(node_state[t])
-        node_i[t, N_VISITS] = 0
-        node_i[t, N_VIRTUAL] = 0
-        node_i[t, N_PENDING] = 0
-        node_f[t, N_VALUE] = 0.0
+        _init_node(status, to_move, node_i, node_f, node_state, t)
         if node_i[t, N_STATUS] != ONGOING:
-            node_f[t, N_VALUE] = _exact_value(node_i[t, N_STATUS], node_i[t, N_TO_MOVE])
             continue
         leaf_path_nodes[k, 0] = t
         leaf_depth[k] = 0
