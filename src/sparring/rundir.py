@@ -8,6 +8,7 @@ different configuration.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Mapping
@@ -28,6 +29,18 @@ def atomic_write(path: Path, data: bytes) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def atomic_torch_save(path: Path, payload: dict[str, Any]) -> None:
+    """:func:`torch.save` ``payload`` (a checkpoint's dict) to ``path`` atomically.
+
+    The payload is serialised in memory first, then written by :func:`atomic_write`.
+    """
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    atomic_write(path, buffer.getvalue())
 
 
 def check_run_config(out: Path, config: Mapping[str, Any], resumable: frozenset[str]) -> None:

@@ -35,7 +35,6 @@ losses) and ``training.png``.
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import os
 import time
@@ -66,7 +65,13 @@ from sparring.estimation.model import (
     build_strength_model,
     save_strength_model,
 )
-from sparring.rundir import append_log, atomic_write, check_run_config, read_log
+from sparring.rundir import (
+    append_log,
+    atomic_torch_save,
+    atomic_write,
+    check_run_config,
+    read_log,
+)
 
 CHECKPOINT_FORMAT = "sparring-se-checkpoint-v1"
 RESUMABLE_CHANGES = frozenset(
@@ -497,8 +502,8 @@ class SETrainer:
 
     def save_checkpoint(self) -> None:
         """Write the checkpoint, then ``model.pt``, each atomically."""
-        buffer = io.BytesIO()
-        torch.save(
+        atomic_torch_save(
+            self.out / "checkpoint.pt",
             {
                 "format": CHECKPOINT_FORMAT,
                 "model": self.model.state_dict(),
@@ -509,9 +514,7 @@ class SETrainer:
                 "state": vars(self.state),
                 "config": self.config.to_mapping(),
             },
-            buffer,
         )
-        atomic_write(self.out / "checkpoint.pt", buffer.getvalue())
         save_strength_model(self.out / "model.pt", self.model, self.model_metadata())
 
     def model_metadata(self) -> dict[str, Any]:

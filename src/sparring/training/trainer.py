@@ -16,7 +16,6 @@ Loss (AlphaDDA Eq. 10): ``l = (c_win - v)^2 - pi^T log p``; SGD with momentum an
 
 from __future__ import annotations
 
-import io
 import os
 import time
 from collections.abc import Callable
@@ -33,7 +32,7 @@ from sparring.games import get_game
 from sparring.games.base import Game
 from sparring.nn.evaluators import make_evaluator
 from sparring.nn.model import NetworkConfig, PolicyValueNet, build_model, save_model
-from sparring.rundir import append_log, atomic_write, check_run_config, read_log
+from sparring.rundir import append_log, atomic_torch_save, check_run_config, read_log
 from sparring.search.puct import PUCTConfig
 from sparring.training.config import TrainConfig
 from sparring.training.replay import ReplayQueue
@@ -108,8 +107,8 @@ class Trainer:
     def save_checkpoint(self) -> None:
         """Write replay queue, then checkpoint, then model, each atomically."""
         self.replay.save(self.out / "replay.npz")
-        buffer = io.BytesIO()
-        torch.save(
+        atomic_torch_save(
+            self.out / "checkpoint.pt",
             {
                 "format": CHECKPOINT_FORMAT,
                 "model": self.model.state_dict(),
@@ -119,9 +118,7 @@ class Trainer:
                 "state": vars(self.state),
                 "config": self.config.to_mapping(),
             },
-            buffer,
         )
-        atomic_write(self.out / "checkpoint.pt", buffer.getvalue())
         self.save_model(self.out / "model.pt")
 
     def save_model(self, path: Path) -> None:
