@@ -566,14 +566,23 @@ def area_kernel(state: State) -> tuple[int, int]:
 
 
 # ---- coordinates --------------------------------------------------------------------------
-def move_to_gtp(move: int, size: int) -> str:
-    """GTP text of an action: ``D4``, ``Q16``, ``pass``."""
+def _row_col(move: int, size: int) -> tuple[int, int] | None:
+    """``(row from the top, column)`` of a point action, None for the pass; ValueError for an
+    action off the board."""
     nn = size * size
     if move == nn:
-        return "pass"
+        return None
     if not 0 <= move < nn:
         raise ValueError(f"go: move {move} outside 0..{nn}")
-    r, c = divmod(move, size)
+    return divmod(move, size)
+
+
+def move_to_gtp(move: int, size: int) -> str:
+    """GTP text of an action: ``D4``, ``Q16``, ``pass``."""
+    point = _row_col(move, size)
+    if point is None:
+        return "pass"
+    r, c = point
     return f"{GTP_COLUMNS[c]}{size - r}"
 
 
@@ -594,12 +603,10 @@ def gtp_to_move(text: str, size: int) -> int:
 
 def move_to_sgf(move: int, size: int) -> str:
     """SGF coordinates of an action (``dp``; the empty string for a pass)."""
-    nn = size * size
-    if move == nn:
+    point = _row_col(move, size)
+    if point is None:
         return ""
-    if not 0 <= move < nn:
-        raise ValueError(f"go: move {move} outside 0..{nn}")
-    r, c = divmod(move, size)
+    r, c = point
     return "abcdefghijklmnopqrstuvwxyz"[c] + "abcdefghijklmnopqrstuvwxyz"[r]
 
 
