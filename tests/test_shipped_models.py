@@ -1,0 +1,33 @@
+"""The networks shipped in src/sparring/models load by name and play sensibly."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparring.games import get_game
+from sparring.nn.zoo import default_model, shipped_models
+from sparring.players import make_player
+
+
+def test_connect4_model_is_shipped_with_a_model_card() -> None:
+    path = default_model("connect4")
+    assert path is not None and path == shipped_models()["connect4"]
+    assert path.with_suffix(".md").is_file()
+
+
+@pytest.mark.parametrize(
+    "moves",
+    [
+        "334455",  # the first player wins on the bottom row with column 2 or 6
+        "3030302",  # the second player wins with a vertical four in column 0
+    ],
+)
+def test_connect4_model_takes_an_immediate_win(moves: str) -> None:
+    game = get_game("connect4")
+    state = game.initial_state()
+    for ch in moves:
+        state = game.play(state, int(ch))
+    player = make_player("az:sims=100", game, seed=0)
+    move = player.select_move(game, state)
+    after = game.play(state, move)
+    assert game.is_terminal(after), f"played {move}, not a winning move"
