@@ -120,3 +120,22 @@ def test_resume_refuses_a_different_config(tmp_path: Path) -> None:
     changed = TrainConfig.for_game("connect4", **(TINY | {"simulations": 9}))
     with pytest.raises(ConfigError, match="simulations"):
         Trainer(changed, tmp_path / "run")
+
+
+def test_learning_rate_steps_down_after_each_drop() -> None:
+    cfg = TrainConfig.for_game(
+        "connect4", learning_rate=0.02, learning_rate_drops=(3, 5), learning_rate_factor=0.5
+    )
+    assert [cfg.learning_rate_at(i) for i in (1, 3, 4, 5, 6)] == [0.02, 0.02, 0.01, 0.01, 0.005]
+    with pytest.raises(ConfigError, match="learning_rate_factor"):
+        TrainConfig.for_game("connect4", learning_rate_factor=0.0)
+    with pytest.raises(ConfigError, match="learning_rate_drops"):
+        TrainConfig.for_game("connect4", learning_rate_drops=(0,))
+
+
+def test_a_resumed_run_may_add_a_learning_rate_drop(tmp_path: Path) -> None:
+    Trainer(TrainConfig.for_game("connect4", **TINY), tmp_path / "run").run(1)
+    dropped = TrainConfig.for_game("connect4", **(TINY | {"learning_rate_drops": (1,)}))
+    Trainer(dropped, tmp_path / "run").run(2)
+    rates = [r["learning_rate"] for r in read_log(tmp_path / "run" / "log.jsonl")]
+    assert rates == pytest.approx([0.02, 0.002])

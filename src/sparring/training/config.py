@@ -79,6 +79,12 @@ class TrainConfig:
     """Mini-batch size (Table A1: 2048; smaller on a CPU)."""
     learning_rate: float = 0.02
     """SGD learning rate (Table A1: 0.2 at batch 2048; scaled down with the batch)."""
+    learning_rate_drops: tuple[int, ...] = ()
+    """Iterations after which the learning rate is multiplied by ``learning_rate_factor``
+    (not in Table A1, whose rate is constant: a step schedule lets a short CPU run settle).
+    A resumed run may change it."""
+    learning_rate_factor: float = 0.1
+    """Multiplier applied at each of ``learning_rate_drops``."""
     momentum: float = 0.9
     """SGD momentum (Table A1)."""
     weight_decay: float = 1e-4
@@ -128,6 +134,10 @@ class TrainConfig:
             raise ConfigError(
                 "train config: temperature, learning_rate, dirichlet_alpha must be > 0"
             )
+        if not 0 < self.learning_rate_factor <= 1:
+            raise ConfigError("train config: learning_rate_factor must be in (0, 1]")
+        if any(i < 1 for i in self.learning_rate_drops):
+            raise ConfigError("train config: learning_rate_drops must be iterations >= 1")
         if not 0 <= self.noise_fraction <= 1:
             raise ConfigError("train config: noise_fraction must be in [0, 1]")
         if self.backend not in ("auto", "torch", "onnx"):
@@ -143,7 +153,12 @@ class TrainConfig:
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> TrainConfig:
         """Build from a mapping; unknown keys raise :class:`ConfigError` naming the key."""
-        return dataclass_from_mapping(cls, data, "train config", convert={"eval_opponents": tuple})
+        return dataclass_from_mapping(
+            cls,
+            data,
+            "train config",
+            convert={"eval_opponents": tuple, "learning_rate_drops": tuple},
+        )
 
     @classmethod
     def from_toml(cls, path: Path, game: str, **overrides: Any) -> TrainConfig:
@@ -155,8 +170,15 @@ class TrainConfig:
         values.update(overrides)
         return cls.from_mapping({"game": game, **values})
 
+    def learning_rate_at(self, iteration: int) -> float:
+        """The learning rate of iteration ``iteration`` (1-based): the base rate times
+        ``learning_rate_factor`` for every drop at an earlier iteration."""
+        drops = sum(1 for d in self.learning_rate_drops if d < iteration)
+        return self.learning_rate * self.learning_rate_factor**drops
+
     def to_mapping(self) -> dict[str, Any]:
         """The config as plain data (JSON/TOML friendly)."""
         data = dataclasses.asdict(self)
         data["eval_opponents"] = list(self.eval_opponents)
+        data["learning_rate_drops"] = list(self.learning_rate_drops)
         return data

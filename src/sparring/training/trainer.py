@@ -40,7 +40,16 @@ from sparring.training.selfplay import SelfPlaySettings, augment, play_games
 
 CHECKPOINT_FORMAT = "sparring-train-checkpoint-v1"
 RESUMABLE_CHANGES = frozenset(
-    {"iterations", "eval_every", "eval_games", "eval_opponents", "threads", "checkpoint_every"}
+    {
+        "iterations",
+        "eval_every",
+        "eval_games",
+        "eval_opponents",
+        "threads",
+        "checkpoint_every",
+        "learning_rate_drops",
+        "learning_rate_factor",
+    }
 )
 """Config fields a resumed run may change; any other difference is refused."""
 
@@ -157,6 +166,8 @@ class Trainer:
         c = self.config
         planes, pi, z = self.replay.arrays()
         n = len(z)
+        for group in self.optimizer.param_groups:
+            group["lr"] = c.learning_rate_at(self.state.iteration + 1)
         self.model.train()
         totals = {"loss_value": 0.0, "loss_policy": 0.0}
         steps = 0
@@ -178,7 +189,8 @@ class Trainer:
                 totals["loss_policy"] += loss_policy.item()
                 steps += 1
         self.model.eval()
-        return {k: v / max(steps, 1) for k, v in totals.items()} | {"sgd_steps": steps}
+        means = {k: v / max(steps, 1) for k, v in totals.items()}
+        return means | {"sgd_steps": steps, "learning_rate": self.optimizer.param_groups[0]["lr"]}
 
     def evaluate(self) -> dict[str, float]:
         """Score of the current network (most visited move, no noise) against each opponent."""
