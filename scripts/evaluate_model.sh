@@ -3,8 +3,8 @@
 #   scripts/evaluate_model.sh GAME        (GAME: connect4, othello6, ...)
 # wins and Elo against the game's baseline ladder (docs/results/baselines-GAME.json), 200 games
 # against MCTS1 and Minimax1, and for Connect4 also move quality against the exact solver
-# BitBully on 1,000 fixed positions.  Resumable: games are kept in runs/model-eval.sqlite.
-# Environment: MODEL (network name or file; default GAME), GAMES, WORKERS, OUT.
+# BitBully on 1,000 fixed positions.  Resumable: games are kept in runs/model-eval-GAME.sqlite.
+# Environment: MODEL (network name or file; default GAME), GAMES, WORKERS, OUT, STORE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GAME=${1:?usage: scripts/evaluate_model.sh GAME}
@@ -12,6 +12,7 @@ MODEL=${MODEL:-$GAME}
 GAMES=${GAMES:-200}
 WORKERS=${WORKERS:-1}
 OUT=${OUT:-docs/models}
+STORE=${STORE:-runs/model-eval-$GAME.sqlite}
 mkdir -p "$OUT" runs
 if [ "$GAME" = connect4 ]; then
   .venv/bin/sparring oracle "az:model=$MODEL" mcts1 minimax1 \
@@ -19,5 +20,5 @@ if [ "$GAME" = connect4 ]; then
 fi
 .venv/bin/sparring study "$GAME" sims 200 --model "$MODEL" \
   --ladder "docs/results/baselines-$GAME.json" --opponents mcts1,minimax1 \
-  --games "$GAMES" --workers "$WORKERS" --seed 1 --store runs/model-eval.sqlite \
+  --games "$GAMES" --workers "$WORKERS" --seed 1 --store "$STORE" \
   --markdown "$OUT/$GAME-ladder.md"
