@@ -4,15 +4,31 @@ from __future__ import annotations
 
 import pytest
 
+from sparring.evaluation.match import play_game
 from sparring.games import get_game
 from sparring.nn.zoo import default_model, shipped_models
 from sparring.players import make_player
 
 
-def test_connect4_model_is_shipped_with_a_model_card() -> None:
-    path = default_model("connect4")
-    assert path is not None and path == shipped_models()["connect4"]
+SHIPPED_GAMES = ("connect4", "othello6")
+
+
+@pytest.mark.parametrize("game_name", SHIPPED_GAMES)
+def test_model_is_shipped_with_a_model_card(game_name: str) -> None:
+    path = default_model(game_name)
+    assert path is not None and path == shipped_models()[game_name]
     assert path.with_suffix(".md").is_file()
+
+
+@pytest.mark.parametrize("game_name", SHIPPED_GAMES)
+def test_shipped_model_beats_random_with_a_small_search(game_name: str) -> None:
+    game = get_game(game_name)
+    wins = 0
+    for i in range(4):
+        players = (make_player("az:sims=32", game, seed=i), make_player("random", game, seed=i))
+        record = play_game(game, players, a_first=(i % 2 == 0), seed=i)
+        wins += record.score_a == 1.0
+    assert wins == 4
 
 
 @pytest.mark.parametrize(

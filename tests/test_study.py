@@ -66,5 +66,9 @@ def test_study_end_to_end_on_tictactoe(tmp_path: Path) -> None:
     assert [p.value for p in points] == [2.0, 30.0]
     assert [p.fit.elo for p in points] == [p.fit.elo for p in again]
     assert "| 30 |" in study_markdown(config, ladder, points)
+    for p in points:
+        wins, draws, losses = p.outcomes["random"]
+        assert wins + draws + losses == 4
+        assert p.scores["random"] == pytest.approx((wins + 0.5 * draws) / 4)
     with pytest.raises(ConfigError, match="unknown study parameter"):
         StudyConfig("tictactoe", "x", "temperature", (1.0,))

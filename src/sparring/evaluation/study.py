@@ -71,6 +71,8 @@ class StudyPoint:
     fit: LadderFit
     scores: dict[str, float]
     """Mean score against each opponent spec."""
+    outcomes: dict[str, tuple[int, int, int]]
+    """Wins, draws and losses against each opponent spec."""
 
 
 def run_study(
@@ -86,6 +88,7 @@ def run_study(
         elos: list[float] = []
         scores: list[float] = []
         per_opponent: dict[str, float] = {}
+        outcomes: dict[str, tuple[int, int, int]] = {}
         for rung in rungs:
             match = MatchConfig(
                 game=config.game,
@@ -100,7 +103,9 @@ def run_study(
             elos += [rung.elo] * len(mine)
             scores += mine
             per_opponent[rung.spec] = sum(mine) / len(mine)
-        points.append(StudyPoint(value, spec, fit_against_ladder(elos, scores), per_opponent))
+            outcomes[rung.spec] = (mine.count(1.0), mine.count(0.5), mine.count(0.0))
+        fit = fit_against_ladder(elos, scores)
+        points.append(StudyPoint(value, spec, fit, per_opponent, outcomes))
     return points
 
 
@@ -123,6 +128,16 @@ def study_markdown(config: StudyConfig, ladder: Ladder, points: list[StudyPoint]
     for p in points:
         cells = " | ".join(f"{p.scores[o]:.2f}" for o in config.opponents)
         lines.append(f"| {p.value:g} | {p.fit.elo:.0f} | {p.fit.stderr:.0f} | {cells} |")
+    lines += [
+        "",
+        "Wins / draws / losses of AlphaZero:",
+        "",
+        f"| {config.parameter} | {head} |",
+        "| ---: |" + " ---: |" * len(config.opponents),
+    ]
+    for p in points:
+        cells = " | ".join("{} / {} / {}".format(*p.outcomes[o]) for o in config.opponents)
+        lines.append(f"| {p.value:g} | {cells} |")
     return "\n".join(lines) + "\n"
 
 
