@@ -79,8 +79,13 @@ def test_play_opponent_spec_defaults_and_target_elo() -> None:
 def test_play_at_a_target_elo_with_a_calibration() -> None:
     calibration = "docs/strength/connect4-uct/calibration.json"
     result = run_cli(
-        "play", "connect4", "-o", f"sa:base=uct,calibration={calibration}",
-        "--elo", "1500", stdin="quit\n",
+        "play",
+        "connect4",
+        "-o",
+        f"sa:base=uct,calibration={calibration}",
+        "--elo",
+        "1500",
+        stdin="quit\n",
     )
     assert result.returncode == 0, result.stderr
     assert "SA(elo=1500)" in result.stdout

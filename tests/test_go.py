@@ -124,9 +124,7 @@ def test_ply_cap_ends_the_game() -> None:
     assert g.status(s) is not Outcome.ONGOING
 
 
-@pytest.mark.parametrize(
-    ("komi", "expected"), [(4.5, FIRST_WINS), (5.0, DRAW), (5.5, SECOND_WINS)]
-)
+@pytest.mark.parametrize(("komi", "expected"), [(4.5, FIRST_WINS), (5.0, DRAW), (5.5, SECOND_WINS)])
 def test_area_scoring_with_komi(komi: float, expected: int) -> None:
     g = Go(5, komi=komi)
     rows = ["..xo."] * 5

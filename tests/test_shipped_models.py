@@ -9,7 +9,6 @@ from sparring.games import get_game
 from sparring.nn.zoo import default_model, shipped_models
 from sparring.players import make_player
 
-
 SHIPPED_GAMES = ("connect4", "othello6")
 
 

@@ -214,9 +214,7 @@ def rows_to_markdown(rows: list[BenchRow], command: str, repeats: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def engine_markdown(
-    rows: Sequence[EngineRow], command: str, repeats: int, threads: int = 1
-) -> str:
+def engine_markdown(rows: Sequence[EngineRow], command: str, repeats: int, threads: int = 1) -> str:
     """A markdown table of the engine benchmark with search / network ratios per batch."""
     network = {(r.backend, r.batch): r for r in rows if r.kind == "network"}
     lines = [
@@ -269,9 +267,7 @@ class SelfPlayRow:
         return self.positions / self.seconds
 
 
-def bench_selfplay(
-    game_name: str, games: int = 30, threads: int = 1, seed: int = 0
-) -> SelfPlayRow:
+def bench_selfplay(game_name: str, games: int = 30, threads: int = 1, seed: int = 0) -> SelfPlayRow:
     """Time ``games`` self-play games of ``game_name`` as ``sparring train`` plays them.
 
     The settings are the training defaults for the game (AlphaDDA Table A1's ``N_sim``,

@@ -176,9 +176,7 @@ def bench(
         from sparring.search.bench import benchmark_search_engine, format_rows
 
         with console.status("benchmarking the network and the PUCT search"):
-            engine_rows = benchmark_search_engine(
-                seconds=seconds, repeats=repeats, threads=threads
-            )
+            engine_rows = benchmark_search_engine(seconds=seconds, repeats=repeats, threads=threads)
         console.print(format_rows(engine_rows))
         sections.append(engine_markdown(engine_rows, command, repeats, threads))
     if selfplay:

@@ -140,9 +140,7 @@ class Game(ABC):
         if self.status(state) is not Outcome.ONGOING:
             raise GameOverError(f"{self.name}: the game is over, no move can be played")
         if not self.is_legal(state, int(move)):
-            raise IllegalMoveError(
-                f"{self.name}: illegal move {self._safe_move_text(int(move))}"
-            )
+            raise IllegalMoveError(f"{self.name}: illegal move {self._safe_move_text(int(move))}")
         child = state.copy()
         self.kernels.play(child, int(move))
         return child

@@ -178,9 +178,7 @@ def uci_to_action(text: str) -> int:
             raise MoveParseError(
                 f"chess: bad move {text!r}: {token[:4]} is not a pawn promotion step"
             )
-    raise MoveParseError(
-        f"chess: bad move {text!r}: expected UCI such as e2e4 or e7e8q"
-    )
+    raise MoveParseError(f"chess: bad move {text!r}: expected UCI such as e2e4 or e7e8q")
 
 
 # ---- positions ------------------------------------------------------------------------------

@@ -286,11 +286,7 @@ def _play(state: np.ndarray, move: int, mark: np.ndarray, stack: np.ndarray) -> 
         cap_point = -1
         for k in range(4):
             q = _nbr(move, k, n)
-            if (
-                q >= 0
-                and board[q] == opp
-                and not _has_liberty_except(board, q, -1, n, mark, stack)
-            ):
+            if q >= 0 and board[q] == opp and not _has_liberty_except(board, q, -1, n, mark, stack):
                 captured += _remove_group(board, q, n, stack)
                 cap_point = q
         ko = -1

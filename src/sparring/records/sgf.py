@@ -330,9 +330,7 @@ def _record(
         first_player=first,
         setup_black=setup_black,
         setup_white=setup_white,
-        properties={
-            k: v[0].decode("utf-8", "replace") for k, v in root_props.items() if v
-        },
+        properties={k: v[0].decode("utf-8", "replace") for k, v in root_props.items() if v},
     )
 
 

@@ -219,14 +219,10 @@ def benchmark_search_engine(
             raise ValueError(f"unknown backend {backend!r}; use onnx or torch")
         rows.append(benchmark_network(game, evaluator, 1, seconds, backend, seed, repeats))
         rows.append(
-            benchmark_search(
-                game, evaluator, 1, single_simulations, 1, backend, seed, repeats
-            )
+            benchmark_search(game, evaluator, 1, single_simulations, 1, backend, seed, repeats)
         )
         for batch in batches:
-            rows.append(
-                benchmark_network(game, evaluator, batch, seconds, backend, seed, repeats)
-            )
+            rows.append(benchmark_network(game, evaluator, batch, seconds, backend, seed, repeats))
             rows.append(
                 benchmark_search(
                     game, evaluator, batch, batch_simulations, 1, backend, seed, repeats
