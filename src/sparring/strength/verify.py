@@ -59,9 +59,14 @@ def nearest_rungs(ladder: Ladder, elo: float, count: int) -> list[LadderPlayer]:
 
 
 def target_spec(calibration: Calibration, calibration_path: Path, elo: float) -> str:
-    """The ``sa`` spec of the player asked for ``elo`` under ``calibration``."""
+    """The ``sa`` spec of the player asked for ``elo`` under ``calibration``.
+
+    Its name carries the setting the calibration chooses, so that a changed calibration file
+    makes a new player (and new games in the store) instead of reusing the old games."""
     base = ",".join(f"{k}={v}" for k, v in calibration.base.items())
-    return f"sa:{base},calibration={calibration_path},elo={elo:g},name=SA[elo={elo:g}]"
+    chosen = setting_for_elo(calibration, elo).setting.label().replace(",", "/")
+    name = f"SA[elo={elo:g}/{chosen}]"
+    return f"sa:{base},calibration={calibration_path},elo={elo:g},name={name}"
 
 
 def check_targets(
@@ -86,7 +91,7 @@ def check_targets(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", StrengthRangeWarning)
             chosen = setting_for_elo(calibration, target)
-        spec = target_spec(calibration, calibration_path, target)
+            spec = target_spec(calibration, calibration_path, target)
         elos: list[float] = []
         results: list[float] = []
         scores: dict[str, float] = {}
