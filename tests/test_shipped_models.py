@@ -66,3 +66,14 @@ def test_shipped_connect4_calibration_belongs_to_the_shipped_network() -> None:
     game = get_game("connect4")
     player = make_player("sa:model=connect4,elo=1500", game, seed=0)
     assert game.is_legal(game.initial_state(), player.select_move(game, game.initial_state()))
+
+
+def test_target_check_players_are_named_by_the_chosen_setting() -> None:
+    from sparring.strength.target import calibration_path_for_model, load_calibration
+    from sparring.strength.verify import target_spec
+
+    path = calibration_path_for_model(shipped_models()["connect4"])
+    assert path is not None
+    calibration = load_calibration(path)
+    weak, strong = (target_spec(calibration, path, elo) for elo in (900, 2100))
+    assert "floor=" in weak.split("name=")[1] and "floor=" not in strong.split("name=")[1]
