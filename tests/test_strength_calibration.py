@@ -463,3 +463,90 @@ def test_nearest_rungs_picks_the_closest_ladder_players() -> None:
     assert len(nearest_rungs(ladder, 1500, 10)) == 4
     with pytest.raises(ConfigError):
         nearest_rungs(ladder, 1500, 0)
+
+
+def _two_rung_ladder(tmp_path: Path) -> Path:
+    path = tmp_path / "ladder2.json"
+    players = [
+        {"name": "Random", "spec": "random", "elo": 1000.0, "stderr": 0.0},
+        {"name": "UCT200", "spec": "uct:sims=200,name=UCT200", "elo": 1700.0, "stderr": 20.0},
+    ]
+    path.write_text(json.dumps({"game": "tictactoe", "anchor": "Random=1000", "players": players}))
+    return path
+
+
+def test_link_nearest_links_every_targetable_setting(tmp_path: Path) -> None:
+    common = dict(
+        game="tictactoe",
+        base="base=uct,sims=50",
+        z_values=(-INF, 0.0, INF),
+        rth_values=(0.1, 0.5),
+        floor_values=(1.0,),
+        games=4,
+        link_games=2,
+        ladder=str(_two_rung_ladder(tmp_path)),
+        ladder_opponents=("random",),
+    )
+    with GameStore(tmp_path / "s.sqlite") as store:
+        plain = run_calibration(CalibrationConfig(**common), store)  # type: ignore[arg-type]
+        linked = run_calibration(
+            CalibrationConfig(**common, link_nearest=1),  # type: ignore[arg-type]
+            store,
+        )
+    assert linked.skipped == plain.played  # the first calibration's games are reused
+    for p in linked.points:
+        targetable = p.setting.floor > 0 or p.setting.rth == 0.1 or p.setting.z == INF
+        assert (len(p.links) >= 1) == (targetable or p.setting == linked.config.baseline)
+        if not targetable:
+            assert p.links == {}
+    # z = -inf at R_th = 0.5 is not on the main curve: no link; the floor is.
+    assert linked.point(StrengthSetting(-INF, 0.5)).links == {}
+    assert linked.point(StrengthSetting(-INF, 0.1, 1.0)).links
+    assert (
+        linked.played
+        == sum(len(p.links) for p in linked.points) * 2
+        - sum(len(p.links) for p in plain.points) * 2
+    )
+    with pytest.raises(ConfigError):
+        CalibrationConfig(**common, link_nearest=-1)  # type: ignore[arg-type]
+
+
+def test_ladder_extension_rates_new_rungs_against_fixed_ratings(tmp_path: Path) -> None:
+    from sparring.evaluation.ladder import read_ladder, save_ladder
+    from sparring.evaluation.rungs import rate_rungs, rungs_markdown
+
+    ladder = read_ladder(_two_rung_ladder(tmp_path))
+    with GameStore(tmp_path / "r.sqlite") as store:
+        results = rate_rungs(ladder, ["uct:sims=3,name=UCT3"], store, games=6, seed=1)
+        with pytest.raises(ConfigError, match="already has"):
+            rate_rungs(ladder, ["random"], store, games=2)
+        again = rate_rungs(ladder, ["uct:sims=3,name=UCT3"], store, games=6, seed=1)
+    (rung,) = results
+    assert rung.games == 12 and set(rung.scores) == {"Random", "UCT200"}
+    assert rung.player.elo == again[0].player.elo and rung.player.stderr > 0
+    # A player that beats Random more often than not and loses to UCT200 lies between them.
+    if rung.scores["Random"] > 0.5 and rung.scores["UCT200"] < 0.5:
+        assert 1000 < rung.player.elo < 1700
+    extended = ladder.with_players([rung.player])
+    elos = [p.elo for p in extended.players]
+    assert elos == sorted(elos, reverse=True)
+    save_ladder(tmp_path / "out.json", extended)
+    assert read_ladder(tmp_path / "out.json").by_spec("uct:sims=3,name=UCT3").name == "UCT3"
+    assert "UCT3" in rungs_markdown(ladder, results, 6)
+    assert [p.name for p in extended.nearest(1650, 1)] == ["UCT200"]
+
+
+def test_cli_ladder_extend(tmp_path: Path) -> None:
+    from sparring.cli.evaluation import register
+
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    out = tmp_path / "ext.json"
+    args = ["ladder-extend", str(_two_rung_ladder(tmp_path)), "uct:sims=2,name=U2"]
+    opts = ["--games", "2", "--out", str(out), "--store", str(tmp_path / "c.sqlite")]
+    result = runner.invoke(app, [*args, *opts])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(out.read_text())["players"]) == 3
+    bad = runner.invoke(app, [*args[:2], "nosuchplayer", *opts])
+    assert bad.exit_code != 0

@@ -196,6 +196,38 @@ def register(app: typer.Typer) -> None:
     app.command("study")(study)
     app.command("oracle")(oracle)
     app.command("tournament")(tournament)
+    app.command("ladder-extend")(ladder_extend)
+
+
+def ladder_extend(
+    ladder: Annotated[Path, typer.Argument(help="Ladder file (sparring tournament --json).")],
+    specs: Annotated[list[str], typer.Argument(help="Player specs to add as rungs.")],
+    out: Annotated[Path, typer.Option(help="Where to write the extended ladder.")],
+    games: Annotated[
+        int, typer.Option("--games", "-n", help="Games against each ladder player.")
+    ] = 100,
+    workers: Annotated[int, typer.Option("--workers", "-w", help=_WORKERS_HELP)] = 1,
+    seed: Annotated[int, typer.Option(help=_SEED_HELP)] = 0,
+    store: Annotated[Path, typer.Option(help=_STORE_HELP)] = DEFAULT_STORE,
+    markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
+) -> None:
+    """Add rungs to a ladder: rate new players against it, its ratings held fixed."""
+    from sparring.evaluation.ladder import read_ladder, save_ladder
+    from sparring.evaluation.rungs import rate_rungs, rungs_markdown
+
+    the_ladder = read_ladder(ladder)
+    player_labels(get_game(the_ladder.game), specs)
+    console = Console()
+    with GameStore(store) as db:
+        results = rate_rungs(the_ladder, specs, db, games, seed, workers, console)
+    text = rungs_markdown(the_ladder, results, games)
+    console.print(text)
+    extended = the_ladder.with_players([r.player for r in results])
+    save_ladder(out, extended)
+    console.print(f"extended ladder saved to {out}")
+    if markdown is not None:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(text)
 
 
 def study(

@@ -89,6 +89,14 @@ def calibrate(
         str, typer.Option(help="Ladder player specs z=+inf plays (default: none).")
     ] = "",
     link_games: Annotated[int, typer.Option(min=1, help="Games per ladder link.")] = 50,
+    link_nearest: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Also link every setting a target Elo can choose (z curve, floor) to this "
+            "many ladder players nearest its first rating (0: none).",
+        ),
+    ] = 0,
     store: Annotated[Path, typer.Option(help="SQLite game store (resumable).")] = Path(
         "runs/strength.sqlite"
     ),
@@ -131,6 +139,7 @@ def calibrate(
         floor_opponents=_names(floor_opponents) or (),
         top_opponents=_names(top_opponents) or (),
         link_games=link_games,
+        link_nearest=link_nearest,
     )
     out_dir = out or Path("runs") / f"strength-{game_name}"
     console.print(

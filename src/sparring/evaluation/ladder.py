@@ -53,6 +53,25 @@ class Ladder:
         known = ", ".join(p.spec for p in self.players)
         raise ConfigError(f"ladder for {self.game} has no player {spec!r} (it has {known})")
 
+    def nearest(self, elo: float, count: int) -> list[LadderPlayer]:
+        """The ``count`` players rated closest to ``elo`` (ties: the weaker first), weakest
+        first; :class:`ConfigError` if ``count < 1``."""
+        if count < 1:
+            raise ConfigError("at least one ladder player must be asked for")
+        ranked = sorted(self.players, key=lambda p: (abs(p.elo - elo), p.elo))
+        return sorted(ranked[:count], key=lambda p: p.elo)
+
+    def with_players(self, added: Sequence[LadderPlayer]) -> Ladder:
+        """This ladder with ``added`` rungs, every player sorted from strongest to weakest;
+        :class:`ConfigError` if a name or spec is already taken."""
+        taken = {p.name.lower() for p in self.players} | {p.spec for p in self.players}
+        for p in added:
+            if p.name.lower() in taken or p.spec in taken:
+                raise ConfigError(f"the ladder for {self.game} already has {p.name!r} ({p.spec})")
+            taken |= {p.name.lower(), p.spec}
+        players = sorted((*self.players, *added), key=lambda p: -p.elo)
+        return Ladder(self.game, tuple(players), self.anchor)
+
 
 def write_ladder(
     path: Path, game: str, labels: Sequence[str], specs: Sequence[str], fit: EloFit
@@ -70,6 +89,19 @@ def write_ladder(
     anchor = f"{fit.anchor.name}={fit.anchor.elo:g}"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"game": game, "anchor": anchor, "players": players}, indent=2))
+
+
+def save_ladder(path: Path, ladder: Ladder) -> None:
+    """Write ``ladder`` in the format :func:`read_ladder` reads (atomically)."""
+    players = [
+        {"name": p.name, "spec": p.spec, "elo": round(p.elo, 2), "stderr": round(p.stderr, 2)}
+        for p in ladder.players
+    ]
+    data = {"game": ladder.game, "anchor": ladder.anchor, "players": players}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    tmp.replace(path)
 
 
 def read_ladder(path: Path) -> Ladder:

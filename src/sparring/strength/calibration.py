@@ -141,12 +141,21 @@ class CalibrationConfig:
     the two play the same algorithm, a check of the scale)."""
     link_games: int = DEFAULT_LINK_GAMES
     """Games of every ladder link."""
+    link_nearest: int = 0
+    """If > 0 (and a ladder is given), every setting a target Elo can choose (the main
+    threshold's ``z`` curve, ``z = +inf`` and the floor) also plays ``link_games`` games
+    against each of the ``link_nearest`` ladder players rated nearest to it (by a first fit
+    without these games), so that it is rated against the opponents a player of that
+    strength is measured against (``sparring strength-check``), not mostly against the SA
+    baseline: ratings are not transitive across kinds of player."""
     prior_draws: float = DEFAULT_PRIOR_DRAWS
     """Virtual draws per pairing in the rating fit."""
 
     def __post_init__(self) -> None:
         if self.games < 1 or self.workers < 1 or self.seed < 0 or self.link_games < 1:
             raise ConfigError("games, workers and link_games must be >= 1 and seed >= 0")
+        if self.link_nearest < 0:
+            raise ConfigError("link_nearest must be >= 0")
         if not self.z_values and not self.floor_values:
             raise ConfigError("the calibration grid is empty")
         for z in (*self.z_values, self.baseline_z):
@@ -487,12 +496,30 @@ def run_calibration(
             link_plan += [(setting, r) for r in floor_rungs]
         if setting.z == INF:
             link_plan += [(setting, r) for r in top_rungs]
-    for setting, rung in link_plan:
-        run = match(specs[setting], rung.spec, config.link_games)
-        played, skipped = played + run.played, skipped + run.skipped
-        scores = [r.score_a for r in run.records]
-        links.setdefault(setting, {})[rung.spec] = (len(scores), float(np.mean(scores)))
-        results += [(labels[setting], f"ladder:{rung.name}", s) for s in scores]
+
+    def play_links(plan: Sequence[tuple[StrengthSetting, LadderPlayer]]) -> None:
+        nonlocal played, skipped
+        for setting, rung in plan:
+            run = match(specs[setting], rung.spec, config.link_games)
+            played, skipped = played + run.played, skipped + run.skipped
+            scores = [r.score_a for r in run.records]
+            links.setdefault(setting, {})[rung.spec] = (len(scores), float(np.mean(scores)))
+            results.extend((labels[setting], f"ladder:{rung.name}", s) for s in scores)
+
+    play_links(link_plan)
+    if ladder is not None and link_plan and config.link_nearest > 0:
+        first = fit_with_fixed(
+            results, {f"ladder:{r.name}": r.elo for _, r in link_plan}, config.prior_draws
+        )
+        nearest_plan = [
+            (s, rung)
+            for s in settings
+            if s.floor > 0.0 or _main_or_top(s, config)
+            for rung in ladder.nearest(first.rating(labels[s]), config.link_nearest)
+            if rung.spec not in links.get(s, {})
+        ]
+        play_links(nearest_plan)
+        link_plan += nearest_plan
 
     if ladder is not None and link_plan:
         fixed = {f"ladder:{r.name}": r.elo for _, r in link_plan}
@@ -646,6 +673,7 @@ def _summary(
     summary: dict[str, object] = {
         "games_per_point": config.games,
         "link_games": config.link_games,
+        "link_nearest": config.link_nearest,
         "seed": config.seed,
         "grid": {
             "z": [format_z(z) for z in config.z_values],

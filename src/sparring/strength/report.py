@@ -191,7 +191,13 @@ def report_markdown(result: CalibrationResult, command: str | None = None) -> st
     out += [
         f"* Elo scale: {result.scale}.",
         f"* Baseline: SA({cfg.baseline.label()}); {cfg.games} games per setting against it, "
-        f"colours alternating, seed {cfg.seed}; ladder links {cfg.link_games} games each.",
+        f"colours alternating, seed {cfg.seed}; ladder links {cfg.link_games} games each"
+        + (
+            f"; every setting a target can choose also linked to the {cfg.link_nearest} "
+            "ladder players nearest its first rating."
+            if cfg.link_nearest
+            else "."
+        ),
         f"* Games: {result.played} played by this run, {result.skipped} already stored.",
         f"* Weakest setting: {weakest.setting.label()} (Elo {weakest.elo:.0f}); strongest: "
         f"{strongest.setting.label()} (Elo {strongest.elo:.0f}).",

@@ -51,11 +51,10 @@ class TargetCheck:
 
 
 def nearest_rungs(ladder: Ladder, elo: float, count: int) -> list[LadderPlayer]:
-    """The ``count`` ladder players rated closest to ``elo`` (ties: the weaker first)."""
+    """The ``count`` ladder players rated closest to ``elo`` (see :meth:`Ladder.nearest`)."""
     if count < 1:
         raise ConfigError("a target check needs at least one opponent")
-    ranked = sorted(ladder.players, key=lambda p: (abs(p.elo - elo), p.elo))
-    return sorted(ranked[:count], key=lambda p: p.elo)
+    return ladder.nearest(elo, count)
 
 
 def target_spec(calibration: Calibration, calibration_path: Path, elo: float) -> str:

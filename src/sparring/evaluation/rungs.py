@@ -1,0 +1,104 @@
+"""New rungs for a rating ladder: rate extra players against a ladder without moving it.
+
+A ladder (``sparring tournament --json``) can have wide gaps: the Connect4 baselines jump
+from Random (1000) to MCTS4 and Minimax2 (1580), so a player rated in between is measured
+against opponents it almost always beats or almost always loses to, and its rating is
+poor.  :func:`rate_rungs` plays each new player ``games`` games (colours alternating)
+against every player of the ladder, and fits its Elo with the ladder's ratings held fixed
+(:func:`~sparring.evaluation.ladder.fit_against_ladder`); the ladder's own players keep
+their ratings, so everything rated on the old ladder stays valid on the extended one.  New
+rungs are rated against the original players only, each independently of the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.console import Console
+
+from sparring.errors import ConfigError
+from sparring.evaluation.ladder import Ladder, LadderPlayer, fit_against_ladder
+from sparring.evaluation.match import MatchConfig, run_match
+from sparring.evaluation.store import GameStore
+from sparring.games import get_game
+from sparring.players import make_player
+
+
+@dataclass(frozen=True)
+class RungResult:
+    """One new player rated against a ladder."""
+
+    player: LadderPlayer
+    """The new rung: its name, spec, fitted Elo and standard error."""
+    scores: dict[str, float]
+    """Its mean score against each ladder player (by name)."""
+    games: int
+    """Games it played in all."""
+
+
+def rate_rungs(
+    ladder: Ladder,
+    specs: Sequence[str],
+    store: GameStore,
+    games: int = 100,
+    seed: int = 0,
+    workers: int = 1,
+    console: Console | None = None,
+) -> list[RungResult]:
+    """Play every spec against every player of ``ladder`` and rate it (module docstring).
+
+    Raises :class:`ConfigError` for no specs, ``games < 1``, or a player whose name or spec
+    the ladder (or an earlier spec) already has.  Games are stored in ``store`` and a re-run
+    replays nothing."""
+    if not specs:
+        raise ConfigError("name at least one player to add to the ladder")
+    if games < 1 or workers < 1:
+        raise ConfigError("games and workers must be >= 1")
+    game = get_game(ladder.game)
+    names = [make_player(spec, game, 0).name for spec in specs]
+    placeholders = [LadderPlayer(n, s, 0.0, 0.0) for n, s in zip(names, specs, strict=True)]
+    ladder.with_players(placeholders)  # name clashes fail before any game is played
+    out: list[RungResult] = []
+    for name, spec in zip(names, specs, strict=True):
+        elos: list[float] = []
+        results: list[float] = []
+        scores: dict[str, float] = {}
+        for rung in ladder.players:
+            config = MatchConfig(
+                game=ladder.game,
+                spec_a=spec,
+                spec_b=rung.spec,
+                games=games,
+                seed=seed,
+                workers=workers,
+            )
+            run = run_match(config, store, progress=console is not None, console=console)
+            mine = [r.score_a for r in run.records]
+            elos += [rung.elo] * len(mine)
+            results += mine
+            scores[rung.name] = sum(mine) / len(mine)
+        fit = fit_against_ladder(elos, results)
+        out.append(RungResult(LadderPlayer(name, spec, fit.elo, fit.stderr), scores, fit.games))
+    return out
+
+
+def rungs_markdown(ladder: Ladder, results: Sequence[RungResult], games: int) -> str:
+    """A markdown table of the new rungs: Elo with its interval and the scores."""
+    lines = [
+        f"New rungs for the {ladder.game} ladder ({ladder.anchor}; the ladder's ratings held "
+        f"fixed); {games} games against each ladder player, colours alternating.",
+        "",
+        "| player | spec | Elo (95%) | games | scores |",
+        "| --- | --- | ---: | ---: | --- |",
+    ]
+    for r in results:
+        scores = ", ".join(f"{name} {s:.2f}" for name, s in r.scores.items())
+        lines.append(
+            f"| {r.player.name} | `{r.player.spec}` | {r.player.elo:.0f} ± "
+            f"{1.96 * r.player.stderr:.0f} | {r.games} | {scores} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["RungResult", "rate_rungs", "rungs_markdown"]
