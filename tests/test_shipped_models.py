@@ -48,7 +48,8 @@ def test_connect4_model_takes_an_immediate_win(moves: str) -> None:
     assert game.is_terminal(after), f"played {move}, not a winning move"
 
 
-def test_shipped_connect4_calibration_belongs_to_the_shipped_network() -> None:
+@pytest.mark.parametrize("name", ["connect4", "othello6"])
+def test_shipped_calibration_belongs_to_the_shipped_network(name: str) -> None:
     from sparring.strength.target import (
         calibration_path_for_model,
         file_sha256,
@@ -56,15 +57,17 @@ def test_shipped_connect4_calibration_belongs_to_the_shipped_network() -> None:
         setting_for_elo,
     )
 
-    model = shipped_models()["connect4"]
+    model = shipped_models()[name]
     path = calibration_path_for_model(model)
     assert path is not None and path.is_file()
     calibration = load_calibration(path)
     assert calibration.model_sha256 == file_sha256(model), "recalibrate after a new network"
     weak, strong = setting_for_elo(calibration, 900), setting_for_elo(calibration, 2100)
     assert weak.setting.floor > 0 and strong.setting.floor == 0
-    game = get_game("connect4")
-    player = make_player("sa:model=connect4,elo=1500", game, seed=0)
+    # The floor reaches below Random (1000 on the ladder scale).
+    assert min(p.elo for p in calibration.points) < 1000
+    game = get_game(name)
+    player = make_player(f"sa:model={name},elo=1500", game, seed=0)
     assert game.is_legal(game.initial_state(), player.select_move(game, game.initial_state()))
 
 
