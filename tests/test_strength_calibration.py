@@ -325,9 +325,11 @@ def test_parse_base() -> None:
         parse_base("base=uct,z=1")
 
 
-def _ladder(tmp_path: Path) -> Path:
-    path = tmp_path / "ladder.json"
-    players = [{"name": "Random", "spec": "random", "elo": 1000.0, "stderr": 0.0}]
+def _ladder(
+    tmp_path: Path, extra: list[dict[str, object]] | None = None, filename: str = "ladder.json"
+) -> Path:
+    path = tmp_path / filename
+    players = [{"name": "Random", "spec": "random", "elo": 1000.0, "stderr": 0.0}, *(extra or [])]
     path.write_text(json.dumps({"game": "tictactoe", "anchor": "Random=1000", "players": players}))
     return path
 
@@ -466,13 +468,8 @@ def test_nearest_rungs_picks_the_closest_ladder_players() -> None:
 
 
 def _two_rung_ladder(tmp_path: Path) -> Path:
-    path = tmp_path / "ladder2.json"
-    players = [
-        {"name": "Random", "spec": "random", "elo": 1000.0, "stderr": 0.0},
-        {"name": "UCT200", "spec": "uct:sims=200,name=UCT200", "elo": 1700.0, "stderr": 20.0},
-    ]
-    path.write_text(json.dumps({"game": "tictactoe", "anchor": "Random=1000", "players": players}))
-    return path
+    uct = {"name": "UCT200", "spec": "uct:sims=200,name=UCT200", "elo": 1700.0, "stderr": 20.0}
+    return _ladder(tmp_path, extra=[uct], filename="ladder2.json")
 
 
 def test_link_nearest_links_every_targetable_setting(tmp_path: Path) -> None:

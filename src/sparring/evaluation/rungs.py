@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from sparring.errors import ConfigError
-from sparring.evaluation.ladder import Ladder, LadderPlayer, fit_against_ladder
+from sparring.evaluation.ladder import Ladder, LadderFit, LadderPlayer, fit_against_ladder
 from sparring.evaluation.match import MatchConfig, run_match
 from sparring.evaluation.store import GameStore
 from sparring.games import get_game
@@ -35,6 +35,34 @@ class RungResult:
     """Its mean score against each ladder player (by name)."""
     games: int
     """Games it played in all."""
+
+
+def rate_against(
+    game: str,
+    spec: str,
+    rungs: Sequence[LadderPlayer],
+    store: GameStore,
+    games: int,
+    seed: int,
+    workers: int,
+    console: Console | None = None,
+) -> tuple[LadderFit, dict[str, float]]:
+    """Play ``spec`` ``games`` games (colours alternating) against each of ``rungs`` and fit
+    its Elo with their ratings held fixed; also return its mean score against each rung (by
+    name).  Games go through the resumable match runner, so a re-run replays nothing."""
+    elos: list[float] = []
+    results: list[float] = []
+    scores: dict[str, float] = {}
+    for rung in rungs:
+        config = MatchConfig(
+            game=game, spec_a=spec, spec_b=rung.spec, games=games, seed=seed, workers=workers
+        )
+        run = run_match(config, store, progress=console is not None, console=console)
+        mine = [r.score_a for r in run.records]
+        elos += [rung.elo] * len(mine)
+        results += mine
+        scores[rung.name] = sum(mine) / len(mine)
+    return fit_against_ladder(elos, results), scores
 
 
 def rate_rungs(
@@ -61,24 +89,9 @@ def rate_rungs(
     ladder.with_players(placeholders)  # name clashes fail before any game is played
     out: list[RungResult] = []
     for name, spec in zip(names, specs, strict=True):
-        elos: list[float] = []
-        results: list[float] = []
-        scores: dict[str, float] = {}
-        for rung in ladder.players:
-            config = MatchConfig(
-                game=ladder.game,
-                spec_a=spec,
-                spec_b=rung.spec,
-                games=games,
-                seed=seed,
-                workers=workers,
-            )
-            run = run_match(config, store, progress=console is not None, console=console)
-            mine = [r.score_a for r in run.records]
-            elos += [rung.elo] * len(mine)
-            results += mine
-            scores[rung.name] = sum(mine) / len(mine)
-        fit = fit_against_ladder(elos, results)
+        fit, scores = rate_against(
+            ladder.game, spec, ladder.players, store, games, seed, workers, console
+        )
         out.append(RungResult(LadderPlayer(name, spec, fit.elo, fit.stderr), scores, fit.games))
     return out
 
@@ -101,4 +114,4 @@ def rungs_markdown(ladder: Ladder, results: Sequence[RungResult], games: int) ->
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["RungResult", "rate_rungs", "rungs_markdown"]
+__all__ = ["RungResult", "rate_against", "rate_rungs", "rungs_markdown"]

@@ -18,8 +18,8 @@ from pathlib import Path
 from rich.console import Console
 
 from sparring.errors import ConfigError
-from sparring.evaluation.ladder import Ladder, LadderFit, LadderPlayer, fit_against_ladder
-from sparring.evaluation.match import MatchConfig, run_match
+from sparring.evaluation.ladder import Ladder, LadderFit, LadderPlayer
+from sparring.evaluation.rungs import rate_against
 from sparring.evaluation.store import GameStore
 from sparring.strength.target import (
     Calibration,
@@ -91,24 +91,17 @@ def check_targets(
             warnings.simplefilter("ignore", StrengthRangeWarning)
             chosen = setting_for_elo(calibration, target)
             spec = target_spec(calibration, calibration_path, target)
-        elos: list[float] = []
-        results: list[float] = []
-        scores: dict[str, float] = {}
-        for rung in nearest_rungs(ladder, target, opponents):
-            match = MatchConfig(
-                game=calibration.game,
-                spec_a=spec,
-                spec_b=rung.spec,
-                games=games,
-                seed=seed,
-                workers=workers,
-            )
-            run = run_match(match, store, progress=console is not None, console=console)
-            mine = [r.score_a for r in run.records]
-            elos += [rung.elo] * len(mine)
-            results += mine
-            scores[rung.name] = sum(mine) / len(mine)
-        checks.append(TargetCheck(target, spec, chosen, fit_against_ladder(elos, results), scores))
+        fit, scores = rate_against(
+            calibration.game,
+            spec,
+            nearest_rungs(ladder, target, opponents),
+            store,
+            games,
+            seed,
+            workers,
+            console,
+        )
+        checks.append(TargetCheck(target, spec, chosen, fit, scores))
     return checks
 
 
