@@ -216,7 +216,6 @@ def ladder_extend(
     from sparring.evaluation.rungs import rate_rungs, rungs_markdown
 
     the_ladder = read_ladder(ladder)
-    player_labels(get_game(the_ladder.game), specs)
     console = Console()
     with GameStore(store) as db:
         results = rate_rungs(the_ladder, specs, db, games, seed, workers, console)

@@ -76,19 +76,12 @@ class Ladder:
 def write_ladder(
     path: Path, game: str, labels: Sequence[str], specs: Sequence[str], fit: EloFit
 ) -> None:
-    """Save the ratings of a finished run as a ladder file."""
-    players = [
-        {
-            "name": name,
-            "spec": spec,
-            "elo": round(fit.rating(name), 2),
-            "stderr": round(float(fit.stderr[fit.index(name)]), 2),
-        }
+    """Save the ratings of a finished run as a ladder file (players in run order)."""
+    players = tuple(
+        LadderPlayer(name, spec, fit.rating(name), float(fit.stderr[fit.index(name)]))
         for name, spec in zip(labels, specs, strict=True)
-    ]
-    anchor = f"{fit.anchor.name}={fit.anchor.elo:g}"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"game": game, "anchor": anchor, "players": players}, indent=2))
+    )
+    save_ladder(path, Ladder(game, players, f"{fit.anchor.name}={fit.anchor.elo:g}"))
 
 
 def save_ladder(path: Path, ladder: Ladder) -> None:
