@@ -37,7 +37,9 @@ from sparring.estimation.model import (  # noqa: E402
 from sparring.estimation.predict import (  # noqa: E402
     Units,
     accuracy_curves,
+    fit_references,
     nearest_rank,
+    rank_means_with_error,
     reference_scores,
     se_method,
 )
@@ -245,6 +247,35 @@ def test_rank_prediction_picks_the_nearest_mean() -> None:
     curves = accuracy_curves(feats, unit_rank, decide, 4, max_games=40, draws=20)
     assert curves.exact.shape == (4, 40) and np.all(curves.exact == 1.0)
     assert curves.with_replacement == [True] * 4  # 30 units per rank < 40 games
+
+
+def test_reference_error_is_the_spread_over_games() -> None:
+    # 4 games of rank 0 whose per-game means are -2, -1, +1, +2 (the mean 0, sd sqrt(2.5)),
+    # one game of rank 1 (no spread), no game of rank 2
+    game_means = np.array([-2.0, -1.0, 1.0, 2.0, 5.0])
+    pair_unit = np.repeat(np.arange(5), 6)
+    units = Units(pair_unit, np.array([0, 0, 0, 0, 1]), np.full(5, 6))
+    betas = game_means[pair_unit] + np.tile([0.5, -0.5], 15)
+    means, errors = rank_means_with_error(betas, units, 3, draws=4000, seed=3)
+    ranks = units.rank[pair_unit]
+    assert np.allclose(means[:2], reference_scores(betas, ranks, 2))
+    assert errors[1] == 0.0 and np.isnan(means[2]) and np.isnan(errors[2])
+    # the bootstrap standard error of a mean of 4 games: sd / sqrt(4) (population sd)
+    assert errors[0] == pytest.approx(math.sqrt(2.5) / 2, rel=0.08)
+
+
+def test_line_references_smooth_the_means_and_keep_a_line() -> None:
+    means = np.array([1.6, 2.4, 0.7, -0.4, -1.8, -2.2, -3.3, -4.2])  # top two out of order
+    line = fit_references(means, "line")
+    assert np.all(np.diff(line) < 0)  # ordered again
+    assert line.mean() == pytest.approx(means.mean())
+    exact = 3.0 - 0.5 * np.arange(6)
+    assert np.allclose(fit_references(exact, "line"), exact)
+    assert fit_references(means, "mean").tolist() == means.tolist()
+    with pytest.raises(ValueError, match="reference fit"):
+        fit_references(means, "spline")
+    with pytest.raises(ConfigError, match="reference_fit"):
+        SEConfig(game="chess", reference_fit="spline")
 
 
 def test_sl_sum_and_vote_follow_the_paper() -> None:

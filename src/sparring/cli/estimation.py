@@ -140,6 +140,13 @@ def se_eval(
     max_games: Annotated[int | None, typer.Option(min=1, help="Largest N (100).")] = None,
     unit: Annotated[str | None, typer.Option(help="game (both players) or side.")] = None,
     device: Annotated[str | None, typer.Option(help="cpu, cuda or auto.")] = None,
+    reference_fit: Annotated[
+        str | None,
+        typer.Option(
+            help="References kept in RUN/estimator.pt: mean (the paper's per-rank means) or "
+            "line (their least-squares line over the ranks); both are reported."
+        ),
+    ] = None,
 ) -> None:
     """Rank-prediction accuracy against the number of games on held-out players, per rank,
     and against the move number; plots and a markdown report.  Writes RUN/estimator.pt."""
@@ -151,6 +158,7 @@ def se_eval(
         "eval_max_games": max_games,
         "eval_unit": unit,
         "device": device,
+        "reference_fit": reference_fit,
     }
     evals = []
     for run in runs:
@@ -162,7 +170,7 @@ def se_eval(
             c = m.curves
             pick = [k for k in (1, 5, 15, 26, 50, 100) if k <= c.exact.shape[1]]
             console.print(
-                f"{m.name:>8} ({run}): "
+                f"{m.name:>13} ({run}): "
                 + " ".join(f"N={k} {100 * c.mean_exact[k - 1]:.1f}%" for k in pick)
                 + f"; +-1 at N=1 {100 * c.mean_within1[0]:.1f}%"
             )

@@ -138,6 +138,47 @@ def reference_scores(
     return result
 
 
+REFERENCE_FITS = ("mean", "line")
+"""How references are made from the per-rank means (see :func:`fit_references`)."""
+
+
+def fit_references(means: FloatArray, fit: str = "mean") -> FloatArray:
+    """References from per-rank mean scores: ``mean`` returns them as they are (section 4.2);
+    ``line`` replaces them by their least-squares line over the rank index ``0 .. n-1``, the
+    Bradley-Terry shape for ranks of equal Elo width (``beta`` linear in Elo)."""
+    m = np.asarray(means, dtype=np.float64)
+    if fit == "mean":
+        return m.copy()
+    if fit != "line":
+        raise ValueError(f"reference fit must be one of {REFERENCE_FITS}, not {fit!r}")
+    x = np.arange(m.size, dtype=np.float64)
+    slope, intercept = np.polyfit(x, m, 1)
+    result: FloatArray = intercept + slope * x
+    return result
+
+
+def rank_means_with_error(
+    betas: FloatArray, units: Units, n_ranks: int, draws: int = 1000, seed: int = 0
+) -> tuple[FloatArray, FloatArray]:
+    """Per-rank mean ``beta`` over all pairs (as :func:`reference_scores` with ``units`` None)
+    and its standard error from a bootstrap over the rank's units (games): a reference built
+    from ~100 games is itself a sample, and this says how far it could move with other games
+    of the same rank.  Returns ``(means, stderrs)``, each ``[n_ranks]``."""
+    b = np.asarray(betas, dtype=np.float64).reshape(-1)
+    sums = unit_sums(b[:, None], units)[:, 0]
+    means = np.full(n_ranks, np.nan)
+    errors = np.full(n_ranks, np.nan)
+    rng = np.random.default_rng([seed, 4242])
+    for r in range(n_ranks):
+        pool = np.flatnonzero(units.rank == r)
+        if pool.size == 0:
+            continue
+        means[r] = sums[pool].sum() / units.count[pool].sum()
+        pick = pool[rng.integers(0, pool.size, size=(draws, pool.size))]
+        errors[r] = float(np.std(sums[pick].sum(axis=1) / units.count[pick].sum(axis=1)))
+    return means, errors
+
+
 def nearest_rank(composite: FloatArray | float, references: FloatArray) -> IntArray:
     """Section 4.2: the rank ``i`` minimising ``|beta-bar_u - beta-bar_i|`` (ties: the
     stronger rank)."""
@@ -451,6 +492,7 @@ def estimate_player(
 
 
 __all__ = [
+    "REFERENCE_FITS",
     "Curves",
     "Estimate",
     "PlayerGame",
@@ -458,9 +500,11 @@ __all__ = [
     "accuracy_curves",
     "estimate_player",
     "find_player_games",
+    "fit_references",
     "make_units",
     "nearest_rank",
     "player_pairs",
+    "rank_means_with_error",
     "reference_scores",
     "score_by_move",
     "score_pairset",

@@ -28,12 +28,15 @@ from sparring.estimation.baselines import sl_method
 from sparring.estimation.data import PairSet, build_dataset, load_split, manifest
 from sparring.estimation.model import load_strength_model, save_strength_model
 from sparring.estimation.predict import (
+    REFERENCE_FITS,
     Curves,
     FloatArray,
     IntArray,
     accuracy_curves,
+    fit_references,
     make_units,
     nearest_rank,
+    rank_means_with_error,
     reference_scores,
     score_by_move,
     score_pairset,
@@ -99,6 +102,13 @@ class RunEvaluation:
     ranks: tuple[str, ...]
     methods: list[MethodResult]
     references: FloatArray | None = None
+    fitted_references: dict[str, FloatArray] = field(default_factory=dict)
+    """The references of every fit (:data:`REFERENCE_FITS`)."""
+    reference_error: FloatArray | None = None
+    """Bootstrap standard error of each reference (over the candidate games)."""
+    held_out_means: FloatArray | None = None
+    """Mean score per rank on the held-out set, computed as the references are."""
+    held_out_error: FloatArray | None = None
     by_move: tuple[IntArray, FloatArray] | None = None
     val_units: list[int] = field(default_factory=list)
     pairs: dict[str, int] = field(default_factory=dict)
@@ -211,20 +221,38 @@ def evaluate_run(
         return result
     betas = cand_scores[:, 0]
     cand_units = make_units(cand, cfg.eval_unit) if cfg.eval_aggregate == "game" else None
-    refs = reference_scores(betas, cand.rank.astype(np.int64), n, cand_units)
-    feats, decide = se_method(val_scores[:, 0], units, refs, cfg.eval_aggregate)
-    curves = accuracy_curves(feats, units.rank, decide, n, **kw)
+    means = reference_scores(betas, cand.rank.astype(np.int64), n, cand_units)
     vb = val_scores[:, :1]
-    acc, players = _player_accuracy(np.concatenate([vb, np.ones_like(vb)], 1), decide, val)
     label = LABELS[model.config.kind]
-    result.methods.append(MethodResult(label, run.name, curves, acc, players))
-    result.references = refs
+    fitted: dict[str, FloatArray] = {}
+    for fit in REFERENCE_FITS:
+        fitted[fit] = fit_references(means, fit)
+        feats, decide = se_method(val_scores[:, 0], units, fitted[fit], cfg.eval_aggregate)
+        curves = accuracy_curves(feats, units.rank, decide, n, **kw)
+        acc, players = _player_accuracy(np.concatenate([vb, np.ones_like(vb)], 1), decide, val)
+        name = label if fit == "mean" else f"{label} ({fit})"
+        result.methods.append(MethodResult(name, run.name, curves, acc, players))
+    if cfg.reference_fit != "mean":  # the method whose references estimator.pt keeps first
+        chosen = REFERENCE_FITS.index(cfg.reference_fit)
+        result.methods.insert(0, result.methods.pop(chosen))
+    refs = fitted[cfg.reference_fit]
+    result.references = means
+    result.fitted_references = fitted
+    if cfg.eval_aggregate == "move":
+        _, result.reference_error = rank_means_with_error(
+            betas, make_units(cand, "game"), n, seed=cfg.seed
+        )
+        result.held_out_means, result.held_out_error = rank_means_with_error(
+            val_scores[:, 0], make_units(val, "game"), n, seed=cfg.seed + 1
+        )
     result.by_move = score_by_move(betas, cand.move_number, cand.rank.astype(np.int64), n)
     moves, means = result.by_move
     meta_out = dict(meta)
     meta_out["references"] = {
         "ranks": list(ranks),
         "scores": refs.tolist(),
+        "fit": cfg.reference_fit,
+        "means": means.tolist(),
         "aggregate": cfg.eval_aggregate,
         "source": "candidating",
         "pairs": len(cand),
@@ -349,7 +377,7 @@ def plot_score_by_move(evals: list[RunEvaluation], path: Path) -> None:
             ax.plot(moves, means[r], color=cmap(r / max(1, len(ev.ranks) - 1)), label=name)
         ax.set_xlabel("move number")
         ax.set_ylabel("composite strength score")
-        ax.set_title(f"{ev.methods[0].name}: score by move number")
+        ax.set_title(f"{LABELS[ev.kind]}: score by move number")
         ax.legend(fontsize=7, ncol=2)
         ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -359,6 +387,16 @@ def plot_score_by_move(evals: list[RunEvaluation], path: Path) -> None:
 
 def _pct(x: float | None) -> str:
     return "-" if x is None or np.isnan(x) else f"{100 * x:.1f}%"
+
+
+def _tolist(values: FloatArray | None) -> list[float] | None:
+    return None if values is None else [round(float(x), 4) for x in values]
+
+
+def _with_error(value: float, errors: FloatArray | None, r: int) -> str:
+    if errors is None or np.isnan(errors[r]):
+        return f"{value:+.3f}"
+    return f"{value:+.3f} ± {errors[r]:.2f}"
 
 
 def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
@@ -420,14 +458,33 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
             lines.append(f"* {m.name}: {_pct(m.player_accuracy)} of {m.players} players")
     refs = [ev for ev in evals if ev.references is not None]
     if refs:
-        lines += ["", "## Reference composite scores (candidate set)", ""]
-        lines.append("| rank | " + " | ".join(ev.methods[0].name for ev in refs) + " |")
-        lines.append("| --- " * (len(refs) + 1) + "|")
+        lines += [
+            "",
+            "## Reference composite scores (candidate set) and held-out means",
+            "",
+            "Mean score per rank over all pairs of the candidate games (the paper's references; "
+            "`line`: their least-squares line over the rank index, `reference_fit`) and of "
+            "the held-out games, each with its standard error from a bootstrap over the games "
+            "(1,000 resamples).  Where two neighbours' references are closer than about twice "
+            "their errors, their order is partly an accident of the candidate sample, and a "
+            "reference that sits far from the held-out mean of its rank misleads every large-N "
+            "prediction for that rank.",
+            "",
+        ]
+        head = [f"{LABELS[ev.kind]} {part}" for ev in refs for part in ("mean", "line", "held-out")]
+        lines.append("| rank | " + " | ".join(head) + " |")
+        lines.append("| --- " * (len(head) + 1) + "|")
         for r, name in enumerate(evals[0].ranks):
             vals = []
             for ev in refs:
                 assert ev.references is not None
-                vals.append(f"{ev.references[r]:+.3f}")
+                vals.append(_with_error(ev.references[r], ev.reference_error, r))
+                line = ev.fitted_references.get("line")
+                vals.append("-" if line is None else f"{line[r]:+.3f}")
+                if ev.held_out_means is None:
+                    vals.append("-")
+                else:
+                    vals.append(_with_error(ev.held_out_means[r], ev.held_out_error, r))
             lines.append(f"| {name} | " + " | ".join(vals) + " |")
     lines += [
         "",
@@ -454,6 +511,10 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                 "train_seconds": ev.train_seconds,
                 "val_units_per_rank": ev.val_units,
                 "references": None if ev.references is None else ev.references.tolist(),
+                "reference_fits": {k: _tolist(v) for k, v in ev.fitted_references.items()},
+                "reference_error": _tolist(ev.reference_error),
+                "held_out_means": _tolist(ev.held_out_means),
+                "held_out_error": _tolist(ev.held_out_error),
                 "methods": {
                     m.name: {
                         "mean_exact": [round(float(x), 4) for x in m.curves.mean_exact],

@@ -65,6 +65,7 @@ from sparring.estimation.model import (
     build_strength_model,
     save_strength_model,
 )
+from sparring.estimation.predict import REFERENCE_FITS
 from sparring.rundir import (
     append_log,
     atomic_torch_save,
@@ -86,6 +87,7 @@ RESUMABLE_CHANGES = frozenset(
         "eval_max_games",
         "eval_unit",
         "eval_aggregate",
+        "reference_fit",
         "eval_batch",
         "eval_pairs_per_side",
         "cache_dir",
@@ -172,6 +174,13 @@ class SEConfig:
     eval_aggregate: str = "move"
     """``move``: the composite score of N games is the mean beta over all their pairs (the
     paper's Eq. 2-3); ``game``: the mean of per-game means."""
+    reference_fit: str = "mean"
+    """References that ``se-eval`` writes into ``estimator.pt`` (both are reported):
+    ``mean``, each rank's mean score over its candidate pairs (the paper); ``line``, those
+    means fitted by a least-squares line over the rank index.  For ranks of equal width in
+    Elo the line is the Bradley-Terry model's own shape (a strength ``beta`` linear in Elo,
+    Eq. 1), and it pools the candidate games of all ranks against the sampling noise of each
+    rank's ~100 games."""
     eval_batch: int = 512
     eval_pairs_per_side: int = 0
     """Score at most this many of the extracted pairs per player and game (0: all of them);
@@ -223,6 +232,11 @@ class SEConfig:
             raise ConfigError("se config: val_fraction must be in [0, 1)")
         if self.eval_unit not in ("game", "side") or self.eval_aggregate not in ("move", "game"):
             raise ConfigError("se config: eval_unit is game|side, eval_aggregate is move|game")
+        if self.reference_fit not in REFERENCE_FITS:
+            raise ConfigError(
+                f"se config: reference_fit must be one of {', '.join(REFERENCE_FITS)}, "
+                f"not {self.reference_fit!r}"
+            )
         if not (self.device in ("cpu", "cuda", "auto") or self.device.startswith("cuda:")):
             raise ConfigError(f"se config: unknown device {self.device!r}")
 
