@@ -331,6 +331,9 @@ def test_real_dataset_split_and_pairs(go_config: SEConfig) -> None:
     assert len(train) and len(val) and len(cand)
     assert not set(train.unit_player.tolist()) & set(val.unit_player.tolist())
     assert set(np.unique(train.rank).tolist()) == set(range(len(GO_RANKS)))
+    sample = train.sample_per_rank(3, seed=1)
+    assert np.bincount(sample.rank, minlength=len(GO_RANKS)).tolist() == [3] * len(GO_RANKS)
+    assert np.array_equal(sample.unit_rank[sample.unit], sample.rank)  # units keep numbering
     planes = train.planes(np.arange(5))
     assert planes.shape == (5, 15, 19, 19) and set(np.unique(planes[:, 2])) <= {-1.0, 1.0}
     assert np.all(np.abs(train.value) <= 1) and np.all(train.action <= 361)

@@ -140,6 +140,14 @@ def se_eval(
     max_games: Annotated[int | None, typer.Option(min=1, help="Largest N (100).")] = None,
     unit: Annotated[str | None, typer.Option(help="game (both players) or side.")] = None,
     device: Annotated[str | None, typer.Option(help="cpu, cuda or auto.")] = None,
+    positions: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Positions scored per player and held-out/candidate game (0: every move); "
+            "extracts them when the run was trained with another number.",
+        ),
+    ] = None,
     reference_fit: Annotated[
         str | None,
         typer.Option(
@@ -159,6 +167,7 @@ def se_eval(
         "eval_unit": unit,
         "device": device,
         "reference_fit": reference_fit,
+        "eval_positions_per_side": positions,
     }
     evals = []
     for run in runs:

@@ -708,7 +708,18 @@ class PairSet:
         order = order[np.argsort(self.unit[order], kind="stable")]
         units = self.unit[order]
         first = np.searchsorted(units, units, side="left")
-        keep = np.sort(order[np.arange(order.size) - first < limit])
+        return self.take(np.sort(order[np.arange(order.size) - first < limit]))
+
+    def sample_per_rank(self, limit: int, seed: int = 0) -> PairSet:
+        """At most ``limit`` pairs of every rank, drawn at random (all when ``limit`` is 0)."""
+        if limit <= 0:
+            return self
+        rng = np.random.default_rng([seed, 1414])
+        picks = [rng.permutation(idx)[:limit] for idx in self.by_rank()]
+        return self.take(np.sort(np.concatenate(picks)))
+
+    def take(self, keep: npt.NDArray[np.integer[Any]]) -> PairSet:
+        """The pairs at ``keep`` (sorted indices); units keep their numbering."""
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         for name in ("bits", "consts", "action", "value", "move_number", "random_actions"):
             fields[name] = fields[name][keep]

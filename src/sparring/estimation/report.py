@@ -109,6 +109,8 @@ class RunEvaluation:
     held_out_means: FloatArray | None = None
     """Mean score per rank on the held-out set, computed as the references are."""
     held_out_error: FloatArray | None = None
+    train_means: FloatArray | None = None
+    """Mean score per rank on a sample of training pairs (``eval_train_sample`` per rank)."""
     by_move: tuple[IntArray, FloatArray] | None = None
     val_units: list[int] = field(default_factory=list)
     pairs: dict[str, int] = field(default_factory=dict)
@@ -197,6 +199,10 @@ def evaluate_run(
     with progress:
         cand_scores = _scores(run, "cand", step, model, cand, cfg, progress)
         val_scores = _scores(run, "val", step, model, val, cfg, progress)
+        train: PairSet | None = None
+        if cfg.eval_train_sample > 0 and model.config.kind != "sl":
+            train = load_split(folder, "train").sample_per_rank(cfg.eval_train_sample, cfg.seed)
+            train_scores = _scores(run, "train", step, model, train, cfg, progress)
     units = make_units(val, cfg.eval_unit)
     log = read_log(run / "log.jsonl")
     result = RunEvaluation(
@@ -245,6 +251,8 @@ def evaluate_run(
         result.held_out_means, result.held_out_error = rank_means_with_error(
             val_scores[:, 0], make_units(val, "game"), n, seed=cfg.seed + 1
         )
+    if train is not None:
+        result.train_means = reference_scores(train_scores[:, 0], train.rank.astype(np.int64), n)
     result.by_move = score_by_move(betas, cand.move_number, cand.rank.astype(np.int64), n)
     moves, means = result.by_move
     meta_out = dict(meta)
@@ -465,13 +473,16 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
             "Mean score per rank over all pairs of the candidate games (the paper's references; "
             "`line`: their least-squares line over the rank index, `reference_fit`) and of "
             "the held-out games, each with its standard error from a bootstrap over the games "
-            "(1,000 resamples).  Where two neighbours' references are closer than about twice "
+            "(1,000 resamples), and of a sample of training pairs (`eval_train_sample` per "
+            "rank; far from the others where the network has memorised its training games).  "
+            "Where two neighbours' references are closer than about twice "
             "their errors, their order is partly an accident of the candidate sample, and a "
             "reference that sits far from the held-out mean of its rank misleads every large-N "
             "prediction for that rank.",
             "",
         ]
-        head = [f"{LABELS[ev.kind]} {part}" for ev in refs for part in ("mean", "line", "held-out")]
+        parts = ("mean", "line", "held-out", "train")
+        head = [f"{LABELS[ev.kind]} {part}" for ev in refs for part in parts]
         lines.append("| rank | " + " | ".join(head) + " |")
         lines.append("| --- " * (len(head) + 1) + "|")
         for r, name in enumerate(evals[0].ranks):
@@ -485,6 +496,7 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                     vals.append("-")
                 else:
                     vals.append(_with_error(ev.held_out_means[r], ev.held_out_error, r))
+                vals.append("-" if ev.train_means is None else f"{ev.train_means[r]:+.3f}")
             lines.append(f"| {name} | " + " | ".join(vals) + " |")
     lines += [
         "",
@@ -515,6 +527,7 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                 "reference_error": _tolist(ev.reference_error),
                 "held_out_means": _tolist(ev.held_out_means),
                 "held_out_error": _tolist(ev.held_out_error),
+                "train_means": _tolist(ev.train_means),
                 "methods": {
                     m.name: {
                         "mean_exact": [round(float(x), 4) for x in m.curves.mean_exact],

@@ -88,8 +88,10 @@ RESUMABLE_CHANGES = frozenset(
         "eval_unit",
         "eval_aggregate",
         "reference_fit",
+        "eval_train_sample",
         "eval_batch",
         "eval_pairs_per_side",
+        "eval_positions_per_side",
         "cache_dir",
     }
 )
@@ -181,6 +183,9 @@ class SEConfig:
     Elo the line is the Bradley-Terry model's own shape (a strength ``beta`` linear in Elo,
     Eq. 1), and it pools the candidate games of all ranks against the sampling noise of each
     rank's ~100 games."""
+    eval_train_sample: int = 2000
+    """Training pairs per rank that ``se-eval`` scores to compare the network's mean score
+    per rank on its training data with the held-out and candidate sets (0: none)."""
     eval_batch: int = 512
     eval_pairs_per_side: int = 0
     """Score at most this many of the extracted pairs per player and game (0: all of them);
