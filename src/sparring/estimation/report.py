@@ -393,6 +393,51 @@ def plot_score_by_move(evals: list[RunEvaluation], path: Path) -> None:
     plt.close(fig)
 
 
+def plot_references(evals: list[RunEvaluation], path: Path) -> bool:
+    """Per rank: the candidate references (mean, with two bootstrap errors), the line fit,
+    the held-out means (two errors) and the training-sample means; False when no run has
+    them."""
+    se = [ev for ev in evals if ev.references is not None and ev.held_out_means is not None]
+    if not se:
+        return False
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(se), figsize=(6 * len(se), 4.2), squeeze=False)
+    for ax, ev in zip(axes[0], se, strict=True):
+        assert ev.references is not None and ev.held_out_means is not None
+        x = np.arange(len(ev.ranks))
+        ax.errorbar(
+            x - 0.1,
+            ev.references,
+            yerr=None if ev.reference_error is None else 2 * ev.reference_error,
+            fmt="o",
+            capsize=3,
+            label="candidate mean (references)",
+        )
+        ax.errorbar(
+            x + 0.1,
+            ev.held_out_means,
+            yerr=None if ev.held_out_error is None else 2 * ev.held_out_error,
+            fmt="s",
+            capsize=3,
+            label="held-out mean",
+        )
+        line = ev.fitted_references.get("line")
+        if line is not None:
+            ax.plot(x, line, "k--", lw=1, label="line fit of the references")
+        if ev.train_means is not None:
+            ax.plot(x, ev.train_means, "x", color="grey", label="training-sample mean")
+        ax.set_xticks(x)
+        ax.set_xticklabels(ev.ranks, rotation=45, fontsize=7)
+        ax.set_ylabel("mean strength score (error bars: 2 bootstrap s.e.)")
+        ax.set_title(f"{LABELS[ev.kind]}: references and held-out means")
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
 def _pct(x: float | None) -> str:
     return "-" if x is None or np.isnan(x) else f"{100 * x:.1f}%"
 
@@ -415,6 +460,7 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
     plot_accuracy(evals, game, out / "accuracy.png")
     plot_per_rank(evals, out / "per_rank.png")
     plot_score_by_move(evals, out / "score_by_move.png")
+    has_references_plot = plot_references(evals, out / "references.png")
     cfg = evals[0].config
     n_max = min(ev.config.eval_max_games for ev in evals)
     cols = [k for k in REPORT_N if k <= n_max]
@@ -509,6 +555,8 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
         "![score by move](score_by_move.png)",
         "",
     ]
+    if has_references_plot:
+        lines += ["![references](references.png)", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines))
     results = {
