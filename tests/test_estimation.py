@@ -25,6 +25,7 @@ from sparring.estimation.data import (  # noqa: E402
     build_dataset,
     load_split,
     manifest,
+    ranks_for,
     split_by_player,
 )
 from sparring.estimation.model import (  # noqa: E402
@@ -456,3 +457,40 @@ def test_estimate_chess_band_from_pgn(tmp_path: Path) -> None:
     assert "estimated Elo band" in est.describe()
     assert 0.0 <= est.confidence <= est.within_one <= 1.0
     assert json.dumps(est.probabilities.tolist())
+
+
+def test_report_shows_references_with_errors_and_both_fits(tmp_path: Path) -> None:
+    from sparring.estimation.predict import Curves
+    from sparring.estimation.report import MethodResult, RunEvaluation, write_report
+
+    pytest.importorskip("matplotlib")
+    cfg = SEConfig(game="chess", eval_max_games=5, eval_draws=3)
+    ranks = ranks_for("chess")
+    n = len(ranks)
+    curves = Curves(np.full((n, 5), 0.5), np.full((n, 5), 0.75), [4] * n, [True] * n)
+    means = np.linspace(2.0, -4.0, n)
+    means[[0, 1]] = means[[1, 0]]  # the top two references swapped
+    ev = RunEvaluation(
+        run=tmp_path / "run",
+        config=cfg,
+        kind="se",
+        step=10,
+        ranks=ranks,
+        methods=[MethodResult("SE", "run", curves), MethodResult("SE (line)", "run", curves)],
+        references=means,
+        fitted_references={"mean": means, "line": fit_references(means, "line")},
+        reference_error=np.full(n, 0.3),
+        held_out_means=np.linspace(2.0, -4.0, n),
+        held_out_error=np.full(n, 0.2),
+        train_means=np.linspace(6.0, -8.0, n),
+        val_units=[4] * n,
+        pairs={"train": 1, "val": 2, "cand": 3},
+    )
+    report = write_report([ev], tmp_path / "out", "chess").read_text()
+    for name in ("accuracy.png", "per_rank.png", "references.png", "results.json"):
+        assert (tmp_path / "out" / name).is_file()
+    top = [line for line in report.splitlines() if line.startswith(f"| {ranks[0]} | ")][-1]
+    assert f"{means[0]:+.3f} ± 0.30" in top and "± 0.20" in top and "+6.000" in top
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    line = results["runs"][0]["reference_fits"]["line"]
+    assert line[0] > line[1]  # the line puts the top band back on top

@@ -142,7 +142,7 @@ REFERENCE_FITS = ("mean", "line")
 """How references are made from the per-rank means (see :func:`fit_references`)."""
 
 
-def fit_references(means: FloatArray, fit: str = "mean") -> FloatArray:
+def fit_references(means: npt.ArrayLike, fit: str = "mean") -> FloatArray:
     """References from per-rank mean scores: ``mean`` returns them as they are (section 4.2);
     ``line`` replaces them by their least-squares line over the rank index ``0 .. n-1``, the
     Bradley-Terry shape for ranks of equal Elo width (``beta`` linear in Elo)."""
