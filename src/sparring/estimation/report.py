@@ -229,18 +229,17 @@ def evaluate_run(
     cand_units = make_units(cand, cfg.eval_unit) if cfg.eval_aggregate == "game" else None
     means = reference_scores(betas, cand.rank.astype(np.int64), n, cand_units)
     vb = val_scores[:, :1]
+    pair_features = np.concatenate([vb, np.ones_like(vb)], 1)
     label = LABELS[model.config.kind]
     fitted: dict[str, FloatArray] = {}
-    for fit in REFERENCE_FITS:
+    # the fit whose references estimator.pt keeps comes first (its method is the summary's)
+    for fit in sorted(REFERENCE_FITS, key=lambda f: f != cfg.reference_fit):
         fitted[fit] = fit_references(means, fit)
         feats, decide = se_method(val_scores[:, 0], units, fitted[fit], cfg.eval_aggregate)
         curves = accuracy_curves(feats, units.rank, decide, n, **kw)
-        acc, players = _player_accuracy(np.concatenate([vb, np.ones_like(vb)], 1), decide, val)
+        acc, players = _player_accuracy(pair_features, decide, val)
         name = label if fit == "mean" else f"{label} ({fit})"
         result.methods.append(MethodResult(name, run.name, curves, acc, players))
-    if cfg.reference_fit != "mean":  # the method whose references estimator.pt keeps first
-        chosen = REFERENCE_FITS.index(cfg.reference_fit)
-        result.methods.insert(0, result.methods.pop(chosen))
     refs = fitted[cfg.reference_fit]
     result.references = means
     result.fitted_references = fitted
@@ -254,7 +253,7 @@ def evaluate_run(
     if train is not None:
         result.train_means = reference_scores(train_scores[:, 0], train.rank.astype(np.int64), n)
     result.by_move = score_by_move(betas, cand.move_number, cand.rank.astype(np.int64), n)
-    moves, means = result.by_move
+    moves, by_move = result.by_move
     meta_out = dict(meta)
     meta_out["references"] = {
         "ranks": list(ranks),
@@ -266,7 +265,7 @@ def evaluate_run(
         "pairs": len(cand),
         "by_move": {
             "first_move": moves.tolist(),
-            "scores": [[None if np.isnan(x) else float(x) for x in row] for row in means],
+            "scores": [[None if np.isnan(x) else float(x) for x in row] for row in by_move],
         },
     }
     meta_out["evaluation"] = _summary(result.methods[0], cfg)
