@@ -38,11 +38,15 @@ from sparring.estimation.model import (  # noqa: E402
 from sparring.estimation.predict import (  # noqa: E402
     Units,
     accuracy_curves,
+    cross_fitted_curves,
     fit_references,
+    make_units,
     nearest_rank,
     rank_means_with_error,
+    rank_separation,
     reference_scores,
     se_method,
+    unit_groups,
 )
 from sparring.estimation.train import (  # noqa: E402
     Batch,
@@ -279,6 +283,61 @@ def test_line_references_smooth_the_means_and_keep_a_line() -> None:
         SEConfig(game="chess", reference_fit="spline")
 
 
+def _gaussian_games(
+    means: list[float], sd: float, games: int, moves: int, seed: int
+) -> tuple[np.ndarray, Units]:
+    """Pairs of ``games`` games per rank whose game composites are N(mean, sd)."""
+    rng = np.random.default_rng(seed)
+    n = len(means)
+    unit_rank = np.repeat(np.arange(n), games)
+    game_score = np.asarray(means)[unit_rank] + rng.normal(0, sd, unit_rank.size)
+    pair_unit = np.repeat(np.arange(unit_rank.size), moves)
+    offsets = np.tile(np.linspace(-1, 1, moves), unit_rank.size)  # mean 0 within each game
+    units = Units(pair_unit, unit_rank, np.full(unit_rank.size, moves))
+    return game_score[pair_unit] + offsets, units
+
+
+def test_rank_separation_matches_its_gaussian_model() -> None:
+    means = [3.0, 2.0, 1.0, 0.0, -1.0, -2.0]  # spacing 1
+    betas, units = _gaussian_games(means, 2.0, 400, 8, seed=4)  # game sd 2: d' = 0.5
+    sep = rank_separation(betas, units, len(means))
+    assert sep.spacing == pytest.approx(1.0, abs=0.08)
+    assert sep.game_sd == pytest.approx(2.0, rel=0.05)
+    assert sep.d_prime == pytest.approx(0.5, rel=0.1)
+    assert sep.games_per_rank == [400] * 6
+    # (2 z / d')^2 games for 80%, z = 1.2816: 26.3 at d' = 0.5; the model meets itself there
+    assert sep.games_for(0.8) == pytest.approx((2 * 1.28155 / sep.d_prime) ** 2, rel=1e-4)
+    assert sep.ideal_exact(round(sep.games_for(0.8))) == pytest.approx(0.8, abs=0.01)
+    assert sep.d_prime_for(0.8, 15) == pytest.approx(2 * 1.28155 / math.sqrt(15), rel=1e-4)
+    # and the measured accuracy of an interior rank with references at the true means agrees
+    feats, decide = se_method(betas, units, np.asarray(means))
+    curves = accuracy_curves(feats, units.rank, decide, 6, max_games=26, draws=400, seed=1)
+    interior = curves.exact[1:-1, 25].mean()
+    assert interior == pytest.approx(sep.ideal_exact(26), abs=0.06)
+    with pytest.raises(SparringError, match="two ranks"):
+        rank_separation(betas[:8], Units(np.zeros(8, np.int64), np.array([0]), np.array([8])), 6)
+
+
+def test_cross_fitted_references_never_use_the_predicted_games() -> None:
+    # held-out games sit 1.5 below the candidate references at every rank: nearest-reference
+    # prediction is then off by one or two ranks, while references fitted on other held-out
+    # players (the same shift) put them right; a group never sits on both sides of a split
+    means = [4.5, 3.0, 1.5, 0.0]
+    betas, units = _gaussian_games([m - 1.5 for m in means], 0.3, 40, 4, seed=2)
+    groups = np.arange(units.size) // 4  # players of 4 games each, 10 per rank
+    feats, decide = se_method(betas, units, np.asarray(means))
+    candidate = accuracy_curves(feats, units.rank, decide, 4, max_games=30, draws=50)
+    crossed = cross_fitted_curves(betas, units, groups, 4, repeats=3, max_games=30, draws=50)
+    assert crossed is not None
+    assert candidate.mean_exact[4] < 0.3 and crossed.mean_exact[4] > 0.95
+    assert np.all(np.isnan(crossed.exact[:, 20:]))  # 20 games per half: N stops there
+    assert crossed.units_per_rank == [20] * 4
+    # a rank whose games all belong to one player cannot be split
+    lonely = groups.copy()
+    lonely[units.rank == 0] = -1
+    assert cross_fitted_curves(betas, units, lonely, 4, repeats=2, max_games=10, draws=5) is None
+
+
 def test_sl_sum_and_vote_follow_the_paper() -> None:
     probs = np.array([[0.6, 0.4, 0.0], [0.6, 0.4, 0.0], [0.0, 0.1, 0.9]])
     lp = np.log(np.maximum(probs, 1e-12))
@@ -335,6 +394,20 @@ def test_real_dataset_split_and_pairs(go_config: SEConfig) -> None:
     sample = train.sample_per_rank(3, seed=1)
     assert np.bincount(sample.rank, minlength=len(GO_RANKS)).tolist() == [3] * len(GO_RANKS)
     assert np.array_equal(sample.unit_rank[sample.unit], sample.rank)  # units keep numbering
+    # cross-fitting groups: each held-out game goes with one of its own players, the one
+    # with the most held-out games (the focus player), and a side unit with its player
+    games = make_units(val, "game")
+    groups = unit_groups(val, games, "game")
+    names = np.unique(val.unit_player)
+    game_ids = np.unique(val.unit_game[val.unit])
+    for u in range(0, games.size, max(1, games.size // 20)):
+        sides = np.flatnonzero(val.unit_game == game_ids[u])
+        assert names[groups[u]] in set(val.unit_player[sides].tolist())
+    assert groups.min() >= 0 and groups.size == games.size
+    sides = make_units(val, "side")
+    side_groups = unit_groups(val, sides, "side")
+    assert side_groups.size == sides.size
+    assert names[side_groups[0]] == val.unit_player[np.unique(val.unit)[0]]
     planes = train.planes(np.arange(5))
     assert planes.shape == (5, 15, 19, 19) and set(np.unique(planes[:, 2])) <= {-1.0, 1.0}
     assert np.all(np.abs(train.value) <= 1) and np.all(train.action <= 361)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -177,7 +178,11 @@ def se_eval(
         evals.append(ev)
         for m in ev.methods:
             c = m.curves
-            pick = [k for k in (1, 5, 15, 26, 50, 100) if k <= c.exact.shape[1]]
+            pick = [
+                k
+                for k in (1, 5, 15, 26, 50, 100)
+                if k <= c.exact.shape[1] and not math.isnan(c.mean_exact[k - 1])
+            ]
             console.print(
                 f"{m.name:>13} ({run}): "
                 + " ".join(f"N={k} {100 * c.mean_exact[k - 1]:.1f}%" for k in pick)

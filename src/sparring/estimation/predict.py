@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -179,6 +180,71 @@ def rank_means_with_error(
     return means, errors
 
 
+@dataclass(frozen=True)
+class RankSeparation:
+    """How far apart an estimator's scores put neighbouring ranks, measured against how much a
+    single game's composite score varies within a rank.
+
+    Under the simplest model of section 4.2's rule -- references equally spaced ``spacing``
+    apart and at the true rank means, games independent with Gaussian composites of standard
+    deviation ``game_sd`` -- the mean of N games of an interior rank lands in its own slot with
+    probability ``2 Phi(d' sqrt(N) / 2) - 1``, ``d' = spacing / game_sd``.  It ignores player
+    effects, unequal spacing and reference error (which lower accuracy) and the two end ranks
+    (which have one neighbour and are easier), so it reads as a yardstick: how far the network's
+    separation must grow for a target accuracy at a given N (:meth:`games_for`)."""
+
+    rank_means: FloatArray
+    """Mean of the games' composite scores per rank (every game weighing the same)."""
+    spacing: float
+    """Absolute slope of the least-squares line through ``rank_means`` over the rank index:
+    the average score gap between neighbouring ranks."""
+    game_sd: float
+    """Within-rank standard deviation of one game's composite score, pooled over ranks."""
+    games_per_rank: list[int]
+
+    @property
+    def d_prime(self) -> float:
+        """Neighbouring ranks' separation in units of one game's spread."""
+        return self.spacing / self.game_sd if self.game_sd > 0 else float("inf")
+
+    def ideal_exact(self, n_games: int) -> float:
+        """Modelled exact accuracy of an interior rank with ``n_games`` games."""
+        return 2.0 * NormalDist().cdf(self.d_prime * np.sqrt(n_games) / 2.0) - 1.0
+
+    def games_for(self, accuracy: float = 0.8) -> float:
+        """Modelled number of games for ``accuracy`` exact on an interior rank:
+        ``(2 z / d')^2`` with ``z = Phi^-1((1 + accuracy) / 2)``."""
+        z = NormalDist().inv_cdf((1.0 + accuracy) / 2.0)
+        return float((2.0 * z / self.d_prime) ** 2) if self.d_prime > 0 else float("inf")
+
+    def d_prime_for(self, accuracy: float, n_games: int) -> float:
+        """The separation ``d'`` the model needs for ``accuracy`` exact with ``n_games``."""
+        z = NormalDist().inv_cdf((1.0 + accuracy) / 2.0)
+        return float(2.0 * z / np.sqrt(n_games))
+
+
+def rank_separation(betas: FloatArray, units: Units, n_ranks: int) -> RankSeparation:
+    """:class:`RankSeparation` of per-pair scores ``betas`` grouped into ``units`` (games)."""
+    b = np.asarray(betas, dtype=np.float64).reshape(-1)
+    composite = unit_sums(b[:, None], units)[:, 0] / np.maximum(units.count, 1)
+    means = np.full(n_ranks, np.nan)
+    squares = 0.0
+    dof = 0
+    counts = np.bincount(units.rank, minlength=n_ranks)
+    for r in range(n_ranks):
+        c = composite[units.rank == r]
+        if c.size == 0:
+            continue
+        means[r] = c.mean()
+        squares += float(((c - means[r]) ** 2).sum())
+        dof += c.size - 1
+    known = np.flatnonzero(~np.isnan(means))
+    if known.size < 2 or dof <= 0:
+        raise SparringError("rank separation needs games of at least two ranks")
+    slope = float(np.polyfit(known.astype(np.float64), means[known], 1)[0])
+    return RankSeparation(means, abs(slope), float(np.sqrt(squares / dof)), counts.tolist())
+
+
 def nearest_rank(composite: FloatArray | float, references: FloatArray) -> IntArray:
     """Section 4.2: the rank ``i`` minimising ``|beta-bar_u - beta-bar_i|`` (ties: the
     stronger rank)."""
@@ -272,6 +338,98 @@ def accuracy_curves(
         exact[r] = (pred == r).mean(axis=0)
         within[r] = (np.abs(pred - r) <= 1).mean(axis=0)
     return Curves(exact, within, sizes, repl)
+
+
+def unit_groups(pairs: PairSet, units: Units, unit: str = "game") -> IntArray:
+    """A group index for every unit of ``pairs`` (made by :func:`make_units` with the same
+    ``unit``) such that units of one group share a player: a side unit's player, or for a game
+    unit the one of its two players with the most games in the set (in Go's
+    ``testing_by_player`` folder, the focus player whose games these are).  Cross-fitting
+    (:func:`cross_fitted_curves`) keeps a group on one side of every split."""
+    players, player_of_side = np.unique(pairs.unit_player, return_inverse=True)
+    if unit == "side":
+        side_of_unit = np.unique(pairs.unit.astype(np.int64))
+        return player_of_side[side_of_unit].astype(np.int64)
+    if unit != "game":
+        raise ValueError(f"unit must be 'game' or 'side', not {unit!r}")
+    games = np.unique(pairs.unit_game[pairs.unit].astype(np.int64))
+    sides = np.unique(pairs.unit.astype(np.int64))
+    unit_of_side = np.searchsorted(games, pairs.unit_game[sides].astype(np.int64))
+    games_of_player = np.bincount(player_of_side[sides], minlength=players.size)
+    best = np.full(units.size, -1, dtype=np.int64)
+    for u, p in zip(unit_of_side.tolist(), player_of_side[sides].tolist(), strict=True):
+        b = best[u]
+        if (
+            b < 0
+            or games_of_player[p] > games_of_player[b]
+            or (games_of_player[p] == games_of_player[b] and p < b)
+        ):
+            best[u] = p
+    return best
+
+
+def cross_fitted_curves(
+    betas: FloatArray,
+    units: Units,
+    groups: IntArray,
+    n_ranks: int,
+    fit: str = "mean",
+    aggregate: str = "move",
+    folds: int = 2,
+    repeats: int = 10,
+    max_games: int = 100,
+    draws: int = 500,
+    seed: int = 0,
+) -> Curves | None:
+    """Accuracy against N with references taken from the held-out set itself, cross-fitted:
+    each rank's groups (players, :func:`unit_groups`) are split at random into ``folds``
+    parts; the games of one part are predicted with references from the other parts' games,
+    never their own; the curves are averaged over the parts and over ``repeats`` random
+    splits (with ~15 held-out players per rank, one split's result moves by several points
+    with the players it happens to pair).  Set beside the paper's candidate references it
+    measures what the difference between the candidate folder and the held-out games costs.
+    N stops at the smallest part's number of games of a rank (NaN beyond); None when some
+    split leaves a part without a rank."""
+    assignments = []
+    for rep in range(repeats):
+        rng = np.random.default_rng([seed, 5151, rep])
+        fold_of_unit = np.zeros(units.size, dtype=np.int64)
+        for r in range(n_ranks):
+            members = np.flatnonzero(units.rank == r)
+            uniq, inv = np.unique(groups[members], return_inverse=True)
+            fold_of_unit[members] = (rng.permutation(uniq.size) % folds)[inv]
+        assignments.append(fold_of_unit)
+    sizes = np.array(
+        [
+            np.bincount(units.rank[a == f], minlength=n_ranks)
+            for a in assignments
+            for f in range(folds)
+        ]
+    )
+    if sizes.size == 0 or sizes.min() == 0:
+        return None
+    limit = int(min(max_games, sizes.min()))
+    pair_rank = units.rank[units.of_pair]
+    exact = np.full((repeats * folds, n_ranks, max_games), np.nan)
+    within = np.full((repeats * folds, n_ranks, max_games), np.nan)
+    for rep, fold_of_unit in enumerate(assignments):
+        pair_fold = fold_of_unit[units.of_pair]
+        for f in range(folds):
+            other = pair_fold != f
+            means = reference_scores(betas[other], pair_rank[other], n_ranks)
+            feats, decide = se_method(betas, units, fit_references(means, fit), aggregate)
+            mine = fold_of_unit == f
+            c = accuracy_curves(
+                feats[mine], units.rank[mine], decide, n_ranks, limit, draws, seed + 97 * rep + f
+            )
+            exact[rep * folds + f, :, :limit] = c.exact
+            within[rep * folds + f, :, :limit] = c.within1
+    return Curves(
+        exact.mean(axis=0),
+        within.mean(axis=0),
+        [int(x) for x in sizes.min(axis=0)],
+        [False] * n_ranks,
+    )
 
 
 def score_by_move(

@@ -32,15 +32,19 @@ from sparring.estimation.predict import (
     Curves,
     FloatArray,
     IntArray,
+    RankSeparation,
     accuracy_curves,
+    cross_fitted_curves,
     fit_references,
     make_units,
     nearest_rank,
     rank_means_with_error,
+    rank_separation,
     reference_scores,
     score_by_move,
     score_pairset,
     se_method,
+    unit_groups,
     unit_sums,
 )
 from sparring.estimation.train import SEConfig, read_log
@@ -112,6 +116,8 @@ class RunEvaluation:
     train_means: FloatArray | None = None
     """Mean score per rank on a sample of training pairs (``eval_train_sample`` per rank)."""
     by_move: tuple[IntArray, FloatArray] | None = None
+    separation: RankSeparation | None = None
+    """Held-out rank separation against the spread of one game's score (SE kinds)."""
     val_units: list[int] = field(default_factory=list)
     pairs: dict[str, int] = field(default_factory=dict)
     train_seconds: float = 0.0
@@ -240,6 +246,21 @@ def evaluate_run(
         acc, players = _player_accuracy(pair_features, decide, val)
         name = label if fit == "mean" else f"{label} ({fit})"
         result.methods.append(MethodResult(name, run.name, curves, acc, players))
+    if cfg.eval_cross_fit > 0:
+        curves_cf = cross_fitted_curves(
+            val_scores[:, 0],
+            units,
+            unit_groups(val, units, cfg.eval_unit),
+            n,
+            cfg.reference_fit,
+            cfg.eval_aggregate,
+            folds=2,
+            repeats=cfg.eval_cross_fit,
+            **kw,
+        )
+        if curves_cf is not None:
+            result.methods.append(MethodResult(f"{label} (held-out refs)", run.name, curves_cf))
+    result.separation = rank_separation(val_scores[:, 0], make_units(val, "game"), n)
     refs = fitted[cfg.reference_fit]
     result.references = means
     result.fitted_references = fitted
@@ -441,8 +462,62 @@ def _pct(x: float | None) -> str:
     return "-" if x is None or np.isnan(x) else f"{100 * x:.1f}%"
 
 
-def _tolist(values: FloatArray | None) -> list[float] | None:
-    return None if values is None else [round(float(x), 4) for x in values]
+def _tolist(values: FloatArray | None) -> list[float | None] | None:
+    if values is None:
+        return None
+    return [None if np.isnan(x) else round(float(x), 4) for x in values]
+
+
+SEPARATION_TARGET = (0.8, 15)
+"""The paper's Go claim the separation table measures against: 80% exact with 15 games."""
+
+
+def _separation_lines(evals: list[RunEvaluation]) -> list[str]:
+    seps = [ev for ev in evals if ev.separation is not None]
+    if not seps:
+        return []
+    level, n_games = SEPARATION_TARGET
+    lines = [
+        "",
+        "## Rank separation on the held-out games",
+        "",
+        "How far apart the network puts neighbouring ranks (`spacing`: slope of the held-out "
+        "rank means of the games' composite scores over the rank index) against the spread of "
+        "one game's composite score within a rank (`game sd`); `d' = spacing / game sd`.  With "
+        "references at the true means, equal spacing and independent Gaussian games, an "
+        "interior rank is predicted exactly from N games with probability "
+        "`2 Phi(d' sqrt(N) / 2) - 1` (player effects and reference error lower it, the two end "
+        "ranks are easier): a yardstick for how much sharper the network must get, not a "
+        "forecast.",
+        "",
+        f"| run | spacing | game sd | d' | model exact at N={n_games} | model N for "
+        f"{level:.0%} | d' for {level:.0%} at N={n_games} |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for ev in seps:
+        s = ev.separation
+        assert s is not None
+        lines.append(
+            f"| {ev.run} | {s.spacing:.3f} | {s.game_sd:.3f} | {s.d_prime:.3f} "
+            f"| {_pct(s.ideal_exact(n_games))} | {s.games_for(level):.0f} "
+            f"| {s.d_prime_for(level, n_games):.3f} |"
+        )
+    return lines
+
+
+def _separation_json(s: RankSeparation | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    level, n_games = SEPARATION_TARGET
+    return {
+        "rank_means": _tolist(s.rank_means),
+        "spacing": round(s.spacing, 4),
+        "game_sd": round(s.game_sd, 4),
+        "d_prime": round(s.d_prime, 4),
+        "games_per_rank": s.games_per_rank,
+        f"model_exact_at_{n_games}": round(s.ideal_exact(n_games), 4),
+        f"model_games_for_{level}": round(s.games_for(level), 1),
+    }
 
 
 def _with_error(value: float, errors: FloatArray | None, r: int) -> str:
@@ -508,7 +583,9 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
     lines += ["", "## Whole held-out players (own moves of all their games, players with 5+)", ""]
     for ev in evals:
         for m in ev.methods:
-            lines.append(f"* {m.name}: {_pct(m.player_accuracy)} of {m.players} players")
+            if m.players:
+                lines.append(f"* {m.name}: {_pct(m.player_accuracy)} of {m.players} players")
+    lines += _separation_lines(evals)
     refs = [ev for ev in evals if ev.references is not None]
     if refs:
         lines += [
@@ -575,13 +652,13 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                 "held_out_means": _tolist(ev.held_out_means),
                 "held_out_error": _tolist(ev.held_out_error),
                 "train_means": _tolist(ev.train_means),
+                "separation": _separation_json(ev.separation),
                 "methods": {
                     m.name: {
-                        "mean_exact": [round(float(x), 4) for x in m.curves.mean_exact],
-                        "mean_within1": [round(float(x), 4) for x in m.curves.mean_within1],
+                        "mean_exact": _tolist(m.curves.mean_exact),
+                        "mean_within1": _tolist(m.curves.mean_within1),
                         "per_rank_exact_at": {
-                            str(k): [round(float(x), 4) for x in m.curves.exact[:, k - 1]]
-                            for k in show
+                            str(k): _tolist(m.curves.exact[:, k - 1]) for k in show
                         },
                         "games_to_80": m.curves.games_to_reach(0.8),
                         "player_accuracy": m.player_accuracy,

@@ -89,6 +89,7 @@ RESUMABLE_CHANGES = frozenset(
         "eval_aggregate",
         "reference_fit",
         "eval_train_sample",
+        "eval_cross_fit",
         "eval_batch",
         "eval_pairs_per_side",
         "eval_positions_per_side",
@@ -186,6 +187,10 @@ class SEConfig:
     eval_train_sample: int = 2000
     """Training pairs per rank that ``se-eval`` scores to compare the network's mean score
     per rank on its training data with the held-out and candidate sets (0: none)."""
+    eval_cross_fit: int = 10
+    """Random two-way splits of the held-out players for the cross-fitted "held-out refs"
+    accuracy (references from the other half of the held-out players; it measures what the
+    candidate folder's difference from the held-out games costs); 0: not reported."""
     eval_batch: int = 512
     eval_pairs_per_side: int = 0
     """Score at most this many of the extracted pairs per player and game (0: all of them);
@@ -225,6 +230,7 @@ class SEConfig:
             "train_positions_per_side",
             "eval_positions_per_side",
             "eval_pairs_per_side",
+            "eval_cross_fit",
         )
         for name in nonneg:
             if getattr(self, name) < 0:
