@@ -23,6 +23,7 @@ from sparring.estimation.baselines import sl_method, sl_sum_predict, sl_vote_pre
 from sparring.estimation.data import (  # noqa: E402
     GO_RANKS,
     build_dataset,
+    folder_makeup,
     load_split,
     manifest,
     ranks_for,
@@ -424,6 +425,24 @@ def test_real_dataset_split_and_pairs(go_config: SEConfig) -> None:
     assert torch.all(batch.inf_index[:7] < 77) and torch.all(batch.inf_index[7:] >= 77)
 
 
+def test_folder_makeup_counts_every_game_of_both_folders() -> None:
+    need_data()
+    go = folder_makeup("go", only=["1-2k"])
+    assert [(row.rank, row.folder) for row in go] == [
+        ("1-2k", "candidating"),
+        ("1-2k", "testing_by_player"),
+    ]
+    cand = go[0]
+    assert cand.games == 100 and sum(cand.years.values()) == sum(cand.time_controls.values()) == 100
+    assert 0 < cand.handicap_games < 100 and cand.mean_elo is None  # the kyu groups hold HA[1]
+    chess = folder_makeup("chess", only=["1000-1200"])
+    assert chess[0].games == 120 and chess[1].games == 800
+    assert chess[0].mean_elo is not None and 1000 <= chess[0].mean_elo < 1200
+    assert set(chess[0].years) == {"2024"}
+    with pytest.raises(SparringError, match="unknown go rank"):
+        folder_makeup("go", only=["12k"])
+
+
 def _fixed_loss(trainer: SETrainer) -> float:
     """The loss of a fixed training batch (batch statistics, on a copy of the network)."""
     rng = np.random.default_rng(123)
@@ -533,7 +552,7 @@ def test_estimate_chess_band_from_pgn(tmp_path: Path) -> None:
 
 
 def test_report_shows_references_with_errors_and_both_fits(tmp_path: Path) -> None:
-    from sparring.estimation.predict import Curves
+    from sparring.estimation.predict import Curves, RankSeparation
     from sparring.estimation.report import MethodResult, RunEvaluation, write_report
 
     pytest.importorskip("matplotlib")
@@ -558,8 +577,12 @@ def test_report_shows_references_with_errors_and_both_fits(tmp_path: Path) -> No
         train_means=np.linspace(6.0, -8.0, n),
         val_units=[4] * n,
         pairs={"train": 1, "val": 2, "cand": 3},
+        separation=RankSeparation(np.linspace(2.0, -4.0, n), 0.6, 2.0, [4] * n),
     )
     report = write_report([ev], tmp_path / "out", "chess").read_text()
+    # d' = 0.3: the Gaussian model needs (2 x 1.2816 / 0.3)^2 = 73 games for 80%, at 26 games
+    # (chess's paper target) it gives 2 Phi(0.3 sqrt(26) / 2) - 1 = 55.6%
+    assert "| 0.600 | 2.000 | 0.300 | 55.6% | 73 | 0.503 |" in report
     for name in ("accuracy.png", "per_rank.png", "references.png", "results.json"):
         assert (tmp_path / "out" / name).is_file()
     top = [line for line in report.splitlines() if line.startswith(f"| {ranks[0]} | ")][-1]

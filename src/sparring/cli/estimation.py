@@ -45,10 +45,24 @@ ConfigOpt = Annotated[
 ]
 
 
-def se_data(game_name: GameArg, config: ConfigOpt = None) -> None:
+def se_data(
+    game_name: GameArg,
+    config: ConfigOpt = None,
+    makeup: Annotated[
+        bool,
+        typer.Option(
+            "--makeup",
+            help="Instead: compare the candidate and training folders' games per rank "
+            "(years, time controls, handicaps, lengths, ratings).",
+        ),
+    ] = False,
+) -> None:
     """Extract (or finish extracting) the state-action pairs of a config into the cache."""
     from sparring.estimation.data import build_dataset, manifest
 
+    if makeup:
+        _print_makeup(_game(game_name))
+        return
     cfg = _config(_game(game_name), config)
     folder = build_dataset(cfg.data_config())
     info = manifest(folder)
@@ -65,6 +79,33 @@ def se_data(game_name: GameArg, config: ConfigOpt = None) -> None:
         f"players: {split['train_players']} training, {split['val_players']} validation, "
         f"{split['players_in_both']} in both; {len(info['refused_records'])} records refused"
     )
+
+
+def _shares(counts: dict[str, int], total: int, top: int) -> str:
+    best = sorted(counts.items(), key=lambda kv: -kv[1])[:top]
+    return " ".join(f"{k}:{100 * v / max(total, 1):.0f}%" for k, v in sorted(best))
+
+
+def _print_makeup(game: str) -> None:
+    from rich.table import Table
+
+    from sparring.estimation.data import folder_makeup
+
+    table = Table(title=f"{game}: the candidate and training folders per rank")
+    for col in ("rank", "folder", "games", "years", "time controls", "handicap", "moves", "Elo"):
+        table.add_column(col)
+    for row in folder_makeup(game):
+        table.add_row(
+            row.rank,
+            row.folder,
+            str(row.games),
+            _shares(row.years, row.games, 4),
+            _shares(row.time_controls, row.games, 3),
+            f"{100 * row.handicap_games / max(row.games, 1):.0f}%",
+            f"{row.median_moves:.0f}",
+            "-" if row.mean_elo is None else f"{row.mean_elo:.0f}",
+        )
+    console.print(table)
 
 
 def se_train(

@@ -757,6 +757,75 @@ def load_split(folder: Path, split: str) -> PairSet:
     return PairSet(game=info["game"], ranks=ranks, **cat)
 
 
+@dataclass(frozen=True)
+class FolderMakeup:
+    """What one rank's games in one data folder are made of, from their headers: a check that
+    the reference folder (``candidating``) and the training/held-out folder hold alike games."""
+
+    rank: str
+    folder: str
+    """``candidating`` or the training folder's name."""
+    games: int
+    years: dict[str, int]
+    """Games per year (Go ``DT``, chess ``UTCDate``/``Date``; ``?`` when absent)."""
+    time_controls: dict[str, int]
+    """Games per time control (Go ``TM`` main time in seconds, chess ``TimeControl``)."""
+    handicap_games: int
+    """Go games with ``HA`` >= 1 (chess: 0)."""
+    median_moves: float
+    mean_elo: float | None
+    """Chess: the mean of both players' ratings; Go: None."""
+
+
+def folder_makeup(
+    game: str, data_root: Path | None = None, only: Sequence[str] = ()
+) -> list[FolderMakeup]:
+    """:class:`FolderMakeup` of every rank (strongest first; those named in ``only`` when
+    given) in both folders of ``game``, candidate folder first; unreadable records are
+    skipped as everywhere else."""
+    spec = dataset_spec(game, data_root)
+    unknown = set(only) - set(spec.ranks)
+    if unknown:
+        raise SparringError(f"unknown {game} rank(s) {sorted(unknown)}; ranks: {spec.ranks}")
+    rows = []
+    for r, rank in enumerate(spec.ranks):
+        if only and rank not in only:
+            continue
+        for split in ("cand", "train"):
+            path = spec.file(split, r)
+            years: dict[str, int] = {}
+            controls: dict[str, int] = {}
+            handicap = 0
+            moves: list[int] = []
+            elos: list[int] = []
+            for record in read_records(path, game):
+                if isinstance(record, GoRecord):
+                    date, control = record.properties.get("DT", ""), record.properties.get("TM")
+                    handicap += record.handicap >= 1
+                else:
+                    h = record.headers
+                    date, control = h.get("UTCDate") or h.get("Date", ""), h.get("TimeControl")
+                    elos += [e for e in (record.white_elo, record.black_elo) if e is not None]
+                year = date[:4] if date[:4].isdigit() else "?"
+                years[year] = years.get(year, 0) + 1
+                key = control or "?"
+                controls[key] = controls.get(key, 0) + 1
+                moves.append(int(record.moves.size))
+            rows.append(
+                FolderMakeup(
+                    rank=rank,
+                    folder=path.parent.name,
+                    games=len(moves),
+                    years=dict(sorted(years.items())),
+                    time_controls=dict(sorted(controls.items(), key=lambda kv: -kv[1])),
+                    handicap_games=handicap,
+                    median_moves=float(np.median(moves)) if moves else float("nan"),
+                    mean_elo=float(np.mean(elos)) if elos else None,
+                )
+            )
+    return rows
+
+
 def manifest(folder: Path) -> dict[str, Any]:
     """The ``manifest.json`` of a cache folder."""
     data: dict[str, Any] = json.loads((folder / "manifest.json").read_text())
@@ -771,6 +840,7 @@ __all__ = [
     "INF_RANK",
     "DataConfig",
     "DataSpec",
+    "FolderMakeup",
     "PairSet",
     "PlaneCodec",
     "Split",
@@ -781,6 +851,7 @@ __all__ = [
     "dataset_spec",
     "default_data_root",
     "extract_game",
+    "folder_makeup",
     "load_split",
     "manifest",
     "ranks_for",

@@ -60,6 +60,7 @@ PAPER: dict[str, dict[str, Any]] = {
             "100 games (20 blocks x 256 channels, 495,000 training games, 130,000 SGD steps, "
             "242 GPU hours; query set of 900 games per rank)."
         ),
+        "target": (0.80, 15),
         "points": [
             (15, 0.80, "paper SE/SE-inf: 80% at 15 games"),
             (100, 0.975, "paper SE/SE-inf: 97.5% at 100"),
@@ -72,6 +73,7 @@ PAPER: dict[str, dict[str, Any]] = {
             "SL_sum and SL_vote (1,920,000 training games, 130,000 SGD steps, 69 GPU hours; "
             "query set of 1,200 games per band)."
         ),
+        "target": (0.80, 26),
         "points": [
             (26, 0.80, "paper SE-inf: 80% at 26 games"),
             (100, 0.9338, "paper SE-inf: 93.4% at 100"),
@@ -468,15 +470,11 @@ def _tolist(values: FloatArray | None) -> list[float | None] | None:
     return [None if np.isnan(x) else round(float(x), 4) for x in values]
 
 
-SEPARATION_TARGET = (0.8, 15)
-"""The paper's Go claim the separation table measures against: 80% exact with 15 games."""
-
-
-def _separation_lines(evals: list[RunEvaluation]) -> list[str]:
+def _separation_lines(evals: list[RunEvaluation], game: str) -> list[str]:
     seps = [ev for ev in evals if ev.separation is not None]
     if not seps:
         return []
-    level, n_games = SEPARATION_TARGET
+    level, n_games = PAPER[game]["target"]
     lines = [
         "",
         "## Rank separation on the held-out games",
@@ -505,10 +503,10 @@ def _separation_lines(evals: list[RunEvaluation]) -> list[str]:
     return lines
 
 
-def _separation_json(s: RankSeparation | None) -> dict[str, Any] | None:
+def _separation_json(s: RankSeparation | None, game: str) -> dict[str, Any] | None:
     if s is None:
         return None
-    level, n_games = SEPARATION_TARGET
+    level, n_games = PAPER[game]["target"]
     return {
         "rank_means": _tolist(s.rank_means),
         "spacing": round(s.spacing, 4),
@@ -517,6 +515,7 @@ def _separation_json(s: RankSeparation | None) -> dict[str, Any] | None:
         "games_per_rank": s.games_per_rank,
         f"model_exact_at_{n_games}": round(s.ideal_exact(n_games), 4),
         f"model_games_for_{level}": round(s.games_for(level), 1),
+        f"d_prime_for_{level}_at_{n_games}": round(s.d_prime_for(level, n_games), 4),
     }
 
 
@@ -585,7 +584,7 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
         for m in ev.methods:
             if m.players:
                 lines.append(f"* {m.name}: {_pct(m.player_accuracy)} of {m.players} players")
-    lines += _separation_lines(evals)
+    lines += _separation_lines(evals, game)
     refs = [ev for ev in evals if ev.references is not None]
     if refs:
         lines += [
@@ -652,7 +651,7 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                 "held_out_means": _tolist(ev.held_out_means),
                 "held_out_error": _tolist(ev.held_out_error),
                 "train_means": _tolist(ev.train_means),
-                "separation": _separation_json(ev.separation),
+                "separation": _separation_json(ev.separation, game),
                 "methods": {
                     m.name: {
                         "mean_exact": _tolist(m.curves.mean_exact),
