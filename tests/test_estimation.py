@@ -268,6 +268,12 @@ def test_reference_error_is_the_spread_over_games() -> None:
     assert errors[1] == 0.0 and np.isnan(means[2]) and np.isnan(errors[2])
     # the bootstrap standard error of a mean of 4 games: sd / sqrt(4) (population sd)
     assert errors[0] == pytest.approx(math.sqrt(2.5) / 2, rel=0.08)
+    # two players of two games each (-2, -1 and +1, +2): the players' means are -1.5 and
+    # +1.5, so resampling players gives 1.5 / sqrt(2), more than resampling the games
+    players = np.array([0, 0, 1, 1, 2])
+    same, by_player = rank_means_with_error(betas, units, 3, draws=4000, seed=3, groups=players)
+    assert np.array_equal(same[:2], means[:2])
+    assert by_player[0] == pytest.approx(1.5 / math.sqrt(2), rel=0.08) and by_player[1] == 0.0
 
 
 def test_line_references_smooth_the_means_and_keep_a_line() -> None:

@@ -159,14 +159,23 @@ def fit_references(means: npt.ArrayLike, fit: str = "mean") -> FloatArray:
 
 
 def rank_means_with_error(
-    betas: FloatArray, units: Units, n_ranks: int, draws: int = 1000, seed: int = 0
+    betas: FloatArray,
+    units: Units,
+    n_ranks: int,
+    draws: int = 1000,
+    seed: int = 0,
+    groups: IntArray | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Per-rank mean ``beta`` over all pairs (as :func:`reference_scores` with ``units`` None)
-    and its standard error from a bootstrap over the rank's units (games): a reference built
-    from ~100 games is itself a sample, and this says how far it could move with other games
-    of the same rank.  Returns ``(means, stderrs)``, each ``[n_ranks]``."""
+    and its standard error from a bootstrap over the rank's units (games), or over ``groups``
+    of units when given (players, :func:`unit_groups`: one player's games share that player's
+    level, so resampling games alone understates the error): a reference built from ~100
+    games is itself a sample, and this says how far it could move with other games of the
+    same rank.  Returns ``(means, stderrs)``, each ``[n_ranks]``."""
     b = np.asarray(betas, dtype=np.float64).reshape(-1)
     sums = unit_sums(b[:, None], units)[:, 0]
+    counts = units.count.astype(np.float64)
+    keys = np.arange(units.size) if groups is None else np.asarray(groups)
     means = np.full(n_ranks, np.nan)
     errors = np.full(n_ranks, np.nan)
     rng = np.random.default_rng([seed, 4242])
@@ -174,9 +183,12 @@ def rank_means_with_error(
         pool = np.flatnonzero(units.rank == r)
         if pool.size == 0:
             continue
-        means[r] = sums[pool].sum() / units.count[pool].sum()
-        pick = pool[rng.integers(0, pool.size, size=(draws, pool.size))]
-        errors[r] = float(np.std(sums[pick].sum(axis=1) / units.count[pick].sum(axis=1)))
+        means[r] = sums[pool].sum() / counts[pool].sum()
+        _, member = np.unique(keys[pool], return_inverse=True)
+        group_sums = np.bincount(member, weights=sums[pool])
+        group_counts = np.bincount(member, weights=counts[pool])
+        pick = rng.integers(0, group_sums.size, size=(draws, group_sums.size))
+        errors[r] = float(np.std(group_sums[pick].sum(axis=1) / group_counts[pick].sum(axis=1)))
     return means, errors
 
 

@@ -267,11 +267,12 @@ def evaluate_run(
     result.references = means
     result.fitted_references = fitted
     if cfg.eval_aggregate == "move":
+        cand_games, val_games = make_units(cand, "game"), make_units(val, "game")
         _, result.reference_error = rank_means_with_error(
-            betas, make_units(cand, "game"), n, seed=cfg.seed
+            betas, cand_games, n, seed=cfg.seed, groups=unit_groups(cand, cand_games)
         )
         result.held_out_means, result.held_out_error = rank_means_with_error(
-            val_scores[:, 0], make_units(val, "game"), n, seed=cfg.seed + 1
+            val_scores[:, 0], val_games, n, seed=cfg.seed + 1, groups=unit_groups(val, val_games)
         )
     if train is not None:
         result.train_means = reference_scores(train_scores[:, 0], train.rank.astype(np.int64), n)
@@ -593,9 +594,11 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
             "",
             "Mean score per rank over all pairs of the candidate games (the paper's references; "
             "`line`: their least-squares line over the rank index, `reference_fit`) and of "
-            "the held-out games, each with its standard error from a bootstrap over the games "
-            "(1,000 resamples), and of a sample of training pairs (`eval_train_sample` per "
-            "rank; far from the others where the network has memorised its training games).  "
+            "the held-out games, each with its standard error from a bootstrap over the players "
+            "(each game goes with its player who has the most games in the set; 1,000 "
+            "resamples, so one player's shared level counts once), and of a sample of "
+            "training pairs (`eval_train_sample` per rank; far from the others where the "
+            "network has memorised its training games).  "
             "Where two neighbours' references are closer than about twice "
             "their errors, their order is partly an accident of the candidate sample, and a "
             "reference that sits far from the held-out mean of its rank misleads every large-N "
