@@ -226,8 +226,9 @@ class RankSeparation:
     def games_for(self, accuracy: float = 0.8) -> float:
         """Modelled number of games for ``accuracy`` exact on an interior rank:
         ``(2 z / d')^2`` with ``z = Phi^-1((1 + accuracy) / 2)``."""
-        z = NormalDist().inv_cdf((1.0 + accuracy) / 2.0)
-        return float((2.0 * z / self.d_prime) ** 2) if self.d_prime > 0 else float("inf")
+        if self.d_prime <= 0:
+            return float("inf")
+        return float((self.d_prime_for(accuracy, 1) / self.d_prime) ** 2)
 
     def d_prime_for(self, accuracy: float, n_games: int) -> float:
         """The separation ``d'`` the model needs for ``accuracy`` exact with ``n_games``."""
@@ -265,24 +266,34 @@ def nearest_rank(composite: FloatArray | float, references: FloatArray) -> IntAr
     return result
 
 
-def se_method(
-    betas: FloatArray, units: Units, references: FloatArray, aggregate: str = "move"
-) -> tuple[FloatArray, Decide]:
-    """Unit features and decision rule of the strength estimator: features ``[sum beta,
-    pairs]`` (``move``) or ``[mean beta, 1]`` (``game``); the decision is the nearest
-    reference to ``features[0] / features[1]``."""
+def se_features(betas: FloatArray, units: Units, aggregate: str = "move") -> FloatArray:
+    """Unit features of the strength estimator, summed over N games by the accuracy engine:
+    ``[sum beta, pairs]`` (``move``, the paper) or ``[mean beta, 1]`` (``game``)."""
     b = np.asarray(betas, dtype=np.float64).reshape(-1, 1)
     sums = unit_sums(np.concatenate([b, np.ones_like(b)], axis=1), units)
     if aggregate == "game":
-        sums = np.stack([sums[:, 0] / np.maximum(sums[:, 1], 1), np.ones(units.size)], axis=1)
-    elif aggregate != "move":
+        return np.stack([sums[:, 0] / np.maximum(sums[:, 1], 1), np.ones(units.size)], axis=1)
+    if aggregate != "move":
         raise ValueError(f"aggregate must be 'move' or 'game', not {aggregate!r}")
+    return sums
+
+
+def se_decide(references: FloatArray) -> Decide:
+    """The strength estimator's decision on summed :func:`se_features`: the nearest reference
+    to ``features[0] / features[1]``."""
     refs = np.asarray(references, dtype=np.float64)
 
     def decide(x: FloatArray) -> IntArray:
         return nearest_rank(x[..., 0] / np.maximum(x[..., 1], 1e-12), refs)
 
-    return sums, decide
+    return decide
+
+
+def se_method(
+    betas: FloatArray, units: Units, references: FloatArray, aggregate: str = "move"
+) -> tuple[FloatArray, Decide]:
+    """:func:`se_features` and :func:`se_decide` together."""
+    return se_features(betas, units, aggregate), se_decide(references)
 
 
 # ---- accuracy against the number of games ----------------------------------------------------
@@ -367,16 +378,13 @@ def unit_groups(pairs: PairSet, units: Units, unit: str = "game") -> IntArray:
     games = np.unique(pairs.unit_game[pairs.unit].astype(np.int64))
     sides = np.unique(pairs.unit.astype(np.int64))
     unit_of_side = np.searchsorted(games, pairs.unit_game[sides].astype(np.int64))
-    games_of_player = np.bincount(player_of_side[sides], minlength=players.size)
+    player = player_of_side[sides].astype(np.int64)
+    games_of_player = np.bincount(player, minlength=players.size)
+    # per unit, its sides ordered by the player's games (most first), then player index
+    order = np.lexsort((player, -games_of_player[player], unit_of_side))
+    first = order[np.r_[True, np.diff(unit_of_side[order]) != 0]]
     best = np.full(units.size, -1, dtype=np.int64)
-    for u, p in zip(unit_of_side.tolist(), player_of_side[sides].tolist(), strict=True):
-        b = best[u]
-        if (
-            b < 0
-            or games_of_player[p] > games_of_player[b]
-            or (games_of_player[p] == games_of_player[b] and p < b)
-        ):
-            best[u] = p
+    best[unit_of_side[first]] = player[first]
     return best
 
 
@@ -422,6 +430,7 @@ def cross_fitted_curves(
         return None
     limit = int(min(max_games, sizes.min()))
     pair_rank = units.rank[units.of_pair]
+    feats = se_features(betas, units, aggregate)
     exact = np.full((repeats * folds, n_ranks, max_games), np.nan)
     within = np.full((repeats * folds, n_ranks, max_games), np.nan)
     for rep, fold_of_unit in enumerate(assignments):
@@ -429,7 +438,7 @@ def cross_fitted_curves(
         for f in range(folds):
             other = pair_fold != f
             means = reference_scores(betas[other], pair_rank[other], n_ranks)
-            feats, decide = se_method(betas, units, fit_references(means, fit), aggregate)
+            decide = se_decide(fit_references(means, fit))
             mine = fold_of_unit == f
             c = accuracy_curves(
                 feats[mine], units.rank[mine], decide, n_ranks, limit, draws, seed + 97 * rep + f

@@ -43,7 +43,8 @@ from sparring.estimation.predict import (
     reference_scores,
     score_by_move,
     score_pairset,
-    se_method,
+    se_decide,
+    se_features,
     unit_groups,
     unit_sums,
 )
@@ -240,19 +241,22 @@ def evaluate_run(
     pair_features = np.concatenate([vb, np.ones_like(vb)], 1)
     label = LABELS[model.config.kind]
     fitted: dict[str, FloatArray] = {}
+    feats = se_features(val_scores[:, 0], units, cfg.eval_aggregate)
     # the fit whose references estimator.pt keeps comes first (its method is the summary's)
     for fit in sorted(REFERENCE_FITS, key=lambda f: f != cfg.reference_fit):
         fitted[fit] = fit_references(means, fit)
-        feats, decide = se_method(val_scores[:, 0], units, fitted[fit], cfg.eval_aggregate)
+        decide = se_decide(fitted[fit])
         curves = accuracy_curves(feats, units.rank, decide, n, **kw)
         acc, players = _player_accuracy(pair_features, decide, val)
         name = label if fit == "mean" else f"{label} ({fit})"
         result.methods.append(MethodResult(name, run.name, curves, acc, players))
+    val_games = units if cfg.eval_unit == "game" else make_units(val, "game")
+    val_groups = unit_groups(val, val_games)
     if cfg.eval_cross_fit > 0:
         curves_cf = cross_fitted_curves(
             val_scores[:, 0],
             units,
-            unit_groups(val, units, cfg.eval_unit),
+            val_groups if cfg.eval_unit == "game" else unit_groups(val, units, cfg.eval_unit),
             n,
             cfg.reference_fit,
             cfg.eval_aggregate,
@@ -262,17 +266,17 @@ def evaluate_run(
         )
         if curves_cf is not None:
             result.methods.append(MethodResult(f"{label} (held-out refs)", run.name, curves_cf))
-    result.separation = rank_separation(val_scores[:, 0], make_units(val, "game"), n)
+    result.separation = rank_separation(val_scores[:, 0], val_games, n)
     refs = fitted[cfg.reference_fit]
     result.references = means
     result.fitted_references = fitted
     if cfg.eval_aggregate == "move":
-        cand_games, val_games = make_units(cand, "game"), make_units(val, "game")
+        cand_games = make_units(cand, "game")
         _, result.reference_error = rank_means_with_error(
             betas, cand_games, n, seed=cfg.seed, groups=unit_groups(cand, cand_games)
         )
         result.held_out_means, result.held_out_error = rank_means_with_error(
-            val_scores[:, 0], val_games, n, seed=cfg.seed + 1, groups=unit_groups(val, val_games)
+            val_scores[:, 0], val_games, n, seed=cfg.seed + 1, groups=val_groups
         )
     if train is not None:
         result.train_means = reference_scores(train_scores[:, 0], train.rank.astype(np.int64), n)
