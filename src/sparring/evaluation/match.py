@@ -288,6 +288,8 @@ def play_game(
         moves.append(move)
         think_times.append(elapsed)
         annotations.append(info)
+        for player in players:
+            player.observe(game, move, state)
 
     for seat, index in enumerate(seats):
         players[index].game_over(game, state, outcome.score_for(seat))

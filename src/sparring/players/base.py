@@ -7,15 +7,30 @@ A player is seeded at construction and draws all its randomness from its own
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from sparring.games.base import Game, State
 
+JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
+"""A value that :func:`json.dumps` writes and :func:`json.loads` reads back unchanged."""
+
+PlayerState: TypeAlias = dict[str, JsonValue]
+"""What a player saves between games (:meth:`Player.save_state`): JSON values only."""
+
 
 class Player(ABC):
-    """Chooses moves; may be told when a game starts and how it ended."""
+    """Chooses moves; is told when a game starts, every move played, and how the game ended.
+
+    The lifecycle, driven by :class:`~sparring.session.GameSession` (and so by the CLI, the
+    match runner, the service and the engines): :meth:`new_game` once before a game,
+    :meth:`select_move` when it is this player's turn, :meth:`observe` after *every* move of
+    the game (its own and the opponent's), :meth:`game_over` once after the game.  A player
+    that learns across games (e.g. dynamic strength adjustment) keeps what it learned in a
+    small JSON-serialisable record: :meth:`save_state` / :meth:`restore_state`, so that the
+    same games follow whether or not the player was saved and restored in between.
+    """
 
     name: str
     """A short label used in tables, e.g. ``"MCTS1"``."""
@@ -33,6 +48,24 @@ class Player(ABC):
 
     def game_over(self, game: Game, final_state: State, score: float) -> None:  # noqa: B027
         """Called after a game with this player's score (1 win, 0.5 draw, 0 loss)."""
+
+    def observe(self, game: Game, move: int, state: State) -> None:  # noqa: B027 - optional hook
+        """Called after every move of the game, by either side: ``move`` was played and
+        ``state`` is the position after it (must not be modified)."""
+
+    def save_state(self) -> PlayerState | None:
+        """What this player learned across games, as JSON values; None (the default) when it
+        keeps nothing between games."""
+        return None
+
+    def restore_state(self, data: PlayerState | None) -> None:
+        """Continue from a record that :meth:`save_state` returned.
+
+        The default accepts only None (nothing to restore); players with state override it and
+        raise :class:`ValueError` naming what is wrong with a malformed record.
+        """
+        if data is not None:
+            raise ValueError(f"{self.name} keeps no state between games, got {data!r}")
 
     def move_info(self) -> dict[str, Any] | None:
         """Annotations of the move just returned by :meth:`select_move`, or None (the default).
