@@ -18,10 +18,14 @@ from typer.testing import CliRunner
 from sparring.errors import ConfigError, UnknownPlayerError
 from sparring.evaluation.match import GameTask, play_game, play_task, player_modules
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
-from sparring.games import get_game
-from sparring.players import make_player
-from sparring.players.base import RandomPlayer
-from sparring.strength.analysis import (
+from sparring.experiments.calibration import (
+    CalibrationConfig,
+    fit_with_fixed,
+    parse_base,
+    run_calibration,
+)
+from sparring.experiments.calibration_report import FILES, write_report
+from sparring.experiments.strength_analysis import (
     ELO_PER_NAT,
     Positions,
     analyze_threshold,
@@ -32,13 +36,9 @@ from sparring.strength.analysis import (
     fit_logistic,
     root_visits_of,
 )
-from sparring.strength.calibration import (
-    CalibrationConfig,
-    fit_with_fixed,
-    parse_base,
-    run_calibration,
-)
-from sparring.strength.report import FILES, write_report
+from sparring.games import get_game
+from sparring.players import make_player
+from sparring.players.base import RandomPlayer
 from sparring.strength.selection import StrengthSetting
 from sparring.strength.target import (
     Calibration,
@@ -450,7 +450,7 @@ def test_cli_calibrate_and_target(tmp_path: Path) -> None:
 
 def test_nearest_rungs_picks_the_closest_ladder_players() -> None:
     from sparring.evaluation.ladder import Ladder, LadderPlayer
-    from sparring.strength.verify import nearest_rungs
+    from sparring.experiments.target_check import nearest_rungs
 
     ladder = Ladder(
         "connect4",

@@ -31,7 +31,7 @@ Design (the paper's, extended with a rating ladder):
 :func:`run_calibration` returns a :class:`CalibrationResult`: the
 :class:`~sparring.strength.target.Calibration` (saved as the calibration file), the Table 1
 analogue, the linear and logistic fits of Fig. 1, the curves of Fig. 2, the candidates of
-Fig. 3 and the strength analysis (Table 2, Fig. 4; :mod:`sparring.strength.analysis`).
+Fig. 3 and the strength analysis (Table 2, Fig. 4; :mod:`sparring.experiments.strength_analysis`).
 """
 
 from __future__ import annotations
@@ -49,11 +49,7 @@ from sparring.errors import ConfigError, UnknownPlayerError
 from sparring.evaluation.ladder import Ladder, LadderPlayer, read_ladder
 from sparring.evaluation.match import MatchConfig, RunResult, run_match
 from sparring.evaluation.store import GameRecord, GameStore
-from sparring.games import get_game
-from sparring.players import make_player
-from sparring.players.registry import PlayerSpec
-from sparring.players.strength import SEARCH_OPTIONS
-from sparring.strength.analysis import (
+from sparring.experiments.strength_analysis import (
     ELO_PER_NAT,
     LinearFit,
     LogisticFit,
@@ -65,6 +61,10 @@ from sparring.strength.analysis import (
     fit_logistic,
     root_visits_of,
 )
+from sparring.games import get_game
+from sparring.players import make_player
+from sparring.players.registry import PlayerSpec
+from sparring.players.strength import SEARCH_OPTIONS
 from sparring.strength.selection import PAPER_RTH, StrengthSetting, format_z
 from sparring.strength.target import Calibration, CalibrationPoint, file_sha256
 

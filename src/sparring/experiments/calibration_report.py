@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from sparring.strength.analysis import FIT_RANGE
-from sparring.strength.calibration import CalibrationResult, PointResult
+from sparring.experiments.calibration import CalibrationResult, PointResult
+from sparring.experiments.strength_analysis import FIT_RANGE
 from sparring.strength.selection import floor_schedule, format_z
 from sparring.strength.target import save_calibration
 
@@ -419,7 +419,7 @@ def plot_fig4(result: CalibrationResult, path: Path) -> Path:
     ax.set_xlabel("strength index z")
     ax.set_ylabel("E_norm(z)")
     if a.derived is not None and a.h:
-        from sparring.strength.analysis import ELO_PER_NAT
+        from sparring.experiments.strength_analysis import ELO_PER_NAT
 
         h = a.h
         top = a.empirical.get(math.inf, a.derived[-1])
