@@ -16,6 +16,7 @@ import typer
 from typer.testing import CliRunner
 
 from sparring.errors import ConfigError, UnknownPlayerError
+from sparring.evaluation.bradley_terry import ELO_SCALE
 from sparring.evaluation.match import GameTask, play_game, play_task, player_modules
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 from sparring.experiments.calibration import (
@@ -26,7 +27,6 @@ from sparring.experiments.calibration import (
 )
 from sparring.experiments.calibration_report import FILES, write_report
 from sparring.experiments.strength_analysis import (
-    ELO_PER_NAT,
     Positions,
     analyze_threshold,
     average_candidates,
@@ -167,8 +167,8 @@ def test_fit_with_fixed_recovers_ratings() -> None:
         games += [(a, b, float(rng.random() < p)) for _ in range(600)]
     fit = fit_with_fixed(games, fixed, prior_draws=1.0)
     for name, elo in true.items():
-        assert abs(fit.rating(name) - elo) < 3.5 * fit.stderr(name) + 5
-    assert fit.rating("L1") == 1000.0 and fit.stderr("L1") == 0.0
+        assert abs(fit.rating(name) - elo) < 3.5 * fit.rating_stderr(name) + 5
+    assert fit.rating("L1") == 1000.0 and fit.rating_stderr("L1") == 0.0
     assert fit.difference_stderr("A", "B") > 0
     with pytest.raises(ConfigError, match="no games linking"):
         fit_with_fixed([("X", "Y", 1.0)], {"L": 1000.0})
@@ -207,7 +207,7 @@ def test_h_is_recovered_on_synthetic_data() -> None:
     empirical = {}
     for z in zs:  # Eq. 15 plus measurement noise (none at the two ends, which fix H)
         noise = 0.0 if math.isinf(z) else float(rng.normal(0, 5))
-        empirical[z] = top + h_true * e_norm(positions, z, rth) * ELO_PER_NAT + noise
+        empirical[z] = top + h_true * e_norm(positions, z, rth) * ELO_SCALE + noise
     analysis = analyze_threshold(positions, rth, empirical)
     assert analysis.h == pytest.approx(h_true, rel=1e-9)
     assert analysis.rmse_empirical is not None and analysis.rmse_empirical < 10
