@@ -14,6 +14,11 @@ checks in play) live in :mod:`sparring.experiments`, above evaluation.  The play
 :mod:`sparring.players.strength` (spec ``sa:...``).
 """
 
+from sparring.strength.controller import (
+    FixedController,
+    MoveContext,
+    StrengthController,
+)
 from sparring.strength.selection import (
     PAPER_RTH,
     StrengthSetting,
@@ -38,6 +43,9 @@ __all__ = [
     "PAPER_RTH",
     "Calibration",
     "CalibrationPoint",
+    "FixedController",
+    "MoveContext",
+    "StrengthController",
     "StrengthRangeWarning",
     "StrengthSetting",
     "TargetResult",
