@@ -46,6 +46,7 @@ from sparring.strength.target import (
     StrengthRangeWarning,
     calibration_path_for_model,
     elo_for_setting,
+    isotonic,
     load_calibration,
     save_calibration,
     setting_for_elo,
@@ -316,6 +317,22 @@ def test_elo_player_from_a_calibration(tmp_path: Path) -> None:
         make_player(f"sa:base=uct,sims=50,calibration={path},elo=1500", game, 0)
     with pytest.raises(UnknownPlayerError, match="not tictactoe"):
         make_player(f"sa:base=uct,calibration={path},elo=1500", get_game("tictactoe"), 0)
+
+
+def test_isotonic_pools_every_adjacent_violator() -> None:
+    """Pool adjacent violators by hand on a case that needs every merge, the first two blocks
+    included: values (4, 3, 5, 1), weights (1, 3, 1, 1).
+    4 | 3 -> (4 + 9) / 4 = 3.25 (weight 4); 3.25 | 5 kept; 5 | 1 -> 3 (weight 2);
+    3.25 | 3 -> (13 + 6) / 6 = 19/6 over all four."""
+    fitted = isotonic([4.0, 3.0, 5.0, 1.0], [1.0, 3.0, 1.0, 1.0])
+    assert fitted.tolist() == pytest.approx([19 / 6] * 4, abs=1e-12)
+    # Unweighted, strictly decreasing: everything pools into the mean.
+    assert isotonic([3.0, 2.0, 1.0], [1.0, 1.0, 1.0]).tolist() == pytest.approx([2.0] * 3)
+    # Only the first pair violates: it pools, the rest stays.
+    assert isotonic([2.0, 1.0, 3.0, 4.0], [1.0, 1.0, 1.0, 1.0]).tolist() == pytest.approx(
+        [1.5, 1.5, 3.0, 4.0]
+    )
+    assert isotonic([1.0, 2.0, 2.0], [5.0, 1.0, 1.0]).tolist() == [1.0, 2.0, 2.0]
 
 
 # ---- end to end -------------------------------------------------------------------------------
