@@ -48,7 +48,7 @@ import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
-from sparring.configfile import dataclass_from_mapping, read_toml
+from sparring.configfile import check_fields, dataclass_from_mapping, read_toml
 from sparring.errors import ConfigError
 from sparring.estimation.data import (
     INF_RANK,
@@ -197,6 +197,7 @@ class SEConfig:
     a way to cut evaluation time without extracting the data again."""
 
     def __post_init__(self) -> None:
+        check_fields(self, "se config")
         ranks_for(self.game)
         if self.variant not in KINDS:
             raise ConfigError(f"se config: variant must be one of {', '.join(KINDS)}")
