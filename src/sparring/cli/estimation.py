@@ -191,8 +191,10 @@ def se_eval(
         ),
     ] = None,
 ) -> None:
-    """Rank-prediction accuracy against the number of games on held-out players, per rank,
-    and against the move number; plots and a markdown report.  Writes RUN/estimator.pt."""
+    """Evaluate strength-estimator runs: rank-prediction accuracy on held-out players.
+
+    Accuracy against the number of games, per rank and against the move number; plots and a
+    markdown report.  Writes RUN/estimator.pt."""
     from sparring.estimation.report import evaluate_run, write_report
 
     game = _game(game_name)
@@ -248,6 +250,8 @@ def estimate(
     from sparring.records import RecordError, read_pgn_games, read_sgf_games
     from sparring.records.common import record_files
 
+    dev = str(resolve_device(device))
+    model_path = resolve_estimator(model) if model is not None else None
     records: list[Record] = []
     errors: list[RecordError] = []
     kinds: set[str] = set()
@@ -278,8 +282,8 @@ def estimate(
     if len(kinds) > 1:
         raise SparringError("give Go (SGF) or chess (PGN) games, not both")
     game = kinds.pop()
-    model_path = resolve_estimator(model) if model is not None else default_estimator(game)
-    dev = str(resolve_device(device))
+    if model_path is None:
+        model_path = default_estimator(game)
     result = estimate_player(records, player, model_path, device=dev)
     if errors:
         console.print(f"({len(errors)} broken record(s) skipped, first: {errors[0]})")
