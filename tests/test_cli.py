@@ -135,3 +135,9 @@ def test_train_config_of_the_wrong_type_is_a_one_line_error(tmp_path: Path) -> N
     assert result.returncode == 2
     assert result.stderr.strip() == "error: train config: channels must be an integer, not 'abc'"
     assert not (tmp_path / "r").exists()
+
+
+def test_oracle_needs_at_least_one_position() -> None:
+    result = run_cli("oracle", "random", "--positions", "0")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "--positions" in result.stderr
