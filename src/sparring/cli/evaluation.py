@@ -278,7 +278,7 @@ def study(
 
 def oracle(
     specs: Annotated[list[str], typer.Argument(help="Connect4 player specs to score.")],
-    positions: Annotated[int, typer.Option(help="Number of solved positions.")] = 1000,
+    positions: Annotated[int, typer.Option(min=1, help="Number of solved positions.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the position set and the players.")] = 0,
     markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
 ) -> None:
