@@ -111,7 +111,7 @@ class GameSession:
 
     ``players[i]`` (or None for a side whose moves come from outside) plays as player ``i``;
     ``start`` is the position to start from (default: the game's initial position);
-    ``names`` label the sides in written records (default: the players' names, ``"?"`` for a
+    ``names`` label the sides in written records (default: the players' names, ``""`` for a
     side without one).  Constructing a session calls each player's ``new_game`` (and, when
     ``start`` is already over, ``game_over``).  See the module docstring for the lifecycle.
     """
@@ -132,7 +132,7 @@ class GameSession:
         self.game = game
         self._players: tuple[Player | None, Player | None] = (first, second)
         if names is None:
-            names = tuple(p.name if p is not None else "?" for p in self._players)
+            names = tuple(p.name if p is not None else "" for p in self._players)
         if len(names) != 2:
             raise ValueError(f"a session needs two names, got {len(names)}")
         self.names: tuple[str, str] = (str(names[0]), str(names[1]))

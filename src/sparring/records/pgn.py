@@ -161,7 +161,7 @@ def _record(c: _Collector, source: str) -> ChessRecord:
 
 
 def _games(handle: TextIO, source: str, errors: list[RecordError] | None) -> Iterator[ChessRecord]:
-    binary = binary_reason(handle.read(4096).encode("utf-8", "replace"), "PGN")
+    binary = binary_reason(handle.read(4096), "PGN")
     if binary is not None:
         report(RecordError(source, 1, binary), errors)
         return
@@ -211,8 +211,12 @@ def read_pgn_games(
 
     def games() -> Iterator[ChessRecord]:
         for f in files:
-            text = read_bytes(f, "PGN").decode("utf-8", "replace")
-            yield from _games(io.StringIO(text), str(f), errors)
+            raw = read_bytes(f, "PGN")
+            binary = binary_reason(raw, "PGN")  # offsets in bytes, before decoding
+            if binary is not None:
+                report(RecordError(str(f), 1, binary), errors)
+                continue
+            yield from _games(io.StringIO(raw.decode("utf-8", "replace")), str(f), errors)
 
     return games()
 

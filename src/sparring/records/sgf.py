@@ -343,9 +343,13 @@ _NUL_SAMPLE = 4096
 """How many leading bytes of a file are checked for binary data."""
 
 
-def binary_reason(raw: bytes, kind: str) -> str | None:
-    """Why ``raw`` is not a text record (a NUL byte near the start), or None when it may be."""
-    nul = raw.find(b"\0", 0, _NUL_SAMPLE)
+def binary_reason(data: bytes | str, kind: str) -> str | None:
+    """Why ``data`` is not a text record (a NUL byte or character near the start, as in an
+    image or a compressed file), or None when it may be one."""
+    if isinstance(data, bytes):
+        nul = data.find(b"\0", 0, _NUL_SAMPLE)
+    else:
+        nul = data.find("\0", 0, _NUL_SAMPLE)
     if nul < 0:
         return None
     return f"binary data, not {kind} text (a NUL byte at offset {nul})"
