@@ -286,9 +286,10 @@ class GameSession:
         The player gets a copy of the position; its choice is timed
         (:func:`time.perf_counter`) and what its :meth:`~Player.move_info` returns right
         after is kept as the move's annotation.  A choice that is not a legal move raises
-        :class:`~sparring.errors.IllegalMoveError` naming the player, the move and the
-        position (nothing is changed); :class:`~sparring.errors.GameOverError` when the game
-        is over; :class:`NoPlayerError` when the side to move has no player.
+        :class:`~sparring.errors.IllegalMoveError` naming the player (its entry in
+        :attr:`names`), the move and the position (nothing is changed);
+        :class:`~sparring.errors.GameOverError` when the game is over; :class:`NoPlayerError`
+        when the side to move has no player.
         """
         if self.is_over:
             raise GameOverError(f"{self.game.name}: the game is over ({self._end_text()})")
@@ -305,14 +306,14 @@ class GameSession:
         elapsed = time.perf_counter() - began
         if isinstance(chosen, bool) or not isinstance(chosen, int | np.integer):
             raise IllegalMoveError(
-                f"{self.game.name}: player {player.name!r} returned {chosen!r}, not a move, "
+                f"{self.game.name}: player {self.names[side]!r} returned {chosen!r}, not a move, "
                 f"at ply {self.ply}"
             )
         move = int(chosen)
         info = player.move_info()
         if not self.game.is_legal(state, move):
             raise IllegalMoveError(
-                f"{self.game.name}: player {player.name!r} chose the illegal move "
+                f"{self.game.name}: player {self.names[side]!r} chose the illegal move "
                 f"{self._move_text(move)} at ply {self.ply} in position "
                 f"{self.game.position_to_text(state)}"
             )
