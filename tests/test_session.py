@@ -249,3 +249,24 @@ def test_advance_is_the_unchecked_step() -> None:
     state = game.initial_state()
     child, outcome = advance(game, state, 4)
     assert outcome is Outcome.ONGOING and game.ply(child) == 1 and game.ply(state) == 0
+
+
+@pytest.mark.parametrize("a_first", [True, False])
+def test_a_session_plays_the_same_game_as_the_match_runner(a_first: bool) -> None:
+    from sparring.evaluation.match import play_game
+    from sparring.players import make_player
+
+    game = get_game("connect4")
+
+    def build() -> tuple[Player, Player]:
+        return make_player("uct:sims=30", game, 1), make_player("mcts4", game, 2)
+
+    stored = play_game(game, build(), a_first=a_first)
+    a, b = build()
+    session = GameSession(game, (a, b) if a_first else (b, a))
+    session.play_out()
+    record = session.record()
+    assert record.moves == stored.moves
+    assert record.result == stored.result
+    assert record.annotations == stored.annotations
+    assert len(record.think_times) == len(stored.think_times)
