@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -93,9 +94,13 @@ def _is_interrupt(exc: BaseException) -> bool:
 
 
 def _save(session: GameSession, path: Path) -> None:
-    """Write the session's record to ``path`` (format by :func:`record_format_for`)."""
+    """Write the session's record to ``path`` (format by :func:`record_format_for`), dated
+    today (PGN ``Date``, SGF ``DT``)."""
+    fmt = record_format_for(session.game, path)
+    today = datetime.date.today()
+    dated = {"pgn": {"Date": today.strftime("%Y.%m.%d")}, "sgf": {"DT": today.isoformat()}}
     try:
-        path.write_text(session.export(record_format_for(session.game, path)))
+        path.write_text(session.export(fmt, **dated.get(fmt, {})))
     except OSError as err:
         console.print(f"[red]cannot write {path}: {err.strerror}[/red]")
         return
