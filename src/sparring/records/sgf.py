@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from sgfmill import sgf, sgf_grammar
 
+from sparring import __version__
 from sparring.errors import MoveParseError, UnsupportedGameError
 from sparring.games.base import Game, Outcome, State
 from sparring.games.go import MAX_SIZE, Go, move_to_gtp, sgf_to_move
@@ -442,7 +443,7 @@ def write_sgf(
     begin = game.initial_state() if start is None else start
     record = sgf.Sgf_game(size)
     root = record.get_root()
-    root.set("AP", ("sparring", "1"))
+    root.set("AP", ("sparring", __version__))
     root.set("KM", game.komi)
     for ident, name in zip(("PB", "PW"), names, strict=False):
         if name:
