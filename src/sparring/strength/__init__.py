@@ -26,7 +26,6 @@ from sparring.strength.selection import (
 from sparring.strength.target import (
     Calibration,
     CalibrationPoint,
-    StrengthRangeWarning,
     TargetResult,
     load_calibration,
     save_calibration,
@@ -37,7 +36,6 @@ __all__ = [
     "PAPER_RTH",
     "Calibration",
     "CalibrationPoint",
-    "StrengthRangeWarning",
     "StrengthSetting",
     "TargetResult",
     "candidate_mask",
