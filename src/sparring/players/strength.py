@@ -299,7 +299,7 @@ def resolve_elo(settings: SASettings, game: Game, cache: PlayerCache) -> Resolve
     except ConfigError as exc:
         raise UnknownPlayerError(str(exc)) from None
     if target.clamped:
-        cache.notice(f"sa:elo={elo:g}: {target.describe()}")
+        cache.notice(target.describe())
     return ResolvedStrength(resolved, target.setting, target.player_label())
 
 
