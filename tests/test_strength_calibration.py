@@ -43,7 +43,6 @@ from sparring.strength.selection import StrengthSetting
 from sparring.strength.target import (
     Calibration,
     CalibrationPoint,
-    StrengthRangeWarning,
     calibration_path_for_model,
     elo_for_setting,
     isotonic,
@@ -274,13 +273,17 @@ def test_target_interpolation_and_clamping(tmp_path: Path) -> None:
         assert elo_for_setting(cal, low.setting) == pytest.approx(1000.0)
         other = setting_for_elo(cal, 1700.0, rth=0.25)
         assert other.setting.rth == 0.25 and math.isfinite(other.setting.z)
-    with pytest.warns(StrengthRangeWarning, match="outside the calibrated range"):
-        weakest = setting_for_elo(cal, 500.0)
+    weakest = setting_for_elo(cal, 500.0)  # clamped, said by the result, no warning
     assert weakest.clamped and weakest.setting == StrengthSetting(-INF, 0.1, 1.0)
-    assert weakest.expected_elo == 800.0
-    with pytest.warns(StrengthRangeWarning):
-        strongest = setting_for_elo(cal, 2500.0)
+    assert weakest.expected_elo == 800.0 and weakest.player_label() == (
+        "SA(elo=800, clamped from 500)"
+    )
+    assert "outside the calibrated range 800..2000" in weakest.describe()
+    assert "weakest setting (z=-inf,rth=0.1,floor=1, Elo 800)" in weakest.describe()
+    strongest = setting_for_elo(cal, 2500.0)
     assert strongest.setting.z == INF and strongest.clamped
+    assert "strongest setting (z=+inf,rth=0.1, Elo 2000)" in strongest.describe()
+    assert not mid.clamped and mid.player_label() == "SA(elo=1500)"
     axis = strength_axis(cal)
     assert list(axis.t) == sorted(axis.t) and axis.z_lo == -2.0 and axis.z_hi == 2.0
     with pytest.raises(ConfigError, match="fewer than two"):
@@ -388,9 +391,7 @@ def test_calibration_end_to_end_and_resume(tmp_path: Path) -> None:
     cal = load_calibration(files["calibration"])
     assert cal.game == "tictactoe" and cal.base == {"base": "uct", "sims": "50"}
     assert len(cal.points) == 11
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", StrengthRangeWarning)
-        assert setting_for_elo(cal, 1000.0).setting.rth == 0.1
+    assert setting_for_elo(cal, 1000.0).setting.rth == 0.1
     # Resume: nothing is replayed, the numbers are the same.
     with GameStore(store_path) as store:
         again = run_calibration(config, store)

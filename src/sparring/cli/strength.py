@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import sys
-import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -178,18 +177,15 @@ def strength_target(
     ] = None,
 ) -> None:
     """Print the strength setting (z, R_th, floor) and player spec for a target Elo."""
-    from sparring.strength.target import StrengthRangeWarning, load_calibration, setting_for_elo
+    from sparring.strength.target import load_calibration, sa_spec, setting_for_elo
 
     cal = load_calibration(calibration)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", StrengthRangeWarning)
-        result = setting_for_elo(cal, elo, rth)
-    for w in caught:
-        typer.echo(f"warning: {w.message}", err=True)
-    base = ",".join(f"{k}={v}" for k, v in cal.base.items())
+    result = setting_for_elo(cal, elo, rth)
+    if result.clamped:
+        typer.echo(f"warning: {result.describe()}", err=True)
     typer.echo(f"setting: {result.setting.label()} (expected Elo {result.expected_elo:.0f})")
-    typer.echo(f"spec:    sa:{base},{result.setting.label()}")
-    typer.echo(f"or:      sa:{base},calibration={calibration},elo={elo:g}")
+    typer.echo(f"spec:    {sa_spec(cal.base, result.setting)}")
+    typer.echo(f"or:      {sa_spec(cal.base, calibration=calibration, elo=elo)}")
 
 
 def strength_check(

@@ -58,6 +58,7 @@ from sparring.games.base import Game, Outcome
 from sparring.players import make_player
 from sparring.players import registry as _registry
 from sparring.players.base import Player
+from sparring.players.cache import PlayerCache
 
 GameCallback = Callable[[GameRecord], None]
 """Called in the parent process with every newly played game, after it has been stored."""
@@ -340,6 +341,8 @@ class GameTask:
 
 
 _WORKER_GAMES: dict[str, Game] = {}
+_WORKER_PLAYERS = PlayerCache()
+"""Networks, calibrations and hashes shared by the players this process builds."""
 
 
 def play_task(task: GameTask) -> GameRecord:
@@ -354,7 +357,10 @@ def play_task(task: GameTask) -> GameRecord:
     if game is None:
         game = _WORKER_GAMES[task.game] = get_game(task.game)
     seed_a, seed_b = player_seeds(task.seed)
-    players = (make_player(task.spec_a, game, seed_a), make_player(task.spec_b, game, seed_b))
+    players = (
+        make_player(task.spec_a, game, seed_a, _WORKER_PLAYERS),
+        make_player(task.spec_b, game, seed_b, _WORKER_PLAYERS),
+    )
     return play_game(
         game,
         players,
@@ -424,7 +430,7 @@ def player_labels(game: Game, specs: Sequence[str]) -> tuple[str, ...]:
     position (``Random #1``, ``Random #2``).
     Raises :class:`~sparring.errors.UnknownPlayerError` for a bad spec.
     """
-    names = [make_player(spec, game, 0).name for spec in specs]
+    names = [make_player(spec, game, 0, _WORKER_PLAYERS).name for spec in specs]
     labels = [
         spec.strip() if names.count(name) > 1 else name
         for name, spec in zip(names, specs, strict=True)

@@ -23,6 +23,7 @@ from sparring.evaluation.match import MatchConfig, run_match
 from sparring.evaluation.store import GameStore
 from sparring.games import get_game
 from sparring.players import make_player
+from sparring.players.cache import PlayerCache
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,8 @@ def rate_rungs(
     if games < 1 or workers < 1:
         raise ConfigError("games and workers must be >= 1")
     game = get_game(ladder.game)
-    names = [make_player(spec, game, 0).name for spec in specs]
+    cache = PlayerCache()
+    names = [make_player(spec, game, 0, cache).name for spec in specs]
     placeholders = [LadderPlayer(n, s, 0.0, 0.0) for n, s in zip(names, specs, strict=True)]
     ladder.with_players(placeholders)  # name clashes fail before any game is played
     out: list[RungResult] = []

@@ -63,10 +63,11 @@ from sparring.experiments.strength_analysis import (
 )
 from sparring.games import get_game
 from sparring.players import make_player
+from sparring.players.cache import PlayerCache
 from sparring.players.registry import PlayerSpec
 from sparring.players.strength import SEARCH_OPTIONS
 from sparring.strength.selection import PAPER_RTH, StrengthSetting, format_z
-from sparring.strength.target import Calibration, CalibrationPoint, file_sha256
+from sparring.strength.target import Calibration, CalibrationPoint, file_sha256, sa_spec
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -202,12 +203,7 @@ class CalibrationConfig:
 
     def spec(self, setting: StrengthSetting) -> str:
         """The ``sa`` spec of a setting (stable text: it is part of each match's run key)."""
-        base = ",".join(f"{k}={v}" for k, v in self.base_options.items())
-        options = [base] if base else []
-        options += [f"z={format_z(setting.z)}", f"rth={setting.rth:g}"]
-        if setting.floor > 0:
-            options.append(f"floor={setting.floor:g}")
-        return "sa:" + ",".join(options)
+        return sa_spec(self.base_options, setting)
 
 
 # ---- ratings with fixed players ---------------------------------------------------------------
@@ -355,7 +351,8 @@ def run_calibration(
     top_rungs = _ladder_rungs(ladder, config.top_opponents, "top opponents")
     settings = config.settings()
     specs = {s: config.spec(s) for s in settings}
-    labels = {s: make_player(spec, game, 0).name for s, spec in specs.items()}
+    cache = PlayerCache()  # the grid's players share one network and calibration
+    labels = {s: make_player(spec, game, 0, cache).name for s, spec in specs.items()}
     if len(set(labels.values())) != len(labels):
         raise ConfigError("two settings of the grid have the same player name")
     baseline = config.baseline

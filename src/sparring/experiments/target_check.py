@@ -10,7 +10,6 @@ was measured on.  Games go through the resumable match runner, so a re-run repla
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +20,7 @@ from sparring.errors import ConfigError
 from sparring.evaluation.ladder import Ladder, LadderFit, LadderPlayer
 from sparring.evaluation.rungs import rate_against
 from sparring.evaluation.store import GameStore
-from sparring.strength.target import (
-    Calibration,
-    StrengthRangeWarning,
-    TargetResult,
-    setting_for_elo,
-)
+from sparring.strength.target import Calibration, TargetResult, sa_spec, setting_for_elo
 
 
 @dataclass(frozen=True)
@@ -60,10 +54,9 @@ def target_spec(calibration: Calibration, calibration_path: Path, elo: float) ->
 
     Its name carries the setting the calibration chooses, so that a changed calibration file
     makes a new player (and new games in the store) instead of reusing the old games."""
-    base = ",".join(f"{k}={v}" for k, v in calibration.base.items())
     chosen = setting_for_elo(calibration, elo).setting.label().replace(",", "/")
     name = f"SA[elo={elo:g}/{chosen}]"
-    return f"sa:{base},calibration={calibration_path},elo={elo:g},name={name}"
+    return sa_spec(calibration.base, calibration=calibration_path, elo=elo, name=name)
 
 
 def check_targets(
@@ -85,10 +78,8 @@ def check_targets(
         raise ConfigError("games and workers must be >= 1")
     checks: list[TargetCheck] = []
     for target in targets:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", StrengthRangeWarning)
-            chosen = setting_for_elo(calibration, target)
-            spec = target_spec(calibration, calibration_path, target)
+        chosen = setting_for_elo(calibration, target)
+        spec = target_spec(calibration, calibration_path, target)
         fit, scores = rate_against(
             calibration.game,
             spec,

@@ -7,8 +7,10 @@ the root node".  Ties between equally visited moves are broken uniformly at rand
 player's seeded generator; with no root noise (the default for play) the search itself is
 deterministic, so a seeded player is reproducible.
 
-Player spec: ``az:model=PATH[,sims=N][,cpuct=C][,name=NAME]``.  ``model`` is a network file
-written by :func:`sparring.nn.model.save_model` (loading shipped models by name comes later).
+Player spec: ``az:model=NAME|PATH[,sims=N][,cpuct=C][,dropout=P][,name=NAME]``, typed as
+:class:`~sparring.players.settings.AlphaZeroSettings` and built by
+:func:`build_alphazero_player`.  ``model`` is a shipped network's name or a network file
+written by :func:`sparring.nn.model.save_model` (default: the game's shipped network).
 ``sims`` defaults to AlphaDDA Table A1's ``N_sim`` for the game (200 for Connect4 and 6x6
 Othello, 400 for Othello) and ``cpuct`` to 1.25.
 """
@@ -16,20 +18,18 @@ Othello, 400 for Othello) and ``cpuct`` to 1.25.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sparring.errors import GameOverError, UnknownPlayerError
 from sparring.games.base import Game, State
 from sparring.nn.evaluators import Evaluator
 from sparring.nn.zoo import default_model, resolve_model
 from sparring.players.base import Player
-from sparring.players.registry import (
-    PlayerSpec,
-    check_options,
-    option_float,
-    option_int,
-    register,
-)
 from sparring.search.puct import PUCTConfig, SearchResult, search
+
+if TYPE_CHECKING:
+    from sparring.players.cache import PlayerCache
+    from sparring.players.settings import AlphaZeroSettings
 
 TABLE_A1_SIMULATIONS: dict[str, int] = {"connect4": 200, "othello6": 200, "othello": 400}
 """``N_sim`` of AlphaDDA Table A1 by game name."""
@@ -65,29 +65,31 @@ class AlphaZeroPlayer(Player):
 
 
 def load_network_evaluator(
-    game: Game, path: str, spec_text: str, dropout: float = 0.0, seed: int | None = None
+    game: Game, path: str | Path, dropout: float = 0.0, seed: int | None = None
 ) -> Evaluator:
     """The fastest evaluator for the network file ``path``, checked against ``game``.
 
     With ``dropout > 0`` the heads' dropout (AlphaDDA Fig. 2, Sec. 5.3) stays active at play
     time, its masks drawn from a generator seeded with ``seed``; such a network runs on torch.
-    Raises :class:`UnknownPlayerError` saying what is wrong with the file.
+    Raises :class:`UnknownPlayerError` saying what is wrong with the file.  Players get their
+    evaluators from a :class:`~sparring.players.cache.PlayerCache`, which calls this once per
+    network file and process.
     """
     from sparring.nn.evaluators import make_evaluator
     from sparring.nn.model import load_model
 
     file = Path(path).expanduser()
     if not file.is_file():
-        raise UnknownPlayerError(f"player {spec_text!r}: model file {str(file)!r} not found")
+        raise UnknownPlayerError(f"model file {str(file)!r} not found")
     try:
         model = load_model(file)
     except ValueError as exc:
-        raise UnknownPlayerError(f"player {spec_text!r}: {exc}") from None
+        raise UnknownPlayerError(str(exc)) from None
     config = model.config
     expected = (game.num_planes, tuple(game.board_shape), game.num_actions)
     if (config.input_planes, config.board_shape, config.num_actions) != expected:
         raise UnknownPlayerError(
-            f"player {spec_text!r}: model {str(file)!r} is for {config.input_planes} planes of "
+            f"model {str(file)!r} is for {config.input_planes} planes of "
             f"{config.board_shape[0]}x{config.board_shape[1]} and {config.num_actions} moves, "
             f"not {game.name} ({expected[0]} planes of {expected[1][0]}x{expected[1][1]}, "
             f"{expected[2]} moves)"
@@ -100,37 +102,33 @@ def load_network_evaluator(
     return make_evaluator(model)
 
 
-@register(
-    "az",
-    "AlphaZero: PUCT search with a network (az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,"
-    "name=...]; default: the game's shipped model)",
-)
-def _alphazero(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
-    check_options(spec, {"sims", "cpuct", "model", "name", "dropout"})
-    model = spec.options.get("model")
+def network_file(game: Game, model: str | None) -> Path:
+    """The network file named by ``model`` (a shipped name or a path), or the game's shipped
+    network when None; :class:`UnknownPlayerError` saying why when there is none."""
     if model is None:
         shipped = default_model(game.name)
         if shipped is None:
             raise UnknownPlayerError(
-                f"player {spec.text!r}: no shipped {game.name} network; give one with "
-                "az:model=PATH (a file written by sparring.nn.model.save_model)"
+                f"no shipped {game.name} network; give one with model=NAME|PATH "
+                "(a file written by sparring.nn.model.save_model)"
             )
-        model = str(shipped)
+        return shipped
+    return resolve_model(model)
+
+
+def build_alphazero_player(
+    settings: AlphaZeroSettings, game: Game, seed: int | None, cache: PlayerCache
+) -> AlphaZeroPlayer:
+    """The ``az`` player of ``settings``: its network's evaluator comes from ``cache`` (a
+    network with dropout is loaded for this player, its masks seeded with ``seed``)."""
+    file = network_file(game, settings.model)
+    if settings.dropout > 0.0:
+        evaluator = load_network_evaluator(game, file, settings.dropout, seed)
     else:
-        try:
-            model = str(resolve_model(model))
-        except UnknownPlayerError as exc:
-            raise UnknownPlayerError(f"player {spec.text!r}: {exc}") from None
-    sims = option_int(spec, "sims", TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS))
-    c_puct = option_float(spec, "cpuct", DEFAULT_C_PUCT)
-    if c_puct < 0:
-        raise UnknownPlayerError(f"player {spec.text!r}: cpuct must be >= 0")
-    dropout = option_float(spec, "dropout", 0.0)
-    if not 0.0 <= dropout < 1.0:
-        raise UnknownPlayerError(f"player {spec.text!r}: dropout must be in [0, 1)")
-    evaluator = load_network_evaluator(game, model, spec.text, dropout, seed)
-    config = PUCTConfig(simulations=sims, c_puct=c_puct)
-    return AlphaZeroPlayer(evaluator, config, spec.options.get("name", "AlphaZero"), seed)
+        evaluator = cache.evaluator(game, file)
+    sims = settings.simulations or TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS)
+    config = PUCTConfig(simulations=sims, c_puct=settings.c_puct)
+    return AlphaZeroPlayer(evaluator, config, settings.name, seed)
 
 
-__all__ = ["AlphaZeroPlayer", "load_network_evaluator"]
+__all__ = ["AlphaZeroPlayer", "build_alphazero_player", "load_network_evaluator", "network_file"]

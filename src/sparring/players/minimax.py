@@ -68,7 +68,7 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from sparring.errors import GameOverError, UnknownPlayerError
+from sparring.errors import GameOverError
 from sparring.games import connect4 as c4
 from sparring.games import othello as oth
 from sparring.games import tictactoe as ttt
@@ -78,7 +78,6 @@ from sparring.games.connect4 import Connect4
 from sparring.games.othello import Othello
 from sparring.games.tictactoe import TicTacToe
 from sparring.players.base import Player
-from sparring.players.registry import PlayerSpec, check_options, option_float, option_int, register
 from sparring.players.uct import KERNEL_TYPES, STATE_TYPE, as_state, check_compiled
 
 DEFAULT_DEPTH = 3
@@ -515,50 +514,6 @@ class MinimaxPlayer(Player):
     def select_move(self, game: Game, state: State) -> int:
         best = self.search(game, state).best_moves()
         return int(best[self.rng.integers(len(best))])
-
-
-def _check_game(game: Game, spec: PlayerSpec) -> None:
-    if not isinstance(game, Connect4 | Othello | TicTacToe):
-        raise UnknownPlayerError(
-            f"player {spec.text!r}: minimax has no evaluation function for {game.name}"
-        )
-
-
-@register(
-    "minimax",
-    "depth-limited minimax (AlphaDDA App. 4); options depth, r (Connect4), "
-    "table=paper|ones (Othello), name",
-)
-def _minimax(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
-    game.require_compiled("Minimax")
-    check_options(spec, {"depth", "r", "table", "name"})
-    _check_game(game, spec)
-    table = spec.options.get("table", "paper").lower()
-    if table not in ("paper", "ones"):
-        raise UnknownPlayerError(f"player {spec.text!r}: table must be 'paper' or 'ones'")
-    r = option_float(spec, "r", 100.0)
-    if not math.isfinite(r):
-        raise UnknownPlayerError(f"player {spec.text!r}: r must be a finite number")
-    return MinimaxPlayer(
-        name=spec.options.get("name", "Minimax"),
-        depth=option_int(spec, "depth", DEFAULT_DEPTH),
-        seed=seed,
-        r=r,
-        table="paper" if table == "paper" else "ones",
-    )
-
-
-def _register_preset(kind: str, display: str, r: float, table: TableName) -> None:
-    @register(kind, f"{display}: depth-3 minimax, R={r:g} / {table} table (AlphaDDA); option name")
-    def _preset(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
-        game.require_compiled("Minimax")
-        check_options(spec, {"name"})
-        _check_game(game, spec)
-        return MinimaxPlayer(spec.options.get("name", display), DEFAULT_DEPTH, seed, r, table)
-
-
-for _kind, (_display, _r, _table) in MINIMAX_PRESETS.items():
-    _register_preset(_kind, _display, _r, _table)
 
 
 __all__ = [

@@ -1,7 +1,10 @@
 """Player specifications: text such as ``mcts1`` or ``uct:sims=500`` that names a player.
 
 A spec is ``KIND`` or ``KIND:key=value,key=value``.  Presets (``mcts1`` ... ``minimax2``)
-are the AlphaDDA baselines; kinds take options.  Unknown kinds and unknown or malformed
+are the AlphaDDA baselines; kinds take options.  Specs are read only at the edges (command
+line, configuration, stored games): :func:`parse_player` turns one into the typed settings of
+its kind (:mod:`sparring.players.settings`) with the parser registered for the kind, and
+:func:`make_player` builds the player from those.  Unknown kinds and unknown or malformed
 options raise :class:`~sparring.errors.UnknownPlayerError` with the reason.
 """
 
@@ -9,10 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sparring.errors import UnknownPlayerError
 from sparring.games.base import Game
-from sparring.players.base import Player, RandomPlayer
+from sparring.players.base import Player
+
+if TYPE_CHECKING:
+    from sparring.players.cache import PlayerCache
+    from sparring.players.settings import PlayerSettings
 
 
 @dataclass(frozen=True)
@@ -43,18 +51,21 @@ class PlayerSpec:
         return cls(kind, options, raw)
 
 
-Factory = Callable[[Game, PlayerSpec, int | None], Player]
-_FACTORIES: dict[str, Factory] = {}
+Parser = Callable[[PlayerSpec], "PlayerSettings"]
+"""Turns a parsed spec of one kind into that kind's typed settings (raising
+:class:`UnknownPlayerError` with the reason, without the spec text: :func:`parse_player` adds
+it)."""
+_FACTORIES: dict[str, Parser] = {}
 _HELP: dict[str, str] = {}
 
 
-def register(kind: str, help_text: str) -> Callable[[Factory], Factory]:
-    """Decorator: register a factory building players of ``kind``."""
+def register(kind: str, help_text: str) -> Callable[[Parser], Parser]:
+    """Decorator: register the parser of the specs of ``kind`` (``KIND:key=value,...``)."""
 
-    def wrap(factory: Factory) -> Factory:
-        _FACTORIES[kind] = factory
+    def wrap(parser: Parser) -> Parser:
+        _FACTORIES[kind] = parser
         _HELP[kind] = help_text
-        return factory
+        return parser
 
     return wrap
 
@@ -65,15 +76,36 @@ def player_kinds() -> dict[str, str]:
     return dict(_HELP)
 
 
-def make_player(spec: str, game: Game, seed: int | None = None) -> Player:
-    """Build the player named by ``spec`` for ``game``, seeded with ``seed``."""
+def parse_player(spec: str) -> PlayerSettings:
+    """The typed settings named by the spec text ``spec`` (``KIND:key=value,...``).
+
+    Raises :class:`UnknownPlayerError` with one line naming the spec and what is wrong: an
+    unknown kind or option, or a bad value.
+    """
     _load_builtin_players()
     parsed = PlayerSpec.parse(spec)
-    factory = _FACTORIES.get(parsed.kind)
-    if factory is None:
+    parser = _FACTORIES.get(parsed.kind)
+    if parser is None:
         known = ", ".join(sorted(_FACTORIES))
         raise UnknownPlayerError(f"unknown player {parsed.kind!r}; known players: {known}")
-    return factory(game, parsed, seed)
+    try:
+        return parser(parsed)
+    except UnknownPlayerError as exc:
+        raise UnknownPlayerError(f"player {parsed.text!r}: {exc}") from None
+
+
+def make_player(
+    spec: str, game: Game, seed: int | None = None, cache: PlayerCache | None = None
+) -> Player:
+    """Build the player named by the spec text ``spec`` for ``game``, seeded with ``seed``.
+
+    ``spec`` is parsed into typed settings (:func:`parse_player`) and built by
+    :func:`~sparring.players.settings.build_player`; ``cache`` holds the networks,
+    calibrations and hashes the players of a process share (None: a fresh one).
+    """
+    from sparring.players.settings import _build
+
+    return _build(parse_player(spec), game, seed, cache, spec.strip())
 
 
 def option_int(spec: PlayerSpec, key: str, default: int, low: int = 1) -> int:
@@ -84,11 +116,9 @@ def option_int(spec: PlayerSpec, key: str, default: int, low: int = 1) -> int:
     try:
         number = int(value)
     except ValueError:
-        raise UnknownPlayerError(
-            f"player {spec.text!r}: {key}={value!r} is not an integer"
-        ) from None
+        raise UnknownPlayerError(f"{key}={value!r} is not an integer") from None
     if number < low:
-        raise UnknownPlayerError(f"player {spec.text!r}: {key} must be >= {low}")
+        raise UnknownPlayerError(f"{key} must be >= {low}")
     return number
 
 
@@ -100,7 +130,7 @@ def option_float(spec: PlayerSpec, key: str, default: float) -> float:
     try:
         return float(value)
     except ValueError:
-        raise UnknownPlayerError(f"player {spec.text!r}: {key}={value!r} is not a number") from None
+        raise UnknownPlayerError(f"{key}={value!r} is not a number") from None
 
 
 def check_options(spec: PlayerSpec, allowed: set[str]) -> None:
@@ -108,15 +138,7 @@ def check_options(spec: PlayerSpec, allowed: set[str]) -> None:
     unknown = sorted(set(spec.options) - allowed)
     if unknown:
         accepted = ", ".join(sorted(allowed)) or "none"
-        raise UnknownPlayerError(
-            f"player {spec.text!r}: unknown option {unknown[0]!r} (accepted: {accepted})"
-        )
-
-
-@register("random", "uniformly random legal moves (AlphaDDA Random)")
-def _random(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
-    check_options(spec, {"name"})
-    return RandomPlayer(spec.options.get("name", "Random"), seed)
+        raise UnknownPlayerError(f"unknown option {unknown[0]!r} (accepted: {accepted})")
 
 
 _LOADED = False
@@ -134,10 +156,5 @@ def _load_builtin_players() -> None:
         importlib.import_module(module)
 
 
-BUILTIN_PLAYER_MODULES = (
-    "sparring.players.uct",
-    "sparring.players.minimax",
-    "sparring.players.alphazero",
-    "sparring.players.strength",
-)
+BUILTIN_PLAYER_MODULES = ("sparring.players.settings",)
 """Modules that register player kinds when imported."""

@@ -28,16 +28,20 @@ Player spec ``sa:key=value,...``:
 ``n``         number of candidates for ``select=topn`` (default 3)
 ``name``      display name
 
-E.g. ``sa:base=uct,sims=300,z=1,rth=0.1`` or ``sa:model=connect4,elo=1500``.
+E.g. ``sa:base=uct,sims=300,z=1,rth=0.1`` or ``sa:model=connect4,elo=1500``.  A spec is
+read into :class:`~sparring.players.settings.SASettings`; :func:`build_sa_player` builds the
+player from those.  A target Elo outside the calibrated range plays the nearest end of it,
+says so in one line (:meth:`~sparring.players.cache.PlayerCache.notice`), and the player is
+named by the Elo it plays, e.g. ``SA(elo=2267, clamped from 99999)``.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -45,13 +49,8 @@ import numpy.typing as npt
 from sparring.errors import ConfigError, GameOverError, UnknownPlayerError
 from sparring.games.base import Game, State
 from sparring.players.base import Player
-from sparring.players.registry import (
-    PlayerSpec,
-    check_options,
-    option_float,
-    option_int,
-    register,
-)
+from sparring.players.uct import DEFAULT_C as UCT_DEFAULT_C
+from sparring.players.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
 from sparring.strength.selection import (
     PAPER_RTH,
     StrengthSetting,
@@ -59,6 +58,10 @@ from sparring.strength.selection import (
     sephton_distribution,
     top_n_distribution,
 )
+
+if TYPE_CHECKING:
+    from sparring.players.cache import PlayerCache
+    from sparring.players.settings import SASettings
 
 SELECTIONS = ("threshold", "sephton", "topn")
 """Move selection rules: Wu et al.'s threshold (the default), Sephton's plain softmax, top n."""
@@ -199,154 +202,127 @@ class StrengthAdjustedPlayer(Player):
         return self._info
 
 
-# ---- player specs ---------------------------------------------------------------------------
-def _option_z(spec: PlayerSpec, key: str, default: float) -> float:
-    value = option_float(spec, key, default)
-    if math.isnan(value):
-        raise UnknownPlayerError(f"player {spec.text!r}: {key} must be a number or +-inf")
-    return value
+# ---- building from settings -------------------------------------------------------------------
+def _network_file(game: Game, model: str | None) -> Path:
+    from sparring.nn.zoo import default_model
+    from sparring.players.alphazero import network_file
+
+    if model is None and default_model(game.name) is None:
+        raise UnknownPlayerError(
+            f"no shipped {game.name} network; give model=PATH, or base=uct for a search "
+            "without a network"
+        )
+    return network_file(game, model)
 
 
-_EVALUATORS: dict[tuple[str, str, float, int], Any] = {}
+_CALIBRATION_FIELDS: dict[str, tuple[str, Callable[[str], object]]] = {
+    "base": ("base", str),
+    "sims": ("simulations", int),
+    "cpuct": ("c_puct", float),
+    "c": ("c", float),
+    "open": ("n_open", int),
+}
+"""Calibration search options (:attr:`Calibration.base`) -> (SASettings field, type)."""
 
 
-def _network_evaluator(game: Game, model_file: Path, spec_text: str) -> Any:
-    """One evaluator per game, network file and process (players are rebuilt for every game
-    of a match, the network is not reloaded)."""
-    from sparring.players.alphazero import load_network_evaluator
+class ResolvedStrength(NamedTuple):
+    """An ``sa`` player's settings with a target Elo resolved against its calibration."""
 
-    stat = model_file.stat()
-    key = (game.name, str(model_file.resolve()), stat.st_mtime, stat.st_size)
-    if key not in _EVALUATORS:
-        if len(_EVALUATORS) >= 4:
-            _EVALUATORS.clear()
-        _EVALUATORS[key] = load_network_evaluator(game, str(model_file), spec_text)
-    return _EVALUATORS[key]
+    settings: SASettings
+    """The settings with the calibration's search options filled in (and no ``elo``)."""
+    setting: StrengthSetting
+    """The setting to play."""
+    label: str
+    """The player's default name: ``SA(elo=E)``, or ``SA(elo=E2, clamped from E)``."""
 
 
-def _resolve_model(game: Game, spec: PlayerSpec, model: str | None) -> Path:
-    from sparring.nn.zoo import default_model, resolve_model
+def resolve_elo(settings: SASettings, game: Game, cache: PlayerCache) -> ResolvedStrength:
+    """Resolve ``settings.elo``: the calibration's setting, its search options merged in.
 
-    if model is None:
-        shipped = default_model(game.name)
-        if shipped is None:
-            raise UnknownPlayerError(
-                f"player {spec.text!r}: no shipped {game.name} network; give model=PATH, or "
-                "base=uct for a search without a network"
-            )
-        return shipped
-    try:
-        return resolve_model(model)
-    except UnknownPlayerError as exc:
-        raise UnknownPlayerError(f"player {spec.text!r}: {exc}") from None
+    The calibration is the one given, else the one shipped beside the network; it must be
+    for ``game`` and its search options must agree with those given.  A network that differs
+    from the one calibrated, and a target outside the calibrated range (played at the
+    nearest end, and labelled so), are told once through :meth:`PlayerCache.notice`.
+    """
+    from sparring.strength.target import calibration_path_for_model
 
-
-def _calibrated(
-    game: Game, spec: PlayerSpec, options: dict[str, str]
-) -> tuple[StrengthSetting, dict[str, str], str]:
-    """Resolve ``elo=``: the calibration's setting, with its search options merged in."""
-    from sparring.strength.target import (
-        calibration_path_for_model,
-        file_sha256,
-        load_calibration,
-        setting_for_elo,
-    )
-
-    for key in ("z", "rth", "floor"):
-        if key in options:
-            raise UnknownPlayerError(
-                f"player {spec.text!r}: give either elo or {key}, not both (elo chooses {key})"
-            )
-    if options.get("select", "threshold") != "threshold":
-        raise UnknownPlayerError(f"player {spec.text!r}: elo needs select=threshold")
-    elo = option_float(spec, "elo", 0.0)
-    path = options.get("calibration")
+    assert settings.elo is not None
+    elo = settings.elo
+    path = settings.calibration
     model_file: Path | None = None
-    if path is None:
-        if options.get("base", "az") != "az":
-            raise UnknownPlayerError(
-                f"player {spec.text!r}: elo needs calibration=PATH (a file written by "
-                "sparring calibrate)"
-            )
-        model_file = _resolve_model(game, spec, options.get("model"))
+    if path is None:  # base=az (SASettings rejects base=uct without a calibration)
+        model_file = _network_file(game, settings.model)
         found = calibration_path_for_model(model_file)
         if found is None:
             raise UnknownPlayerError(
-                f"player {spec.text!r}: network {str(model_file)!r} has no calibration beside "
-                f"it ({model_file.stem}.calibration.json); give calibration=PATH"
+                f"network {str(model_file)!r} has no calibration beside it "
+                f"({model_file.stem}.calibration.json); give calibration=PATH"
             )
         path = str(found)
     try:
-        calibration = load_calibration(path)
+        calibration = cache.calibration(path)
     except ConfigError as exc:
-        raise UnknownPlayerError(f"player {spec.text!r}: {exc}") from None
+        raise UnknownPlayerError(str(exc)) from None
     if calibration.game != game.name:
-        raise UnknownPlayerError(
-            f"player {spec.text!r}: calibration {path!r} is for {calibration.game}, not {game.name}"
-        )
-    merged = dict(options)
-    for key, value in calibration.base.items():
+        raise UnknownPlayerError(f"calibration {path!r} is for {calibration.game}, not {game.name}")
+    merged: dict[str, object] = {}
+    for key, text in calibration.base.items():
         if key == "model":
             continue  # checked by hash below (paths differ between machines)
-        if key in options and options[key] != value:
+        if key not in _CALIBRATION_FIELDS:
+            raise UnknownPlayerError(f"calibration {path!r} has an unknown search option {key!r}")
+        attr, kind = _CALIBRATION_FIELDS[key]
+        try:
+            value = kind(text)
+        except ValueError:
+            raise UnknownPlayerError(f"calibration {path!r} has {key}={text!r}") from None
+        given = getattr(settings, attr)
+        if given is not None and given != value:
+            shown = f"{given:g}" if isinstance(given, float) else str(given)
             raise UnknownPlayerError(
-                f"player {spec.text!r}: calibration {path!r} was measured with {key}={value}, "
-                f"not {key}={options[key]}"
+                f"calibration {path!r} was measured with {key}={text}, not {key}={shown}"
             )
-        merged[key] = value
-    if merged.get("base", "az") == "az" and calibration.model_sha256:
-        model_file = model_file or _resolve_model(game, spec, merged.get("model"))
-        if file_sha256(model_file) != calibration.model_sha256:
-            warnings.warn(
+        merged[attr] = value
+    try:
+        resolved = replace(settings, **merged, elo=None, calibration=None)  # type: ignore[arg-type]
+    except UnknownPlayerError as exc:
+        raise UnknownPlayerError(f"with calibration {path!r}: {exc}") from None
+    if (resolved.base or "az") == "az" and calibration.model_sha256:
+        model_file = model_file or _network_file(game, settings.model)
+        if cache.sha256(model_file) != calibration.model_sha256:
+            cache.notice(
                 f"calibration {path!r} was measured with another network than "
-                f"{str(model_file)!r}; its Elo numbers may not hold",
-                UserWarning,
-                stacklevel=2,
+                f"{str(model_file)!r}; its Elo numbers may not hold"
             )
     try:
-        target = setting_for_elo(calibration, elo)
+        target = cache.target(path, elo)
     except ConfigError as exc:
-        raise UnknownPlayerError(f"player {spec.text!r}: {exc}") from None
-    return target.setting, merged, f"SA(elo={elo:g})"
+        raise UnknownPlayerError(str(exc)) from None
+    if target.clamped:
+        cache.notice(target.describe())
+    return ResolvedStrength(resolved, target.setting, target.player_label())
 
 
-def build_sa_player(game: Game, spec: PlayerSpec, seed: int | None) -> StrengthAdjustedPlayer:
-    """Build the player named by an ``sa`` spec (see the module docstring)."""
-    allowed = {*SEARCH_OPTIONS, "z", "rth", "floor", "elo", "calibration", "select", "n", "name"}
-    check_options(spec, allowed)
-    options = dict(spec.options)
-    if "elo" in options:
-        setting, options, name = _calibrated(game, spec, options)
+def build_sa_player(
+    settings: SASettings, game: Game, seed: int | None, cache: PlayerCache
+) -> StrengthAdjustedPlayer:
+    """The ``sa`` player of ``settings`` (see the module docstring).  Networks, calibrations
+    and their hashes come from ``cache``."""
+    if settings.elo is not None:
+        settings, setting, label = resolve_elo(settings, game, cache)
     else:
-        if "calibration" in options:
-            raise UnknownPlayerError(f"player {spec.text!r}: calibration is only used with elo")
-        floor = option_float(spec, "floor", 0.0)
-        z = _option_z(spec, "z", -math.inf if floor > 0 else math.inf)
-        rth = option_float(spec, "rth", PAPER_RTH)
-        try:
-            setting = StrengthSetting(z, rth, floor)
-        except ValueError as exc:
-            raise UnknownPlayerError(f"player {spec.text!r}: {exc}") from None
-        name = f"SA({setting.label()})"
-    merged = PlayerSpec(spec.kind, options, spec.text)
-    selection = options.get("select", "threshold").lower()
-    if selection not in SELECTIONS:
-        raise UnknownPlayerError(
-            f"player {spec.text!r}: select must be one of {', '.join(SELECTIONS)}"
-        )
-    top_n = option_int(merged, "n", 3)
-    base = options.get("base", "az").lower()
+        setting = settings.strength or StrengthSetting(math.inf, PAPER_RTH)
+        label = f"SA({setting.label()})"
+    base = settings.base or "az"
+    settings.check_base(base)
     if base == "uct":
         game.require_compiled("UCT")
-        for key in ("model", "cpuct"):
-            if key in options:
-                raise UnknownPlayerError(f"player {spec.text!r}: {key} is for base=az")
         factory = uct_root_search(
-            option_int(merged, "sims", UCT_DEFAULT_SIMULATIONS),
-            option_float(merged, "c", 0.5),
-            option_int(merged, "open", 5),
+            settings.simulations or UCT_DEFAULT_SIMULATIONS,
+            UCT_DEFAULT_C if settings.c is None else settings.c,
+            settings.n_open or UCT_DEFAULT_N_OPEN,
         )
-    elif base == "az":
+    else:
         from sparring.players.alphazero import (
             DEFAULT_C_PUCT,
             DEFAULT_SIMULATIONS,
@@ -354,40 +330,26 @@ def build_sa_player(game: Game, spec: PlayerSpec, seed: int | None) -> StrengthA
         )
         from sparring.search.puct import PUCTConfig
 
-        for key in ("c", "open"):
-            if key in options:
-                raise UnknownPlayerError(f"player {spec.text!r}: {key} is for base=uct")
-        model_file = _resolve_model(game, spec, options.get("model"))
-        sims = option_int(merged, "sims", TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS))
-        c_puct = option_float(merged, "cpuct", DEFAULT_C_PUCT)
-        if c_puct < 0:
-            raise UnknownPlayerError(f"player {spec.text!r}: cpuct must be >= 0")
-        evaluator = _network_evaluator(game, model_file, spec.text)
+        model_file = _network_file(game, settings.model)
+        sims = settings.simulations or TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS)
+        c_puct = DEFAULT_C_PUCT if settings.c_puct is None else settings.c_puct
+        evaluator = cache.evaluator(game, model_file)
         factory = network_root_search(evaluator, PUCTConfig(simulations=sims, c_puct=c_puct))
-    else:
-        raise UnknownPlayerError(f"player {spec.text!r}: base must be az or uct, not {base!r}")
     return StrengthAdjustedPlayer(
-        factory, setting, options.get("name", name), seed, selection, top_n
+        factory, setting, settings.name or label, seed, settings.selection, settings.top_n
     )
-
-
-@register(
-    "sa",
-    "strength-adjusted search (Wu et al. 2019): sa:base=az|uct,model=..,sims=N,z=Z,rth=R"
-    "[,floor=F] or sa:...,elo=E[,calibration=PATH]",
-)
-def _sa(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
-    return build_sa_player(game, spec, seed)
 
 
 __all__ = [
     "SELECTIONS",
     "PUCTRootSearch",
+    "ResolvedStrength",
     "RootSearch",
     "RootVisits",
     "StrengthAdjustedPlayer",
     "UCTRootSearch",
     "build_sa_player",
     "network_root_search",
+    "resolve_elo",
     "uct_root_search",
 ]

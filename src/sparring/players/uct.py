@@ -62,13 +62,6 @@ from sparring.errors import GameOverError
 from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import DRAW, FIRST_WINS, ONGOING, Game, Kernels, State
 from sparring.players.base import Player
-from sparring.players.registry import (
-    PlayerSpec,
-    check_options,
-    option_float,
-    option_int,
-    register,
-)
 from sparring.rng import RngState, rng_state_from
 
 # Numba types of the game kernels (:class:`~sparring.games.base.Kernels`) as first-class
@@ -430,31 +423,6 @@ class UCTPlayer(Player):
     def select_move(self, game: Game, state: State) -> int:
         best = self.search(game, state).best_moves()
         return int(best[self.rng.integers(len(best))])
-
-
-@register("uct", "UCT MCTS with random playouts; options sims, c, open, name (AlphaDDA App. 3)")
-def _uct(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
-    game.require_compiled("UCT")
-    check_options(spec, {"sims", "c", "open", "name"})
-    return UCTPlayer(
-        name=spec.options.get("name", "UCT"),
-        simulations=option_int(spec, "sims", 300),
-        seed=seed,
-        c=option_float(spec, "c", DEFAULT_C),
-        n_open=option_int(spec, "open", DEFAULT_N_OPEN),
-    )
-
-
-def _register_preset(kind: str, display: str, simulations: int) -> None:
-    @register(kind, f"{display}: UCT MCTS with {simulations} simulations (AlphaDDA); option name")
-    def _preset(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
-        game.require_compiled("UCT")
-        check_options(spec, {"name"})
-        return UCTPlayer(spec.options.get("name", display), simulations, seed)
-
-
-for _kind, (_display, _sims) in MCTS_PRESETS.items():
-    _register_preset(_kind, _display, _sims)
 
 
 __all__ = [

@@ -32,7 +32,6 @@ from sparring.strength.selection import (
 from sparring.strength.target import (
     Calibration,
     CalibrationPoint,
-    StrengthRangeWarning,
     TargetResult,
     load_calibration,
     save_calibration,
@@ -46,7 +45,6 @@ __all__ = [
     "FixedController",
     "MoveContext",
     "StrengthController",
-    "StrengthRangeWarning",
     "StrengthSetting",
     "TargetResult",
     "candidate_mask",

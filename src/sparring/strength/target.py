@@ -22,8 +22,8 @@ and the strongest measured setting are made non-decreasing by isotonic regressio
 adjacent violators, weighted by the inverse variance of each rating); Elo is then a
 :class:`scipy.interpolate.PchipInterpolator` of ``t`` (shape preserving, hence monotone),
 inverted numerically for a target.  A
-target outside the covered range is clamped to the weakest or the strongest setting with a
-:class:`StrengthRangeWarning`.
+target outside the covered range is clamped to the weakest or the strongest setting, and the
+result says so (:attr:`TargetResult.clamped`, :meth:`TargetResult.describe`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,10 +48,6 @@ FORMAT_VERSION = 1
 """The ``version`` field written by this module."""
 
 FloatArray = npt.NDArray[np.float64]
-
-
-class StrengthRangeWarning(UserWarning):
-    """A target Elo outside the calibrated range was clamped to the nearest end."""
 
 
 # ---- the calibration file ---------------------------------------------------------------------
@@ -407,7 +402,7 @@ def monotone_curve(axis: StrengthAxis) -> MonotoneCurve:
 
 @dataclass(frozen=True)
 class TargetResult:
-    """The setting chosen for a target Elo."""
+    """The setting chosen for a target Elo, and whether the target had to be clamped."""
 
     target: float
     """The Elo asked for."""
@@ -416,45 +411,91 @@ class TargetResult:
     expected_elo: float
     """Its Elo according to the calibration (the target unless clamped)."""
     clamped: bool
-    """Whether the target was outside the calibrated range."""
+    """Whether the target was outside the calibrated range (then :attr:`setting` is the
+    weakest or the strongest setting, and :attr:`expected_elo` that end of the range)."""
     low: float
     """The weakest calibrated Elo."""
     high: float
     """The strongest calibrated Elo."""
+    game: str = ""
+    """The calibration's game (for :meth:`describe`)."""
+    scale: str = ""
+    """The calibration's Elo scale, in words (for :meth:`describe`)."""
+
+    def describe(self) -> str:
+        """One line for the user: the setting chosen, and why when the target was clamped."""
+        if not self.clamped:
+            return (
+                f"target Elo {self.target:g}: playing {self.setting.label()} "
+                f"(calibrated range {self.low:.0f}..{self.high:.0f})"
+            )
+        end = "weakest" if self.target < self.low else "strongest"
+        return (
+            f"target Elo {self.target:g} is outside the calibrated range "
+            f"{self.low:.0f}..{self.high:.0f} of {self.game} ({self.scale}); playing the "
+            f"{end} setting ({self.setting.label()}, Elo {self.expected_elo:.0f})"
+        )
+
+    def player_label(self) -> str:
+        """A strength-adjusted player's name for this target: ``SA(elo=1500)``, or, when
+        clamped, the Elo it plays at: ``SA(elo=2267, clamped from 99999)``."""
+        if self.clamped:
+            return f"SA(elo={self.expected_elo:.0f}, clamped from {self.target:g})"
+        return f"SA(elo={self.target:g})"
 
 
 def setting_for_elo(calibration: Calibration, elo: float, rth: float | None = None) -> TargetResult:
     """The setting of threshold ``rth`` (default: the main one) expected to play at ``elo``.
 
     Monotone (PCHIP) interpolation on the monotone part of the calibration (see the module
-    docstring).  Outside the covered range the weakest (or strongest) setting is returned and
-    a :class:`StrengthRangeWarning` says so.
+    docstring).  Outside the covered range the weakest (or strongest) setting is returned with
+    :attr:`TargetResult.clamped` set; the caller tells the user (:meth:`TargetResult.describe`).
     """
     if not math.isfinite(elo):
         raise ConfigError(f"target Elo must be a finite number, not {elo}")
     curve = monotone_curve(strength_axis(calibration, rth))
     axis = curve.axis
+    where = (calibration.game, calibration.scale)
     if elo < curve.low or elo > curve.high:
         end = curve.low if elo < curve.low else curve.high
         t = float(curve.t[0] if elo < curve.low else curve.t[-1])
-        setting = axis.setting_at(t)
-        warnings.warn(
-            f"target Elo {elo:g} is outside the calibrated range {curve.low:.0f}..{curve.high:.0f} "
-            f"of {calibration.game} ({calibration.scale}); playing the "
-            f"{'weakest' if elo < curve.low else 'strongest'} setting ({setting.label()}, "
-            f"Elo {end:.0f})",
-            StrengthRangeWarning,
-            stacklevel=2,
-        )
-        return TargetResult(elo, setting, end, True, curve.low, curve.high)
+        return TargetResult(elo, axis.setting_at(t), end, True, curve.low, curve.high, *where)
     t = curve.t_for(elo)
-    return TargetResult(elo, axis.setting_at(t), elo, False, curve.low, curve.high)
+    return TargetResult(elo, axis.setting_at(t), elo, False, curve.low, curve.high, *where)
 
 
 def elo_for_setting(calibration: Calibration, setting: StrengthSetting) -> float:
     """The calibration's (interpolated, monotone) Elo of ``setting``."""
     curve = monotone_curve(strength_axis(calibration, setting.rth))
     return curve.elo_at(curve.axis.position(setting))
+
+
+def sa_spec(
+    options: Mapping[str, str] | None = None,
+    setting: StrengthSetting | None = None,
+    *,
+    calibration: str | Path | None = None,
+    elo: float | None = None,
+    name: str | None = None,
+) -> str:
+    """The ``sa`` player spec text: ``options`` (e.g. a calibration's search options
+    :attr:`Calibration.base`), then the ``setting`` (``z=..,rth=..[,floor=..]``), the
+    ``calibration`` file, the target ``elo`` and the display ``name``, each when given.
+
+    The one place where ``sa:`` specs are written; the text is stable (calibration run keys
+    and stored games contain it), e.g. ``sa_spec({"base": "uct"}, StrengthSetting(1.0))``
+    is ``"sa:base=uct,z=1,rth=0.1"``.
+    """
+    items = [f"{key}={value}" for key, value in (options or {}).items()]
+    if setting is not None:
+        items.append(setting.label())
+    if calibration is not None:
+        items.append(f"calibration={calibration}")
+    if elo is not None:
+        items.append(f"elo={elo:g}")
+    if name is not None:
+        items.append(f"name={name}")
+    return "sa:" + ",".join(items)
 
 
 def spec_for_elo(opponent: str | None, elo: float) -> str:
@@ -467,18 +508,21 @@ def spec_for_elo(opponent: str | None, elo: float) -> str:
     if not math.isfinite(elo):
         raise ConfigError(f"--elo must be a finite number, not {elo}")
     if opponent is None:
-        return f"sa:elo={elo:g}"
+        return sa_spec(elo=elo)
     kind, _, rest = opponent.strip().partition(":")
     if kind.strip().lower() != "sa":
         raise ConfigError(
             f"--elo needs a strength-adjusted opponent (sa:...), not {opponent!r}; "
             f"e.g. --opponent sa:base=uct,sims=300,calibration=PATH --elo {elo:g}"
         )
-    items = [i for i in rest.split(",") if i.strip() and i.partition("=")[0].strip() != "elo"]
-    for item in items:
-        if item.partition("=")[0].strip().lower() in ("z", "rth", "floor"):
+    options: dict[str, str] = {}
+    for item in rest.split(","):
+        key, _, value = (part.strip() for part in item.partition("="))
+        if key.lower() in ("z", "rth", "floor"):
             raise ConfigError(f"--elo chooses z, rth and floor itself; drop {item.strip()!r}")
-    return "sa:" + ",".join([*items, f"elo={elo:g}"])
+        if key and key.lower() != "elo":
+            options[key] = value
+    return sa_spec(options, elo=elo)
 
 
 __all__ = [
@@ -486,7 +530,6 @@ __all__ = [
     "CalibrationPoint",
     "MonotoneCurve",
     "StrengthAxis",
-    "StrengthRangeWarning",
     "TargetResult",
     "calibration_path_for_model",
     "elo_for_setting",
@@ -494,6 +537,7 @@ __all__ = [
     "isotonic",
     "load_calibration",
     "monotone_curve",
+    "sa_spec",
     "save_calibration",
     "setting_for_elo",
     "spec_for_elo",

@@ -1,0 +1,134 @@
+"""What the players of one process share: loaded networks, calibrations, file hashes.
+
+A match builds both players afresh for every game (so that a game depends only on its seed),
+and a strength-adjusted player asked for an Elo needs a network, its calibration, the
+network's SHA-256 (to check the calibration belongs to it) and the monotone curve fitted to
+the calibration.  None of these depends on the seed, so a :class:`PlayerCache` passed to
+:func:`~sparring.players.registry.make_player` (or
+:func:`~sparring.players.settings.build_player`) keeps them for the next player: a file is
+read, hashed and exported once per process, however many players are built from it.
+
+The cache is an ordinary object, created by whoever builds the players (the match runner
+makes one per worker process); nothing is kept in module globals.  Entries are keyed by the
+file's resolved path, modification time and size, so a file rewritten in place is read anew.
+:attr:`PlayerCache.stats` counts the work actually done (for tests and benchmarks).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sparring.games.base import Game
+    from sparring.nn.evaluators import Evaluator
+    from sparring.strength.target import Calibration, TargetResult
+
+LOGGER = logging.getLogger("sparring.players")
+"""Where :meth:`PlayerCache.notice` writes its one-line notices (a warning each)."""
+
+FileKey = tuple[str, int, int]
+"""A file's identity: resolved path, modification time (ns) and size."""
+
+
+def file_key(path: str | Path) -> FileKey:
+    """The identity of the file at ``path`` (which must exist)."""
+    file = Path(path).expanduser().resolve()
+    stat = file.stat()
+    return str(file), stat.st_mtime_ns, stat.st_size
+
+
+@dataclass
+class CacheStats:
+    """How often a :class:`PlayerCache` did real work (a miss) rather than reuse an entry."""
+
+    networks_loaded: int = 0
+    """Network files read and turned into an evaluator (an ONNX export where ONNX is used)."""
+    calibrations_read: int = 0
+    """Calibration files read."""
+    files_hashed: int = 0
+    """Files whose SHA-256 was computed."""
+    curves_fitted: int = 0
+    """Targets resolved by :func:`~sparring.strength.target.setting_for_elo` (a curve fit)."""
+    notices: int = 0
+    """Notices written (each distinct notice once)."""
+
+
+class PlayerCache:
+    """Networks, evaluators, calibrations, hashes and target settings shared by players.
+
+    Evaluators of networks without dropout are shared (a search only reads them); a network
+    with play-time dropout draws its masks from the player's own generator and so is loaded
+    for each player.  Not thread-safe: one cache per process (or per thread).
+    """
+
+    def __init__(self) -> None:
+        self.stats = CacheStats()
+        """Work done so far (misses)."""
+        self._evaluators: dict[tuple[str, FileKey], Evaluator] = {}
+        self._calibrations: dict[FileKey, Calibration] = {}
+        self._hashes: dict[FileKey, str] = {}
+        self._targets: dict[tuple[FileKey, float, float | None], TargetResult] = {}
+        self._notices: set[str] = set()
+
+    def evaluator(self, game: Game, model_file: Path) -> Evaluator:
+        """The evaluator of the network file ``model_file`` (no dropout), checked against
+        ``game``; loaded on first use.  Raises
+        :class:`~sparring.errors.UnknownPlayerError` saying what is wrong with the file."""
+        from sparring.players.alphazero import load_network_evaluator
+
+        key = (game.name, file_key(model_file))
+        if key not in self._evaluators:
+            self._evaluators[key] = load_network_evaluator(game, model_file)
+            self.stats.networks_loaded += 1
+        return self._evaluators[key]
+
+    def calibration(self, path: str | Path) -> Calibration:
+        """The calibration file at ``path``, read on first use; raises
+        :class:`~sparring.errors.ConfigError` if it is missing or malformed."""
+        from sparring.errors import ConfigError
+        from sparring.strength.target import load_calibration
+
+        try:
+            key = file_key(path)
+        except FileNotFoundError:
+            raise ConfigError(f"calibration file {str(path)!r} not found") from None
+        if key not in self._calibrations:
+            self._calibrations[key] = load_calibration(key[0])
+            self.stats.calibrations_read += 1
+        return self._calibrations[key]
+
+    def sha256(self, path: str | Path) -> str:
+        """SHA-256 of the file at ``path``, computed on first use."""
+        from sparring.strength.target import file_sha256
+
+        key = file_key(path)
+        if key not in self._hashes:
+            self._hashes[key] = file_sha256(key[0])
+            self.stats.files_hashed += 1
+        return self._hashes[key]
+
+    def target(self, path: str | Path, elo: float, rth: float | None = None) -> TargetResult:
+        """:func:`~sparring.strength.target.setting_for_elo` of the calibration at ``path``,
+        resolved on first use for each ``(elo, rth)``."""
+        from sparring.strength.target import setting_for_elo
+
+        key = (file_key(path), float(elo), rth)
+        if key not in self._targets:
+            self._targets[key] = setting_for_elo(self.calibration(path), elo, rth)
+            self.stats.curves_fitted += 1
+        return self._targets[key]
+
+    def notice(self, message: str) -> None:
+        """Tell the user ``message`` as one line (a warning of the ``sparring.players`` logger,
+        printed to standard error when logging is not configured), once per cache."""
+        if message in self._notices:
+            return
+        self._notices.add(message)
+        self.stats.notices += 1
+        LOGGER.warning(message)
+
+
+__all__ = ["LOGGER", "CacheStats", "FileKey", "PlayerCache", "file_key"]

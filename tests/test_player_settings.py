@@ -1,0 +1,227 @@
+"""Typed player settings, the shared player cache, sa: specs and clamped target Elos."""
+
+from __future__ import annotations
+
+import logging
+import math
+import subprocess
+import sys
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from sparring.errors import UnknownPlayerError
+from sparring.evaluation.match import GameTask, play_task
+from sparring.experiments.calibration import CalibrationConfig
+from sparring.games import get_game
+from sparring.players import make_player
+from sparring.players.cache import PlayerCache
+from sparring.players.registry import parse_player
+from sparring.players.settings import (
+    AlphaZeroSettings,
+    MinimaxSettings,
+    RandomSettings,
+    SASettings,
+    UCTSettings,
+    build_player,
+)
+from sparring.strength.selection import StrengthSetting
+from sparring.strength.target import (
+    Calibration,
+    CalibrationPoint,
+    file_sha256,
+    sa_spec,
+    save_calibration,
+)
+
+INF = math.inf
+
+
+# ---- spec text -> typed settings ------------------------------------------------------------
+def test_specs_parse_into_typed_settings() -> None:
+    assert parse_player("random") == RandomSettings()
+    assert parse_player("mcts2") == UCTSettings(simulations=100, name="MCTS2")
+    assert parse_player("uct:sims=64,c=1.5,open=2,name=Fast") == UCTSettings(64, 1.5, 2, "Fast")
+    assert parse_player("minimax2") == MinimaxSettings(3, 2.0, "ones", "Minimax2")
+    assert parse_player("minimax:depth=2,table=ONES") == MinimaxSettings(2, 100.0, "ones")
+    assert parse_player("az:sims=8,cpuct=2") == AlphaZeroSettings(simulations=8, c_puct=2.0)
+    assert parse_player("sa:base=uct,sims=30,z=-1") == SASettings(
+        base="uct", simulations=30, strength=StrengthSetting(-1.0, 0.1)
+    )
+    assert parse_player("sa:floor=0.5") == SASettings(strength=StrengthSetting(-INF, 0.1, 0.5))
+    assert parse_player("sa:model=connect4,elo=1500") == SASettings(model="connect4", elo=1500.0)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "random:name=R",
+        "uct:sims=64,c=1.5,open=2,name=Fast",
+        "minimax:depth=2,r=10,table=ones",
+        "az:model=connect4,sims=8,cpuct=2,dropout=0.25,name=Net",
+        "sa:base=uct,sims=30,c=0.7,open=3,z=-1.5,rth=0.2,select=topn,n=2,name=S",
+        "sa:base=uct,z=-inf,rth=0.1,floor=0.5",
+        "sa:model=connect4,elo=1500,calibration=c.json",
+    ],
+)
+def test_settings_spec_text_round_trips(spec: str) -> None:
+    settings = parse_player(spec)
+    assert parse_player(settings.spec()) == settings
+
+
+def test_settings_validate_their_fields() -> None:
+    with pytest.raises(UnknownPlayerError, match="sims must be >= 1"):
+        UCTSettings(simulations=0)
+    with pytest.raises(UnknownPlayerError, match="table must be"):
+        MinimaxSettings(table="odd")  # type: ignore[arg-type]
+    with pytest.raises(UnknownPlayerError, match="dropout must be in"):
+        AlphaZeroSettings(dropout=1.0)
+    with pytest.raises(UnknownPlayerError, match="either elo or z"):
+        SASettings(elo=1500.0, strength=StrengthSetting(1.0))
+    with pytest.raises(UnknownPlayerError, match="cpuct is for base=az"):
+        SASettings(base="uct", c_puct=1.0)
+    with pytest.raises(UnknownPlayerError, match="elo must be a finite number"):
+        SASettings(elo=math.inf)
+    # Spec errors stay one line naming the spec.
+    with pytest.raises(UnknownPlayerError) as info:
+        make_player("uct:sims=0", get_game("tictactoe"))
+    assert str(info.value) == "player 'uct:sims=0': sims must be >= 1"
+    with pytest.raises(UnknownPlayerError) as info:
+        make_player("uct:sims=many", get_game("tictactoe"))
+    assert str(info.value) == "player 'uct:sims=many': sims='many' is not an integer"
+    with pytest.raises(UnknownPlayerError) as info:
+        make_player("minimax", get_game("go9"))
+    assert str(info.value) == "player 'minimax': minimax has no evaluation function for go9"
+
+
+def test_build_player_from_settings_plays_like_the_spec() -> None:
+    game = get_game("tictactoe")
+    state = game.initial_state()
+    for spec in ("uct:sims=40", "sa:base=uct,sims=40,z=1", "minimax:depth=2", "random"):
+        typed = build_player(parse_player(spec), game, seed=5)
+        named = make_player(spec, game, seed=5)
+        assert typed.name == named.name
+        assert [typed.select_move(game, state) for _ in range(3)] == [
+            named.select_move(game, state) for _ in range(3)
+        ]
+
+
+# ---- sa: spec text ----------------------------------------------------------------------------
+def test_sa_spec_builds_every_sa_spec() -> None:
+    assert sa_spec(elo=1500) == "sa:elo=1500"
+    assert sa_spec({"base": "uct", "sims": "50"}, StrengthSetting(-INF, 0.1, 0.5)) == (
+        "sa:base=uct,sims=50,z=-inf,rth=0.1,floor=0.5"
+    )
+    assert sa_spec({"base": "az"}, calibration="c.json", elo=1400.5, name="X") == (
+        "sa:base=az,calibration=c.json,elo=1400.5,name=X"
+    )
+    # The calibration grid's specs (part of each match's run key) keep their text.
+    config = CalibrationConfig("tictactoe", base="base=uct,sims=50")
+    assert config.spec(StrengthSetting(INF, 0.25)) == "sa:base=uct,sims=50,z=+inf,rth=0.25"
+    assert config.spec(StrengthSetting(-1.5, 0.1)) == "sa:base=uct,sims=50,z=-1.5,rth=0.1"
+
+
+# ---- the player cache -------------------------------------------------------------------------
+def _tiny_network(tmp_path: Path) -> tuple[Path, Path]:
+    """A tiny tictactoe network and a calibration of ``sa:base=az,sims=4`` tied to it."""
+    pytest.importorskip("torch")
+    from sparring.nn.model import NetworkConfig, build_model, save_model
+
+    game = get_game("tictactoe")
+    model = tmp_path / "net.pt"
+    save_model(model, build_model(NetworkConfig.for_game(game, blocks=1, channels=8), 0))
+    points = [(INF, 0.1, 0.0, 1600.0), (0.0, 0.1, 0.0, 1400.0), (-INF, 0.1, 0.0, 1200.0)]
+    calibration = Calibration(
+        game="tictactoe",
+        base={"base": "az", "sims": "4"},
+        baseline=StrengthSetting(0.0, 0.1),
+        scale="test",
+        points=tuple(
+            CalibrationPoint(StrengthSetting(z, rth, f), f"s{i}", f"L{i}", elo, 20.0)
+            for i, (z, rth, f, elo) in enumerate(points)
+        ),
+        model_sha256=file_sha256(model),
+    )
+    return model, save_calibration(calibration, tmp_path / "net.calibration.json")
+
+
+def test_cache_reads_hashes_and_fits_once_per_process(tmp_path: Path) -> None:
+    model, _ = _tiny_network(tmp_path)
+    game = get_game("tictactoe")
+    cache = PlayerCache()
+    players = [
+        make_player(f"sa:model={model},elo={elo}", game, seed, cache)
+        for seed in range(5)
+        for elo in (1300, 1500)
+    ]
+    players.append(make_player(f"az:model={model},sims=4", game, 9, cache))
+    stats = cache.stats
+    assert (stats.networks_loaded, stats.calibrations_read, stats.files_hashed) == (1, 1, 1)
+    assert stats.curves_fitted == 2 and stats.notices == 0  # one fit per target Elo
+    assert {p.name for p in players} == {"SA(elo=1300)", "SA(elo=1500)", "AlphaZero"}
+    evaluators = {id(p.search.evaluator) for p in players[:-1]}  # type: ignore[attr-defined]
+    assert evaluators == {id(players[-1].evaluator)}  # type: ignore[attr-defined]
+    # A network with play-time dropout draws from the player's generator: not shared.
+    make_player(f"az:model={model},sims=4,dropout=0.1", game, 1, cache)
+    assert cache.stats.networks_loaded == 1
+    # A file rewritten in place is read anew.
+    model.write_bytes(model.read_bytes())
+    make_player(f"sa:model={model},elo=1500", game, 0, cache)
+    assert (cache.stats.networks_loaded, cache.stats.files_hashed) == (2, 2)
+
+
+def test_match_games_reuse_the_worker_cache(tmp_path: Path) -> None:
+    from sparring.evaluation import match
+
+    model, _ = _tiny_network(tmp_path)
+    specs = (f"sa:model={model},elo=1300", f"sa:model={model},elo=1500")
+    tasks = [
+        GameTask("r", 0, i, "tictactoe", *specs, "A", "B", i % 2 == 0, 100 + i) for i in range(4)
+    ]
+    play_task(tasks[0])
+    before = replace(match._WORKER_PLAYERS.stats)
+    records = [play_task(task) for task in tasks[1:]]
+    assert match._WORKER_PLAYERS.stats == before  # nothing read, hashed or fitted again
+    # Per-game seeding is kept: replaying a game with fresh players gives the same moves.
+    again = play_task(tasks[2])
+    assert again.moves == records[1].moves
+
+
+# ---- a target Elo outside the calibration -----------------------------------------------------
+def test_clamped_target_is_said_once_and_labelled_by_what_it_plays(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    model, _ = _tiny_network(tmp_path)
+    game = get_game("tictactoe")
+    cache = PlayerCache()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no Python warning (with its source line) any more
+        with caplog.at_level(logging.WARNING, logger="sparring.players"):
+            strong = [make_player(f"sa:model={model},elo=99999", game, s, cache) for s in (0, 1)]
+            weak = make_player(f"sa:model={model},elo=-50", game, 0, cache)
+    assert strong[0].name == "SA(elo=1600, clamped from 99999)"
+    assert strong[0].setting == StrengthSetting(INF, 0.1)  # type: ignore[attr-defined]
+    assert weak.name == "SA(elo=1200, clamped from -50)"
+    assert [r.getMessage() for r in caplog.records] == [
+        "target Elo 99999 is outside the calibrated range 1200..1600 of tictactoe (test); "
+        "playing the strongest setting (z=+inf,rth=0.1, Elo 1600)",
+        "target Elo -50 is outside the calibrated range 1200..1600 of tictactoe (test); "
+        "playing the weakest setting (z=-inf,rth=0.1, Elo 1200)",
+    ]
+
+
+def test_cli_says_a_clamped_target_in_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "sparring", "play", "connect4", "--elo", "99999"],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("target Elo 99999 is outside the calibrated")
+    assert "strongest setting (z=+inf" in lines[0]
+    assert "clamped from 99999)" in result.stdout
