@@ -19,7 +19,6 @@ from pathlib import Path
 
 from sparring.errors import GameOverError, UnknownPlayerError
 from sparring.games.base import Game, State
-from sparring.nn.evaluators import Evaluator
 from sparring.nn.zoo import default_model, resolve_model
 from sparring.players.base import Player
 from sparring.players.registry import (
@@ -29,7 +28,9 @@ from sparring.players.registry import (
     option_int,
     register,
 )
-from sparring.search.puct import PUCTConfig, SearchResult, search
+from sparring.search.evaluator import Evaluator
+from sparring.search.puct import PUCTConfig, search
+from sparring.search.stats import RootStats
 
 TABLE_A1_SIMULATIONS: dict[str, int] = {"connect4": 200, "othello6": 200, "othello": 400}
 """``N_sim`` of AlphaDDA Table A1 by game name."""
@@ -52,7 +53,7 @@ class AlphaZeroPlayer(Player):
         super().__init__(name, seed)
         self.evaluator = evaluator
         self.config = config or PUCTConfig()
-        self.last_result: SearchResult | None = None
+        self.last_result: RootStats | None = None
         """The search of the last move chosen (for analysis and the AlphaDDA variants)."""
 
     def select_move(self, game: Game, state: State) -> int:
