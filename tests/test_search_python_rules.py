@@ -122,3 +122,11 @@ def test_puct_on_chess_through_the_evaluator() -> None:
     assert sorted(result.moves.tolist()) == CHESS.legal_moves(state).tolist()
     assert max(calls) > 1  # leaves batched
     assert sum(calls) == 1 + 24  # the root and one new leaf per simulation
+
+
+def test_bench_rows_for_chess() -> None:
+    from sparring.bench import BenchConfig, bench_python_rules
+
+    rows = bench_python_rules("chess", BenchConfig(("chess",), repeats=1, seconds=0.05))
+    assert [r.metric.split()[0] for r in rows] == ["random", "UCT", "PUCT"]
+    assert all(r.ours > 0 and r.reference is None for r in rows)

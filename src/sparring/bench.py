@@ -169,12 +169,63 @@ def bench_uct(game_name: str, config: BenchConfig) -> BenchRow:
     )
 
 
+PYTHON_RULES_SIMULATIONS = 300
+"""Simulations of one search for games with Python-only rules (chess): MCTS1's 300."""
+
+
+def bench_python_rules(game_name: str, config: BenchConfig) -> list[BenchRow]:
+    """Games with Python-only rules (chess): capped random playouts per second (the UCT
+    playout, :func:`sparring.search.pyrules.capped_playout`), UCT simulations per second and
+    PUCT simulations per second with a uniform evaluator (no network: the search's own cost),
+    each from the initial position, :data:`PYTHON_RULES_SIMULATIONS` simulations per search.
+    No reference."""
+    from sparring.search.evaluator import UniformEvaluator
+    from sparring.search.puct import PUCTConfig, search
+    from sparring.search.pyrules import DEFAULT_PLAYOUT_PLIES, capped_playout
+    from sparring.search.uct import uct_search
+
+    game = get_game(game_name)
+    initial = game.initial_state()
+    sims = PYTHON_RULES_SIMULATIONS
+    playout = capped_playout(game)
+    rng = new_rng_state(12345)
+
+    def playouts(n: int) -> None:
+        for _ in range(n):
+            playout(initial, rng)
+
+    def uct(_: int) -> None:
+        uct_search(game, initial, sims, new_rng_state(7))
+
+    puct_config = PUCTConfig(simulations=sims)
+
+    def puct(_: int) -> None:
+        search(game, initial, UniformEvaluator(), puct_config)
+
+    rows = []
+    for metric, work, count in (
+        (f"random playouts/s (at most {DEFAULT_PLAYOUT_PLIES} plies)", playouts, 0),
+        (f"UCT simulations/s ({sims}-simulation search)", uct, sims),
+        (f"PUCT simulations/s (uniform evaluator, {sims} simulations)", puct, sims),
+    ):
+        work(10)  # warm up
+        n = count or _calibrate(work, config.seconds)
+        rates = _timed_rate(work, n, config.repeats)
+        rows.append(BenchRow(game_name, metric, statistics.median(rates), None, "-", rates))
+    return rows
+
+
 def run_benchmarks(
     config: BenchConfig, progress: Callable[[str], None] | None = None
 ) -> list[BenchRow]:
     """All benchmarks of ``config``, in order."""
     rows = []
     for name in config.games:
+        if not get_game(name).compiled:
+            if progress:
+                progress(f"{name}: Python-rules playouts, UCT and PUCT")
+            rows.extend(bench_python_rules(name, config))
+            continue
         if progress:
             progress(f"{name}: random playouts")
         rows.append(bench_playouts(name, config))
