@@ -195,3 +195,37 @@ def test_root_stats_of_both_searches() -> None:
     assert np.allclose(uct.priors, 1 / 9) and np.isnan(uct.network_value)
     assert puct.priors[puct.moves == 4][0] == pytest.approx(0.5)
     assert puct.nodes == 1 + 7  # the root and one new node per simulation (no terminals)
+
+
+class AuxRootStub(RootStub):
+    """:class:`RootStub` that also gives the auxiliary output 1 for every position."""
+
+    def evaluate_aux(
+        self, planes: np.ndarray, legal: np.ndarray, states: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        priors, values = self.evaluate(planes, legal, states)
+        return priors, values, np.ones(len(planes), dtype=np.float32)
+
+
+def test_score_hook_aux_is_backed_up_like_visits() -> None:
+    """With auxiliary output 1 at every leaf, an edge's auxiliary sum equals its visit count
+    (the mean over the subtree is 1, SE-MCTS's ``beta`` bar).  The hook pushes an edge whose
+    sum disagrees far down, which would move the hand-worked visits."""
+    import numba as nb
+
+    from sparring.search.evaluator import AuxEvaluator
+    from sparring.search.kernels import SCORE_HOOK_TYPE
+
+    @nb.njit(SCORE_HOOK_TYPE.signature)
+    def check(score, n, w, prior, parent_n, aux, node_value, child_value, mover, move,
+              params, context):  # type: ignore[no-untyped-def]  # fmt: skip
+        if aux != n:
+            return score - 1000.0
+        return score
+
+    assert isinstance(AuxRootStub(), AuxEvaluator)
+    hook = ScoreHook(check, (), uses_aux=True)
+    config = PUCTConfig(simulations=5, score_hook=hook)
+    assert _visits(search(TTT, TTT.initial_state(), AuxRootStub(), config)) == {0: 2, 4: 2, 8: 1}
+    with pytest.raises(TypeError):  # the hook asks for outputs a plain evaluator lacks
+        search(TTT, TTT.initial_state(), RootStub(), config)
