@@ -44,6 +44,19 @@ def test_python_kernels_search_like_compiled_ones() -> None:
             assert ra.nodes == rb.nodes
 
 
+def test_python_kernels_with_a_score_hook() -> None:
+    """The score hook works on the Python path too (the compiled hook called from Python)."""
+    from sparring.search.hooks import PriorBonus
+
+    py, nb_game = PythonTicTacToe(), get_game("tictactoe")
+    config = PUCTConfig(simulations=30, score_hook=PriorBonus(move=2, bonus=0.5).hook())
+    a = search(py, py.initial_state(), UniformEvaluator(), config)
+    b = search(nb_game, nb_game.initial_state(), UniformEvaluator(), config)
+    plain = search(nb_game, nb_game.initial_state(), UniformEvaluator(), PUCTConfig(30))
+    assert np.array_equal(a.visits, b.visits)
+    assert a.visits[a.moves == 2][0] > plain.visits[plain.moves == 2][0]
+
+
 @pytest.mark.parametrize(("c", "expected"), [(1.0, {6: 9, 8: 1}), (2.0, {6: 8, 8: 2})])
 def test_python_uct_is_eq12(c: float, expected: dict[int, int]) -> None:
     """The hand-worked Eq. 12 case of test_search_formulas, on the Python path."""
