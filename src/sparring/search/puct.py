@@ -32,7 +32,8 @@ Each *simulation* has three steps (AlphaDDA appendix 1.2):
 
 Score hook.  :attr:`PUCTConfig.score_hook` replaces Eq. 8's score by a compiled per-edge
 function (AlphaDDA3's score, SE-MCTS's prior shift; :mod:`sparring.search.hooks`), passed by
-address like the game kernels; with none (the default) the search is Eq. 8 exactly.
+address like the game kernels; with none (the default) the search is Eq. 8 exactly, and the
+selection is a separately compiled version with no hook code in its loop.
 
 Root exploration noise (AlphaZero; AlphaDDA Table A1 ``epsilon``): with
 ``PUCTConfig.dirichlet_alpha`` set, the root priors become ``(1 - eps) P + eps * eta`` with
