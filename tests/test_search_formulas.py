@@ -229,3 +229,53 @@ def test_score_hook_aux_is_backed_up_like_visits() -> None:
     assert _visits(search(TTT, TTT.initial_state(), AuxRootStub(), config)) == {0: 2, 4: 2, 8: 1}
     with pytest.raises(TypeError):  # the hook asks for outputs a plain evaluator lacks
         search(TTT, TTT.initial_state(), RootStub(), config)
+
+
+class CentreStrengthStub(RootStub):
+    """:class:`RootStub` with an auxiliary "strength score" ``beta``: 1 for positions with X
+    on the centre (b2, square 4), else 0."""
+
+    def evaluate_aux(
+        self, planes: np.ndarray, legal: np.ndarray, states: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        assert states is not None
+        priors, values = self.evaluate(planes, legal, states)
+        beta = np.array([_x_on_centre(s) for s in states])
+        return priors, values, beta.astype(np.float32)
+
+
+def _x_on_centre(state: State) -> bool:
+    return TTT.position_to_text(state)[4] == "x"
+
+
+def test_an_se_mcts_shaped_hook_fits() -> None:
+    """SE-MCTS (Chen et al. 2025, Eq. 6) written as a hook, without touching the search:
+    ``score - c c_1 delta_hat sqrt(N) / (1 + n)`` with ``delta = |aux / n - beta_t|`` and
+    ``delta_hat`` normalised by the minimum and maximum ``delta`` seen in the tree (kept in
+    the hook's context).  With target ``beta_t = 0`` the centre move (whose subtree scores
+    ``beta = 1``) loses visits that the plain search gives it."""
+    import numba as nb
+
+    from sparring.search.kernels import SCORE_HOOK_TYPE
+
+    @nb.njit(SCORE_HOOK_TYPE.signature)
+    def se_mcts(score, n, w, prior, parent_n, aux, node_value, child_value, mover, move,
+                params, context):  # type: ignore[no-untyped-def]  # fmt: skip
+        if n == 0.0:
+            return score
+        delta = abs(aux / n - params[2])
+        context[0] = min(context[0], delta)
+        context[1] = max(context[1], delta)
+        span = context[1] - context[0]
+        delta_hat = (delta - context[0]) / span if span > 0.0 else 0.0
+        return score - params[0] * params[1] * delta_hat * np.sqrt(parent_n) / (1.0 + n)
+
+    hook = ScoreHook(se_mcts, (1.25, 2.0, 0.0), context_init=(np.inf, -np.inf), uses_aux=True)
+    state = TTT.initial_state()
+    plain = _visits(search(TTT, state, RootStub(), PUCTConfig(simulations=30)))
+    shifted = _visits(
+        search(TTT, state, CentreStrengthStub(), PUCTConfig(simulations=30, score_hook=hook))
+    )
+    assert sum(shifted.values()) == sum(plain.values()) == 30
+    assert plain == {0: 9, 4: 15, 8: 6}  # (recorded; the plain search is pinned above)
+    assert shifted.get(4, 0) * 3 < plain[4]  # recorded: {0: 16, 4: 2, 8: 12}
