@@ -10,7 +10,10 @@ import pytest
 from sparring.errors import GameOverError, UnknownPlayerError
 from sparring.games import get_game
 from sparring.games.base import DRAW, FIRST_WINS, ONGOING, Game, State
-from sparring.nn.evaluators import (
+from sparring.players.alphazero import AlphaZeroPlayer
+from sparring.players.registry import make_player
+from sparring.search.bench import benchmark_network, benchmark_search, format_rows
+from sparring.search.evaluator import (
     CachedEvaluator,
     Evaluator,
     RolloutEvaluator,
@@ -18,9 +21,6 @@ from sparring.nn.evaluators import (
     masked_softmax,
     uniform_priors,
 )
-from sparring.players.alphazero import AlphaZeroPlayer
-from sparring.players.registry import make_player
-from sparring.search.bench import benchmark_network, benchmark_search, format_rows
 from sparring.search.puct import PUCTConfig, SearchResult, search, search_batch
 
 TTT = get_game("tictactoe")

@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 
 from sparring.errors import ConfigError
 from sparring.games import get_game
-from sparring.nn.evaluators import UniformEvaluator
+from sparring.search.evaluator import UniformEvaluator
 from sparring.search.puct import PUCTConfig
 from sparring.training.config import TrainConfig
 from sparring.training.replay import ReplayQueue

@@ -38,7 +38,7 @@ def test_visits_sum_to_simulations(name: str) -> None:
     result = uct_search(game, state, 250, new_rng_state(1))
     assert int(result.visits.sum()) == 250
     assert sorted(result.moves.tolist()) == game.legal_moves(state).tolist()
-    assert np.all(np.abs(result.values) <= 1.0)
+    assert np.all(np.abs(result.q) <= 1.0)
     assert result.nodes <= tree_capacity(250, game.num_actions, 5)
     assert np.array_equal(state, before)  # the search does not touch the position
 
@@ -49,7 +49,7 @@ def test_reproducible_with_seed() -> None:
     a = uct_search(game, state, 400, new_rng_state(7))
     b = uct_search(game, state, 400, new_rng_state(7))
     c = uct_search(game, state, 400, new_rng_state(8))
-    assert np.array_equal(a.visits, b.visits) and np.array_equal(a.values, b.values)
+    assert np.array_equal(a.visits, b.visits) and np.array_equal(a.q, b.q)
     assert not np.array_equal(a.visits, c.visits)
 
     moves_a = [UCTPlayer("a", 100, seed=3).select_move(game, state) for _ in range(3)]
@@ -62,7 +62,7 @@ def test_rng_stream_advances() -> None:
     rng = new_rng_state(5)
     a = uct_search(game, game.initial_state(), 200, rng)
     b = uct_search(game, game.initial_state(), 200, rng)
-    assert not np.array_equal(a.values, b.values)
+    assert not np.array_equal(a.q, b.q)
 
 
 def test_takes_immediate_win_connect4() -> None:
@@ -72,7 +72,7 @@ def test_takes_immediate_win_connect4() -> None:
         assert UCTPlayer("u", 300, seed=seed).select_move(game, state) == 3
     result = uct_search(game, state, 300, new_rng_state(0))
     # The winning child is terminal: every visit scores +1 with no playout.
-    assert result.values[result.moves == 3][0] == 1.0
+    assert result.q[result.moves == 3][0] == 1.0
 
 
 def test_blocks_immediate_loss_connect4() -> None:

@@ -133,7 +133,7 @@ def bench_playouts(game_name: str, config: BenchConfig) -> BenchRow:
 
 def bench_uct(game_name: str, config: BenchConfig) -> BenchRow:
     """UCT simulations per second in one search from the initial position."""
-    from sparring.players.uct import uct_search
+    from sparring.search.uct import uct_search
 
     game = get_game(game_name)
     initial = game.initial_state()
@@ -169,12 +169,63 @@ def bench_uct(game_name: str, config: BenchConfig) -> BenchRow:
     )
 
 
+PYTHON_RULES_SIMULATIONS = 300
+"""Simulations of one search for games with Python-only rules (chess): MCTS1's 300."""
+
+
+def bench_python_rules(game_name: str, config: BenchConfig) -> list[BenchRow]:
+    """Games with Python-only rules (chess): capped random playouts per second (the UCT
+    playout, :func:`sparring.search.pyrules.capped_playout`), UCT simulations per second and
+    PUCT simulations per second with a uniform evaluator (no network: the search's own cost),
+    each from the initial position, :data:`PYTHON_RULES_SIMULATIONS` simulations per search.
+    No reference."""
+    from sparring.search.evaluator import UniformEvaluator
+    from sparring.search.puct import PUCTConfig, search
+    from sparring.search.pyrules import DEFAULT_PLAYOUT_PLIES, capped_playout
+    from sparring.search.uct import uct_search
+
+    game = get_game(game_name)
+    initial = game.initial_state()
+    sims = PYTHON_RULES_SIMULATIONS
+    playout = capped_playout(game)
+    rng = new_rng_state(12345)
+
+    def playouts(n: int) -> None:
+        for _ in range(n):
+            playout(initial, rng)
+
+    def uct(_: int) -> None:
+        uct_search(game, initial, sims, new_rng_state(7))
+
+    puct_config = PUCTConfig(simulations=sims)
+
+    def puct(_: int) -> None:
+        search(game, initial, UniformEvaluator(), puct_config)
+
+    rows = []
+    for metric, work, count in (
+        (f"random playouts/s (at most {DEFAULT_PLAYOUT_PLIES} plies)", playouts, 0),
+        (f"UCT simulations/s ({sims}-simulation search)", uct, sims),
+        (f"PUCT simulations/s (uniform evaluator, {sims} simulations)", puct, sims),
+    ):
+        work(10)  # warm up
+        n = count or _calibrate(work, config.seconds)
+        rates = _timed_rate(work, n, config.repeats)
+        rows.append(BenchRow(game_name, metric, statistics.median(rates), None, "-", rates))
+    return rows
+
+
 def run_benchmarks(
     config: BenchConfig, progress: Callable[[str], None] | None = None
 ) -> list[BenchRow]:
     """All benchmarks of ``config``, in order."""
     rows = []
     for name in config.games:
+        if not get_game(name).compiled:
+            if progress:
+                progress(f"{name}: Python-rules playouts, UCT and PUCT")
+            rows.extend(bench_python_rules(name, config))
+            continue
         if progress:
             progress(f"{name}: random playouts")
         rows.append(bench_playouts(name, config))
@@ -212,6 +263,56 @@ def rows_to_markdown(rows: list[BenchRow], command: str, repeats: int) -> str:
             f"| {r.game} | {r.metric} | {r.ours:,.0f} | {r.reference_name} | {ref} | {ratio} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def benchmark_search_engine(
+    game_name: str = "connect4",
+    blocks: int = 3,
+    channels: int = 64,
+    backends: Sequence[str] = ("onnx", "torch"),
+    batches: Sequence[int] = (64, 256),
+    single_simulations: int = 800,
+    batch_simulations: int = 50,
+    threads: int = 1,
+    seconds: float = 2.0,
+    seed: int = 0,
+    repeats: int = 3,
+) -> list[EngineRow]:
+    """The standard engine benchmark on a random-weight ``blocks x channels`` network.
+
+    For each backend: single-game batch-1 search (``single_simulations``), then for each
+    batch size ``B`` the network alone at batch ``B`` and a search of ``B`` games at once
+    (``batch_simulations`` each, one leaf per tree per batch).  Every number is the best of
+    ``repeats`` runs.
+    """
+    from sparring.nn.evaluators import OnnxEvaluator, TorchEvaluator
+    from sparring.nn.model import NetworkConfig, build_model
+    from sparring.search.bench import benchmark_network, benchmark_search
+    from sparring.search.evaluator import Evaluator
+
+    game = get_game(game_name)
+    model = build_model(NetworkConfig.for_game(game, blocks=blocks, channels=channels), seed)
+    rows: list[EngineRow] = []
+    for backend in backends:
+        evaluator: Evaluator
+        if backend == "onnx":
+            evaluator = OnnxEvaluator(model, threads=threads)
+        elif backend == "torch":
+            evaluator = TorchEvaluator(model, threads=threads)
+        else:
+            raise ValueError(f"unknown backend {backend!r}; use onnx or torch")
+        rows.append(benchmark_network(game, evaluator, 1, seconds, backend, seed, repeats))
+        rows.append(
+            benchmark_search(game, evaluator, 1, single_simulations, 1, backend, seed, repeats)
+        )
+        for batch in batches:
+            rows.append(benchmark_network(game, evaluator, batch, seconds, backend, seed, repeats))
+            rows.append(
+                benchmark_search(
+                    game, evaluator, batch, batch_simulations, 1, backend, seed, repeats
+                )
+            )
+    return rows
 
 
 def engine_markdown(rows: Sequence[EngineRow], command: str, repeats: int, threads: int = 1) -> str:

@@ -309,8 +309,8 @@ def bench(
         console.print(table)
         sections.append(rows_to_markdown(rows, command, repeats))
     if engine:
-        from sparring.bench import engine_markdown
-        from sparring.search.bench import benchmark_search_engine, format_rows
+        from sparring.bench import benchmark_search_engine, engine_markdown
+        from sparring.search.bench import format_rows
 
         with console.status("benchmarking the network and the PUCT search"):
             engine_rows = benchmark_search_engine(seconds=seconds, repeats=repeats, threads=threads)

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING
 
 from sparring.errors import GameOverError, UnknownPlayerError
 from sparring.games.base import Game, State
-from sparring.nn.evaluators import Evaluator
 from sparring.nn.zoo import default_model, resolve_model
 from sparring.players.base import Player
-from sparring.search.puct import PUCTConfig, SearchResult, search
+from sparring.search.evaluator import Evaluator
+from sparring.search.puct import PUCTConfig, search
+from sparring.search.stats import RootStats
 
 if TYPE_CHECKING:
     from sparring.players.cache import PlayerCache
@@ -52,7 +53,7 @@ class AlphaZeroPlayer(Player):
         super().__init__(name, seed)
         self.evaluator = evaluator
         self.config = config or PUCTConfig()
-        self.last_result: SearchResult | None = None
+        self.last_result: RootStats | None = None
         """The search of the last move chosen (for analysis and the AlphaDDA variants)."""
 
     def select_move(self, game: Game, state: State) -> int:

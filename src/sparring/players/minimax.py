@@ -78,7 +78,7 @@ from sparring.games.connect4 import Connect4
 from sparring.games.othello import Othello
 from sparring.games.tictactoe import TicTacToe
 from sparring.players.base import Player
-from sparring.players.uct import KERNEL_TYPES, STATE_TYPE, as_state, check_compiled
+from sparring.search.kernels import KERNEL_TYPES, STATE_TYPE, as_state, check_compiled
 
 DEFAULT_DEPTH = 3
 """``N_depth`` of AlphaDDA appendix 4."""

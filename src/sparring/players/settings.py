@@ -144,7 +144,6 @@ class UCTSettings(_SpecText):
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.players.uct import UCTPlayer
 
-        game.require_compiled("UCT")
         return UCTPlayer(self.name, self.simulations, seed, self.c, self.n_open)
 
 

@@ -105,7 +105,7 @@ class UCTRootSearch:
         self._stream = rng_state_from(rng)
 
     def __call__(self, game: Game, state: State) -> RootVisits:
-        from sparring.players.uct import uct_search
+        from sparring.search.uct import uct_search
 
         result = uct_search(game, state, self.simulations, self._stream, self.c, self.n_open)
         return RootVisits(result.moves, result.visits)
@@ -316,7 +316,6 @@ def build_sa_player(
     base = settings.base or "az"
     settings.check_base(base)
     if base == "uct":
-        game.require_compiled("UCT")
         factory = uct_root_search(
             settings.simulations or UCT_DEFAULT_SIMULATIONS,
             UCT_DEFAULT_C if settings.c is None else settings.c,

@@ -1,5 +1,30 @@
-"""Tree search driven by an evaluator: AlphaZero's batched PUCT search (AlphaDDA app. 1.2)."""
+"""Tree searches over a game's kernels, driven by an evaluator.
 
+* :mod:`~sparring.search.kernels`: how compiled searches call a game's kernels (fixed numba
+  function types, kernel addresses and the ``*_at`` intrinsics);
+* :mod:`~sparring.search.evaluator`: the evaluator protocol (batched priors and values of
+  leaves) and the network-free evaluators;
+* :mod:`~sparring.search.stats`: :class:`RootStats`, the root statistics every search returns;
+* :mod:`~sparring.search.puct`: AlphaZero's batched PUCT search (AlphaDDA app. 1.2, Eq. 8);
+* :mod:`~sparring.search.hooks`: the per-edge score hook of the PUCT selection;
+* :mod:`~sparring.search.uct`: UCT with random playouts (AlphaDDA app. 3, Eq. 12);
+* :mod:`~sparring.search.bench`: throughput measurements.
+
+``search`` imports only ``games`` and ``rng`` (never ``nn`` or ``players``).
+"""
+
+from sparring.search.evaluator import AuxEvaluator, Evaluator
+from sparring.search.hooks import ScoreHook
 from sparring.search.puct import PUCTConfig, SearchResult, search, search_batch
+from sparring.search.stats import RootStats
 
-__all__ = ["PUCTConfig", "SearchResult", "search", "search_batch"]
+__all__ = [
+    "AuxEvaluator",
+    "Evaluator",
+    "PUCTConfig",
+    "RootStats",
+    "ScoreHook",
+    "SearchResult",
+    "search",
+    "search_batch",
+]

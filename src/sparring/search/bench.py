@@ -9,9 +9,8 @@ Two numbers matter for an AlphaZero engine on a CPU:
   leaf per tree and batch makes network batches of ``G`` leaves, so the search's overhead is
   ``1 - search rate / network rate`` at batch ``G``.
 
-:func:`benchmark_search_engine` runs the standard set (a random-weight network, ONNX Runtime
-and PyTorch, single-game batch-1 search and many-game search at batch 64 and 256) and
-returns :class:`BenchRow` records for a table.
+:func:`sparring.bench.benchmark_search_engine` runs the standard set with a random-weight
+network (ONNX Runtime and PyTorch); this module needs no network library.
 """
 
 from __future__ import annotations
@@ -22,9 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sparring.games import get_game
 from sparring.games.base import Game, State
-from sparring.nn.evaluators import (
+from sparring.search.evaluator import (
     Evaluator,
     LegalBatch,
     PlanesBatch,
@@ -183,54 +181,6 @@ def benchmark_search(
     )
 
 
-def benchmark_search_engine(
-    game_name: str = "connect4",
-    blocks: int = 3,
-    channels: int = 64,
-    backends: Sequence[str] = ("onnx", "torch"),
-    batches: Sequence[int] = (64, 256),
-    single_simulations: int = 800,
-    batch_simulations: int = 50,
-    threads: int = 1,
-    seconds: float = 2.0,
-    seed: int = 0,
-    repeats: int = 3,
-) -> list[BenchRow]:
-    """The standard engine benchmark on a random-weight ``blocks x channels`` network.
-
-    For each backend: single-game batch-1 search (``single_simulations``), then for each
-    batch size ``B`` the network alone at batch ``B`` and a search of ``B`` games at once
-    (``batch_simulations`` each, one leaf per tree per batch).  Every number is the best of
-    ``repeats`` runs.
-    """
-    from sparring.nn.evaluators import OnnxEvaluator, TorchEvaluator
-    from sparring.nn.model import NetworkConfig, build_model
-
-    game = get_game(game_name)
-    model = build_model(NetworkConfig.for_game(game, blocks=blocks, channels=channels), seed)
-    rows: list[BenchRow] = []
-    for backend in backends:
-        evaluator: Evaluator
-        if backend == "onnx":
-            evaluator = OnnxEvaluator(model, threads=threads)
-        elif backend == "torch":
-            evaluator = TorchEvaluator(model, threads=threads)
-        else:
-            raise ValueError(f"unknown backend {backend!r}; use onnx or torch")
-        rows.append(benchmark_network(game, evaluator, 1, seconds, backend, seed, repeats))
-        rows.append(
-            benchmark_search(game, evaluator, 1, single_simulations, 1, backend, seed, repeats)
-        )
-        for batch in batches:
-            rows.append(benchmark_network(game, evaluator, batch, seconds, backend, seed, repeats))
-            rows.append(
-                benchmark_search(
-                    game, evaluator, batch, batch_simulations, 1, backend, seed, repeats
-                )
-            )
-    return rows
-
-
 def format_rows(rows: Sequence[BenchRow]) -> str:
     """A plain-text table of benchmark rows."""
     lines = [
@@ -249,7 +199,6 @@ __all__ = [
     "BenchRow",
     "benchmark_network",
     "benchmark_search",
-    "benchmark_search_engine",
     "format_rows",
     "sample_positions",
 ]

@@ -19,7 +19,7 @@ Each *simulation* has three steps (AlphaDDA appendix 1.2):
   - Ties go to the first edge in the game's move-generation order (deterministic).
 
 * **Expand and evaluate.** A leaf that is not terminal is evaluated by an
-  :class:`~sparring.nn.evaluators.Evaluator` (the DNN) giving ``v(s_L)`` and the priors
+  :class:`~sparring.search.evaluator.Evaluator` (the DNN) giving ``v(s_L)`` and the priors
   ``p_a(s_L)``; one edge per legal move is created with ``N = W = 0`` and ``P = p_a``.  A
   terminal leaf takes its exact value (+1 / -1 / 0 for the side to move: a win, a loss, a
   draw) and calls no network; it stays a leaf, and later simulations reaching it back up the
@@ -28,7 +28,12 @@ Each *simulation* has three steps (AlphaDDA appendix 1.2):
   leaf value seen from the player to move at ``s_t`` (the sign follows who is to move, so
   games where a player moves twice in a row would also be handled).
 
-*Play* (choosing the move) is the caller's: see :class:`SearchResult`.
+*Play* (choosing the move) is the caller's: see :class:`~sparring.search.stats.RootStats`.
+
+Score hook.  :attr:`PUCTConfig.score_hook` replaces Eq. 8's score by a compiled per-edge
+function (AlphaDDA3's score, SE-MCTS's prior shift; :mod:`sparring.search.hooks`), passed by
+address like the game kernels; with none (the default) the search is Eq. 8 exactly, and the
+selection is a separately compiled version with no hook code in its loop.
 
 Root exploration noise (AlphaZero; AlphaDDA Table A1 ``epsilon``): with
 ``PUCTConfig.dirichlet_alpha`` set, the root priors become ``(1 - eps) P + eps * eta`` with
@@ -47,83 +52,53 @@ Implementation (after the design of DeepMind's ``mctx``: pure functions over pre
 arrays).  The trees of one call share flat arrays: per node the edge range, player to move,
 status, visit and virtual-loss counts, a pending flag and the position itself (so the game's
 compiled kernels step from a node to its child without replaying the path); per edge the move,
-child node, visit count, virtual-loss count, prior and value sum ``W``.  Selection, expansion
-and backup are numba functions; the game's :class:`~sparring.games.base.Kernels` reach them
-as the integer addresses of their compiled code, turned back into first-class functions of
-fixed types inside (:class:`KernelAddress`), so one compiled, disk-cached search serves every
-game at no per-call typing cost.  Python only calls the evaluator between them.  The input
-planes of the leaves are written by the game's compiled ``encode`` kernel (or its Python
+child node, visit count, virtual-loss count, prior, value sum ``W`` and auxiliary sum.
+Selection, expansion and backup are numba functions; the game's
+:class:`~sparring.games.base.Kernels` reach them as the integer addresses of their compiled
+code, turned back into first-class functions of fixed types inside
+(:class:`~sparring.search.kernels.KernelAddress`), so one compiled, disk-cached search serves
+every game at no per-call typing cost.  Python only calls the evaluator between them.  The
+input planes of the leaves are written by the game's compiled ``encode`` kernel (or its Python
 ``encode`` if it has none).
 The search is deterministic given the evaluator's outputs and the Dirichlet noise.
+
+Games with Python-only rules (chess: :attr:`Game.compiled <sparring.games.base.Game.compiled>`
+is False).  The selection, expansion and backup are written once as ``register_jitable``
+functions taking the kernels as arguments: the compiled search runs them compiled, and for
+Python kernels :func:`search_batch` runs the very same functions as plain Python over the same
+arrays (no per-node Python objects; slower, see BENCHMARKS.md), batching the leaves through the
+evaluator the same way.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 import numba as nb
 import numpy as np
 import numpy.typing as npt
-from numba.core import cgutils
-from numba.core.extending import intrinsic
+from numba.extending import register_jitable
 
-from sparring.games.base import DRAW, FIRST_WINS, ONGOING, Game, Kernels, State
-
-if TYPE_CHECKING:
-    from sparring.nn.evaluators import Evaluator
-
-# ---- numba types --------------------------------------------------------------------------
-# The game kernels are passed to the compiled search as first-class function values of these
-# fixed types, so one compiled search serves every game and stays in numba's disk cache.
-# (Plain dispatcher arguments would also compile, but their types are not stable across
-# processes: the cache would miss and every game would recompile in every process.)
-STATE_TYPE = nb.types.Array(nb.types.uint64, 1, "C")
-"""A position: every built-in game stores positions as ``uint64[:]``."""
-STATES_TYPE = nb.types.Array(nb.types.uint64, 2, "C")
-MOVES_TYPE = nb.types.Array(nb.types.int64, 1, "C")
-PLANES_TYPE = nb.types.Array(nb.types.float32, 3, "C")
-LEGAL_MOVES_TYPE = nb.types.FunctionType(nb.types.int64(STATE_TYPE, MOVES_TYPE))
-PLAY_TYPE = nb.types.FunctionType(nb.types.none(STATE_TYPE, nb.types.int64))
-STATUS_TYPE = nb.types.FunctionType(nb.types.int64(STATE_TYPE))
-TO_MOVE_TYPE = nb.types.FunctionType(nb.types.int64(STATE_TYPE))
-RANDOM_PLAYOUT_TYPE = nb.types.FunctionType(nb.types.int64(STATE_TYPE, STATE_TYPE))
-ENCODE_TYPE = nb.types.FunctionType(nb.types.none(STATE_TYPE, PLANES_TYPE))
-
-
-def _function_at(function_type: nb.types.FunctionType) -> Any:
-    """A numba intrinsic turning a compiled function's address (an int) into a first-class
-    function value of ``function_type``.
-
-    The compiled search takes the kernels as plain integer addresses (see
-    :class:`KernelAddress`): numba unboxes an int in nanoseconds, whereas unboxing a
-    first-class function argument calls back into Python (about 8 microseconds per kernel
-    per call, which dominated a batch-1 search step).
-    """
-
-    @intrinsic
-    def function_at(typingctx: Any, address: Any) -> Any:
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            value = cgutils.create_struct_proxy(function_type)(context, builder)
-            value.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
-            value.py_addr = cgutils.get_null_value(cgutils.voidptr_t)
-            value.jit_addr = cgutils.get_null_value(cgutils.voidptr_t)
-            return value._getvalue()
-
-        return function_type(nb.types.int64), codegen
-
-    return function_at
-
-
-legal_moves_at = _function_at(LEGAL_MOVES_TYPE)
-play_at = _function_at(PLAY_TYPE)
-status_at = _function_at(STATUS_TYPE)
-to_move_at = _function_at(TO_MOVE_TYPE)
-random_playout_at = _function_at(RANDOM_PLAYOUT_TYPE)
-encode_at = _function_at(ENCODE_TYPE)
+from sparring.games.base import DRAW, FIRST_WINS, ONGOING, Game, State
+from sparring.search.evaluator import AuxEvaluator, Evaluator
+from sparring.search.hooks import ScoreHook, no_hook
+from sparring.search.kernels import (
+    STATES_TYPE,
+    encode_at,
+    is_compiled,
+    kernel_addresses,
+    legal_moves_at,
+    play_at,
+    score_hook_at,
+    status_at,
+    to_move_at,
+)
+from sparring.search.stats import RootStats
 
 # ---- array layouts ------------------------------------------------------------------------
 # node_i columns (int64)
@@ -148,6 +123,9 @@ EDGE_INT_FIELDS = 4
 E_PRIOR = 0  # P(s, a)
 E_VALUE = 1  # W(s, a), for the player to move at s
 EDGE_FLOAT_FIELDS = 2
+E_AUX = 2  # sum of the auxiliary outputs of the leaves below the edge (no sign change);
+# this column exists only when the score hook asks for auxiliary outputs (the default search
+# keeps two columns: a wider edge record cost about 6% of a network-free batched search)
 
 
 @dataclass(frozen=True)
@@ -169,6 +147,8 @@ class PUCTConfig:
     """Weight ``epsilon`` of the root noise (AlphaZero 0.25; AlphaDDA Table A1 lists 0.2)."""
     unvisited_q: float = 0.0
     """``Q`` of an edge never visited (AlphaDDA: 0, a draw); e.g. -1 makes search narrower."""
+    score_hook: ScoreHook | None = None
+    """A compiled per-edge score replacing Eq. 8's (:mod:`sparring.search.hooks`); None: Eq. 8."""
 
     def __post_init__(self) -> None:
         if self.simulations < 0:
@@ -181,68 +161,18 @@ class PUCTConfig:
             raise ValueError("dirichlet_alpha must be > 0 (or None for no noise)")
         if not 0.0 <= self.noise_fraction <= 1.0:
             raise ValueError("noise_fraction must be in [0, 1]")
+        if self.score_hook is not None and not isinstance(self.score_hook, ScoreHook):
+            raise TypeError("score_hook must be a sparring.search.hooks.ScoreHook")
 
 
-@dataclass(frozen=True)
-class SearchResult:
-    """The root statistics of one search.  Arrays are indexed alike, one entry per legal move."""
-
-    moves: npt.NDArray[np.int64]
-    """The legal moves of the root, in the game's move-generation order (empty if terminal)."""
-    visits: npt.NDArray[np.int64]
-    """Visit counts ``N(s_root, a)``; they sum to :attr:`simulations`."""
-    q: npt.NDArray[np.float64]
-    """Mean values ``Q(s_root, a) = W / N`` in ``[-1, 1]`` for the player to move at the root
-    (+1 = certain win); :attr:`PUCTConfig.unvisited_q` for unvisited moves."""
-    priors: npt.NDArray[np.float32]
-    """The evaluator's priors ``P(s_root, a)`` (before any Dirichlet noise)."""
-    search_priors: npt.NDArray[np.float32]
-    """The priors the search used: :attr:`priors` mixed with the root Dirichlet noise (equal
-    to :attr:`priors` without noise)."""
-    network_value: float
-    """The evaluator's value ``v(s_root)`` for the player to move (exact if terminal)."""
-    value: float
-    """The search's value of the root for the player to move: ``sum W / sum N`` over the root's
-    edges (:attr:`network_value` when no simulation ran)."""
-    simulations: int
-    """Simulations done (0 for a terminal root)."""
-    to_move: int
-    """The player to move at the root (0 first, 1 second)."""
-
-    @property
-    def win_rates(self) -> npt.NDArray[np.float64]:
-        """``(Q + 1) / 2``: expected score in ``[0, 1]`` (a draw counting 1/2) of each move."""
-        return (self.q + 1.0) / 2.0
-
-    def best_moves(self) -> npt.NDArray[np.int64]:
-        """The most visited moves (several when tied; empty for a terminal root)."""
-        if len(self.moves) == 0:
-            return self.moves.copy()
-        return self.moves[self.visits == self.visits.max()]
-
-    def policy(self, num_actions: int) -> npt.NDArray[np.float32]:
-        """Search probabilities ``pi``: visit counts over the full action space, summing to 1
-        (AlphaDDA app. 1.3); uniform over the legal moves if no simulation ran."""
-        pi = np.zeros(num_actions, dtype=np.float32)
-        if len(self.moves) == 0:
-            return pi
-        total = int(self.visits.sum())
-        if total == 0:
-            pi[self.moves] = 1.0 / len(self.moves)
-        else:
-            pi[self.moves] = self.visits / total
-        return pi
+SearchResult = RootStats
+"""The PUCT search's result: the shared root-statistics record (old name)."""
 
 
-# ---- compiled core ------------------------------------------------------------------------
+# ---- the search, written once (compiled, or run as Python for Python-only rules) ----------
 
 
-@nb.njit(nb.types.none(STATE_TYPE, PLANES_TYPE), cache=True)
-def _no_encode(state: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - placeholder
-    """Placeholder for games without a compiled encoder (planes are written from Python)."""
-
-
-@nb.njit(cache=True, inline="always")
+@register_jitable(inline="always")
 def _exact_value(result: int, mover: int) -> float:
     """Value of a finished game with status ``result`` for ``mover`` (+1, -1, 0)."""
     if result == DRAW:
@@ -260,8 +190,10 @@ def _backup(
     path_edges: np.ndarray,
     depth: int,
     leaf_value: float,
+    leaf_aux: float,
 ) -> None:
-    """Backup (AlphaDDA app. 1.2): ``N += 1``, ``W += v`` along a path, ``v`` from each mover."""
+    """Backup (AlphaDDA app. 1.2): ``N += 1``, ``W += v`` along a path, ``v`` from each mover;
+    the auxiliary sums get ``leaf_aux`` unchanged."""
     leaf = path_nodes[depth]
     leaf_mover = node_i[leaf, N_TO_MOVE]
     node_i[leaf, N_VISITS] += 1
@@ -272,9 +204,12 @@ def _backup(
         edge_i[edge, E_VISITS] += 1
         edge_f[edge, E_VALUE] += v
         node_i[parent, N_VISITS] += 1
+    if leaf_aux != 0.0 and edge_f.shape[1] > E_AUX:  # (only with auxiliary outputs)
+        for i in range(depth):
+            edge_f[path_edges[i], E_AUX] += leaf_aux
 
 
-@nb.njit(cache=True, inline="always")
+@register_jitable(inline="always")
 def _init_node(
     status: Callable[..., Any],
     to_move: Callable[..., Any],
@@ -297,7 +232,7 @@ def _init_node(
         node_f[node, N_VALUE] = _exact_value(node_i[node, N_STATUS], node_i[node, N_TO_MOVE])
 
 
-@nb.njit(cache=True)
+@register_jitable
 def _new_node(
     play: Callable[..., Any],
     status: Callable[..., Any],
@@ -315,7 +250,7 @@ def _new_node(
     _init_node(status, to_move, node_i, node_f, node_state, child)
 
 
-@nb.njit(cache=True)
+@register_jitable
 def _queue_leaf(
     legal_moves: Callable[..., Any],
     encode: Callable[..., Any],
@@ -342,16 +277,115 @@ def _queue_leaf(
         encode(node_state[node], planes[k])
 
 
-def _init_roots_impl(
-    legal_moves_address: int,
-    status_address: int,
-    to_move_address: int,
-    encode_address: int,
+@register_jitable(inline="always")
+def _eq8(
+    edge_i: np.ndarray,
+    edge_f: np.ndarray,
+    e: int,
+    sqrt_n: float,
+    c_puct: float,
+    unvisited_q: float,
+    virtual_loss: float,
+) -> float:
+    """Eq. 8's score of edge ``e``, ``Q + C_puct P sqrt(N(s)) / (1 + N(s, a))``, virtual loss
+    counted as lost visits (``sqrt_n`` is ``sqrt(N(s))``)."""
+    vl = edge_i[e, E_VIRTUAL]
+    n = edge_i[e, E_VISITS] + vl
+    q = (edge_f[e, E_VALUE] - virtual_loss * vl) / n if n > 0 else unvisited_q
+    return q + c_puct * edge_f[e, E_PRIOR] * sqrt_n / (1.0 + n)
+
+
+@register_jitable
+def _select_edge_hooked(
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    edge_i: np.ndarray,
+    edge_f: np.ndarray,
+    node: int,
+    sqrt_n: float,
+    c_puct: float,
+    unvisited_q: float,
+    virtual_loss: float,
+    hook: Callable[..., float],
+    params: np.ndarray,
+    contexts: np.ndarray,
+    tree: int,
+) -> int:
+    """:func:`_select_edge` with a score hook: the edge maximising the hook's score
+    (``contexts[tree]`` is the tree's hook context)."""
+    context = contexts[tree]
+    has_aux = edge_f.shape[1] > E_AUX
+    start = node_i[node, N_EDGE_START]
+    parent_n = float(node_i[node, N_VISITS] + node_i[node, N_VIRTUAL])
+    best = start
+    best_score = -np.inf
+    for e in range(start, start + node_i[node, N_EDGE_COUNT]):
+        score = _eq8(edge_i, edge_f, e, sqrt_n, c_puct, unvisited_q, virtual_loss)
+        vl = edge_i[e, E_VIRTUAL]
+        child = edge_i[e, E_CHILD]
+        child_value = np.nan
+        if child >= 0 and node_i[child, N_PENDING] == 0:
+            child_value = node_f[child, N_VALUE]
+        aux = edge_f[e, E_AUX] if has_aux else 0.0
+        score = hook(
+            score, float(edge_i[e, E_VISITS] + vl), edge_f[e, E_VALUE] - virtual_loss * vl,
+            edge_f[e, E_PRIOR], parent_n, aux, node_f[node, N_VALUE],
+            child_value, node_i[node, N_TO_MOVE], edge_i[e, E_MOVE], params, context,
+        )  # fmt: skip
+        if score > best_score:
+            best_score = score
+            best = e
+    return best
+
+
+@register_jitable(inline="always")
+def _select_edge(
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    edge_i: np.ndarray,
+    edge_f: np.ndarray,
+    node: int,
+    c_puct: float,
+    unvisited_q: float,
+    virtual_loss: float,
+    hook: Callable[..., float],
+    use_hook: bool,
+    params: np.ndarray,
+    contexts: np.ndarray,
+    tree: int,
+) -> int:
+    """The edge of ``node`` maximising Eq. 8 (or the score hook), virtual loss counted as lost
+    visits; ties go to the first edge.  (Without a hook the loop has no call in it, and no
+    context view is made: both cost 10-15% of a network-free search.)"""
+    sqrt_n = math.sqrt(node_i[node, N_VISITS] + node_i[node, N_VIRTUAL])
+    if use_hook:
+        return _select_edge_hooked(
+            node_i, node_f, edge_i, edge_f, node, sqrt_n, c_puct, unvisited_q, virtual_loss,
+            hook, params, contexts, tree,
+        )  # fmt: skip
+    start = node_i[node, N_EDGE_START]
+    best = start
+    best_score = -np.inf
+    for e in range(start, start + node_i[node, N_EDGE_COUNT]):
+        score = _eq8(edge_i, edge_f, e, sqrt_n, c_puct, unvisited_q, virtual_loss)
+        if score > best_score:
+            best_score = score
+            best = e
+    return best
+
+
+@register_jitable
+def _init_roots_core(
+    legal_moves: Callable[..., Any],
+    status: Callable[..., Any],
+    to_move: Callable[..., Any],
+    encode: Callable[..., Any],
     use_encode: bool,
     roots: np.ndarray,
     node_i: np.ndarray,
     node_f: np.ndarray,
     node_state: np.ndarray,
+    tree_nodes: np.ndarray,
     leaf_path_nodes: np.ndarray,
     leaf_depth: np.ndarray,
     leaf_tree: np.ndarray,
@@ -362,14 +396,11 @@ def _init_roots_impl(
     leaf_nmoves: np.ndarray,
 ) -> int:
     """Make node ``t`` the root of tree ``t``; queue the ongoing roots for evaluation."""
-    legal_moves = legal_moves_at(legal_moves_address)
-    status = status_at(status_address)
-    to_move = to_move_at(to_move_address)
-    encode = encode_at(encode_address)
     k = 0
     for t in range(roots.shape[0]):
         node_state[t, :] = roots[t, :]
         _init_node(status, to_move, node_i, node_f, node_state, t)
+        tree_nodes[t] = 1
         if node_i[t, N_STATUS] != ONGOING:
             continue
         leaf_path_nodes[k, 0] = t
@@ -383,13 +414,18 @@ def _init_roots_impl(
     return k
 
 
-def _select_leaves_impl(
-    legal_moves_address: int,
-    play_address: int,
-    status_address: int,
-    to_move_address: int,
-    encode_address: int,
+@nb.njit(inline="always")
+def _select_leaves_core(
+    legal_moves: Callable[..., Any],
+    play: Callable[..., Any],
+    status: Callable[..., Any],
+    to_move: Callable[..., Any],
+    encode: Callable[..., Any],
     use_encode: bool,
+    hook: Callable[..., float],
+    use_hook: bool,
+    params: np.ndarray,
+    context: np.ndarray,
     node_i: np.ndarray,
     node_f: np.ndarray,
     node_state: np.ndarray,
@@ -398,9 +434,8 @@ def _select_leaves_impl(
     counters: np.ndarray,
     tree_done: np.ndarray,
     tree_target: np.ndarray,
-    c_puct: float,
-    unvisited_q: float,
-    virtual_loss: float,
+    tree_nodes: np.ndarray,
+    coefficients: np.ndarray,
     leaves_per_batch: int,
     leaf_path_nodes: np.ndarray,
     leaf_path_edges: np.ndarray,
@@ -416,14 +451,12 @@ def _select_leaves_impl(
 
     Terminal leaves are backed up at once (and counted in ``tree_done``); new non-terminal
     leaves are queued in the batch rows with virtual loss applied along their paths.
-    ``counters`` holds ``[nodes used, edges used]``.  The kernels are given by address
-    (:class:`KernelAddresses`).
+    ``counters`` holds ``[nodes used, edges used]``; ``context`` one hook context row per tree;
+    ``coefficients`` is ``[C_puct, unvisited Q, virtual loss]``.
     """
-    legal_moves = legal_moves_at(legal_moves_address)
-    play = play_at(play_address)
-    status = status_at(status_address)
-    to_move = to_move_at(to_move_address)
-    encode = encode_at(encode_address)
+    c_puct = coefficients[0]
+    unvisited_q = coefficients[1]
+    virtual_loss = coefficients[2]
     k = 0
     n_nodes = counters[0]
     for t in range(tree_done.shape[0]):
@@ -438,31 +471,23 @@ def _select_leaves_impl(
             while True:
                 if node_i[node, N_STATUS] != ONGOING:
                     # A terminal node reached again: its exact value, no network call.
-                    _backup(node_i, edge_i, edge_f, pn, pe, depth, node_f[node, N_VALUE])
+                    _backup(node_i, edge_i, edge_f, pn, pe, depth, node_f[node, N_VALUE], 0.0)
                     tree_done[t] += 1
                     break
                 if node_i[node, N_PENDING] != 0:
                     collided = True
                     break
-                # Select by Eq. 8, with virtual loss counted as lost visits.
-                start = node_i[node, N_EDGE_START]
-                sqrt_n = math.sqrt(node_i[node, N_VISITS] + node_i[node, N_VIRTUAL])
-                best = start
-                best_score = -np.inf
-                for e in range(start, start + node_i[node, N_EDGE_COUNT]):
-                    vl = edge_i[e, E_VIRTUAL]
-                    n = edge_i[e, E_VISITS] + vl
-                    q = (edge_f[e, E_VALUE] - virtual_loss * vl) / n if n > 0 else unvisited_q
-                    score = q + c_puct * edge_f[e, E_PRIOR] * sqrt_n / (1.0 + n)
-                    if score > best_score:
-                        best_score = score
-                        best = e
+                best = _select_edge(
+                    node_i, node_f, edge_i, edge_f, node, c_puct, unvisited_q, virtual_loss,
+                    hook, use_hook, params, context, t,
+                )  # fmt: skip
                 pe[depth] = best
                 depth += 1
                 child = edge_i[best, E_CHILD]
                 if child < 0:
                     child = n_nodes
                     n_nodes += 1
+                    tree_nodes[t] += 1
                     _new_node(
                         play, status, to_move, node_i, node_f, node_state,
                         node, edge_i[best, E_MOVE], child,
@@ -470,7 +495,7 @@ def _select_leaves_impl(
                     edge_i[best, E_CHILD] = child
                     pn[depth] = child
                     if node_i[child, N_STATUS] != ONGOING:
-                        _backup(node_i, edge_i, edge_f, pn, pe, depth, node_f[child, N_VALUE])
+                        _backup(node_i, edge_i, edge_f, pn, pe, depth, node_f[child, N_VALUE], 0.0)
                         tree_done[t] += 1
                         break
                     # A new leaf: queue it and put virtual loss on its path.
@@ -494,6 +519,123 @@ def _select_leaves_impl(
     return k
 
 
+def _init_roots_impl(
+    legal_moves_address: int,
+    status_address: int,
+    to_move_address: int,
+    encode_address: int,
+    use_encode: bool,
+    roots: np.ndarray,
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    node_state: np.ndarray,
+    tree_nodes: np.ndarray,
+    leaf_path_nodes: np.ndarray,
+    leaf_depth: np.ndarray,
+    leaf_tree: np.ndarray,
+    planes: np.ndarray,
+    legal: np.ndarray,
+    leaf_states: np.ndarray,
+    leaf_moves: np.ndarray,
+    leaf_nmoves: np.ndarray,
+) -> int:
+    """:func:`_init_roots_core` with the kernels given by address (:class:`KernelAddresses`)."""
+    return _init_roots_core(
+        legal_moves_at(legal_moves_address), status_at(status_address),
+        to_move_at(to_move_address), encode_at(encode_address), use_encode, roots,
+        node_i, node_f, node_state, tree_nodes, leaf_path_nodes, leaf_depth, leaf_tree,
+        planes, legal, leaf_states, leaf_moves, leaf_nmoves,
+    )  # fmt: skip
+
+
+def _select_leaves_impl(
+    legal_moves_address: int,
+    play_address: int,
+    status_address: int,
+    to_move_address: int,
+    encode_address: int,
+    use_encode: bool,
+    hook_address: int,
+    params: np.ndarray,
+    context: np.ndarray,
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    node_state: np.ndarray,
+    edge_i: np.ndarray,
+    edge_f: np.ndarray,
+    counters: np.ndarray,
+    tree_done: np.ndarray,
+    tree_target: np.ndarray,
+    tree_nodes: np.ndarray,
+    coefficients: np.ndarray,
+    leaves_per_batch: int,
+    leaf_path_nodes: np.ndarray,
+    leaf_path_edges: np.ndarray,
+    leaf_depth: np.ndarray,
+    leaf_tree: np.ndarray,
+    planes: np.ndarray,
+    legal: np.ndarray,
+    leaf_states: np.ndarray,
+    leaf_moves: np.ndarray,
+    leaf_nmoves: np.ndarray,
+) -> int:
+    """:func:`_select_leaves_core` with the kernels and the score hook given by address."""
+    return _select_leaves_core(
+        legal_moves_at(legal_moves_address), play_at(play_address), status_at(status_address),
+        to_move_at(to_move_address), encode_at(encode_address), use_encode,
+        score_hook_at(hook_address), True, params, context,
+        node_i, node_f, node_state, edge_i, edge_f, counters, tree_done, tree_target,
+        tree_nodes, coefficients, leaves_per_batch,
+        leaf_path_nodes, leaf_path_edges, leaf_depth, leaf_tree,
+        planes, legal, leaf_states, leaf_moves, leaf_nmoves,
+    )  # fmt: skip
+
+
+def _select_leaves_plain_impl(
+    legal_moves_address: int,
+    play_address: int,
+    status_address: int,
+    to_move_address: int,
+    encode_address: int,
+    use_encode: bool,
+    hook_address: int,
+    params: np.ndarray,
+    context: np.ndarray,
+    node_i: np.ndarray,
+    node_f: np.ndarray,
+    node_state: np.ndarray,
+    edge_i: np.ndarray,
+    edge_f: np.ndarray,
+    counters: np.ndarray,
+    tree_done: np.ndarray,
+    tree_target: np.ndarray,
+    tree_nodes: np.ndarray,
+    coefficients: np.ndarray,
+    leaves_per_batch: int,
+    leaf_path_nodes: np.ndarray,
+    leaf_path_edges: np.ndarray,
+    leaf_depth: np.ndarray,
+    leaf_tree: np.ndarray,
+    planes: np.ndarray,
+    legal: np.ndarray,
+    leaf_states: np.ndarray,
+    leaf_moves: np.ndarray,
+    leaf_nmoves: np.ndarray,
+) -> int:
+    """:func:`_select_leaves_impl` without a hook (Eq. 8 alone): the constant ``False`` lets
+    the compiler drop the hook's code from the selection loop (it cost 10-15% of a
+    network-free search there).  ``hook_address``, ``params`` and ``context`` are unused."""
+    return _select_leaves_core(
+        legal_moves_at(legal_moves_address), play_at(play_address), status_at(status_address),
+        to_move_at(to_move_address), encode_at(encode_address), use_encode,
+        score_hook_at(hook_address), False, params, context,
+        node_i, node_f, node_state, edge_i, edge_f, counters, tree_done, tree_target,
+        tree_nodes, coefficients, leaves_per_batch,
+        leaf_path_nodes, leaf_path_edges, leaf_depth, leaf_tree,
+        planes, legal, leaf_states, leaf_moves, leaf_nmoves,
+    )  # fmt: skip
+
+
 @nb.njit(cache=True)
 def _expand_and_backup(
     node_i: np.ndarray,
@@ -506,6 +648,7 @@ def _expand_and_backup(
     n_leaves: int,
     priors: np.ndarray,
     values: np.ndarray,
+    aux: np.ndarray,
     leaf_path_nodes: np.ndarray,
     leaf_path_edges: np.ndarray,
     leaf_depth: np.ndarray,
@@ -532,7 +675,7 @@ def _expand_and_backup(
             edge_i[e, E_VISITS] = 0
             edge_i[e, E_VIRTUAL] = 0
             edge_f[e, E_PRIOR] = max(priors[j, move], 0.0) / total if total > 0 else 1.0 / n
-            edge_f[e, E_VALUE] = 0.0
+            edge_f[e, E_VALUE] = 0.0  # (E_AUX, if any, is 0 already: edge arrays start zeroed)
         n_edges += n
         node_i[node, N_PENDING] = 0
         value = float(values[j])
@@ -540,7 +683,16 @@ def _expand_and_backup(
         for i in range(depth):
             edge_i[leaf_path_edges[j, i], E_VIRTUAL] -= 1
             node_i[leaf_path_nodes[j, i], N_VIRTUAL] -= 1
-        _backup(node_i, edge_i, edge_f, leaf_path_nodes[j], leaf_path_edges[j], depth, value)
+        _backup(
+            node_i,
+            edge_i,
+            edge_f,
+            leaf_path_nodes[j],
+            leaf_path_edges[j],
+            depth,
+            value,
+            float(aux[j]),
+        )
         if count_simulations:
             tree_done[leaf_tree[j]] += 1
     counters[1] = n_edges
@@ -551,9 +703,8 @@ _F64 = nb.types.float64
 _B1 = nb.types.boolean
 _I64_1 = nb.types.Array(nb.types.int64, 1, "C")
 _I64_2 = nb.types.Array(nb.types.int64, 2, "C")
+_F64_1 = nb.types.Array(nb.types.float64, 1, "C")
 _F64_2 = nb.types.Array(nb.types.float64, 2, "C")
-_F32_1 = nb.types.Array(nb.types.float32, 1, "C")
-_F32_2 = nb.types.Array(nb.types.float32, 2, "C")
 _F32_4 = nb.types.Array(nb.types.float32, 4, "C")
 _BOOL_2 = nb.types.Array(nb.types.boolean, 2, "C")
 # The leaf buffers: path nodes, path edges, depth, tree, planes, legal mask, states, moves, count.
@@ -565,83 +716,28 @@ def _compiled_init_roots() -> Callable[..., int]:
     """:func:`_init_roots_impl`, compiled (or loaded from numba's disk cache) on first use."""
     signature = _I64(
         _I64, _I64, _I64, _I64, _B1, STATES_TYPE,
-        _I64_2, _F64_2, STATES_TYPE,
+        _I64_2, _F64_2, STATES_TYPE, _I64_1,
         _LEAF_BUFFERS[0], _LEAF_BUFFERS[2], _LEAF_BUFFERS[3], *_LEAF_BUFFERS[4:],
     )  # fmt: skip
-    return nb.njit(signature, cache=True)(_init_roots_impl)
+    with warnings.catch_warnings():  # numba: "first-class function type is experimental"
+        warnings.simplefilter("ignore", nb.NumbaExperimentalFeatureWarning)
+        return nb.njit(signature, cache=True)(_init_roots_impl)
 
 
 @functools.cache
-def _compiled_select_leaves() -> Callable[..., int]:
-    """:func:`_select_leaves_impl`, compiled (or loaded from numba's disk cache) on first use."""
+def _compiled_select_leaves(hooked: bool) -> Callable[..., int]:
+    """:func:`_select_leaves_impl` (``hooked``) or :func:`_select_leaves_plain_impl`, compiled
+    (or loaded from numba's disk cache) on first use."""
     signature = _I64(
-        _I64, _I64, _I64, _I64, _I64, _B1,
-        _I64_2, _F64_2, STATES_TYPE, _I64_2, _F64_2, _I64_1, _I64_1, _I64_1,
-        _F64, _F64, _F64, _I64,
+        _I64, _I64, _I64, _I64, _I64, _B1, _I64, _F64_1, _F64_2,
+        _I64_2, _F64_2, STATES_TYPE, _I64_2, _F64_2, _I64_1, _I64_1, _I64_1, _I64_1,
+        _F64_1, _I64,
         *_LEAF_BUFFERS,
     )  # fmt: skip
-    return nb.njit(signature, cache=True)(_select_leaves_impl)
-
-
-class KernelAddress:
-    """A compiled game kernel, compiled for a fixed numba function type, and its address.
-
-    The compiled search receives kernels as integer addresses and turns them back into
-    first-class functions of the fixed types (``LEGAL_MOVES_TYPE``, ...), so one compiled
-    (and disk-cached) search serves every game and a call costs no per-kernel typing.  This
-    object keeps the compiled code alive.  It also implements numba's wrapper address
-    protocol (``__wrapper_address__``, ``signature`` and a ready ``_numba_type_``), so it can
-    be passed where a first-class function argument is expected.
-    """
-
-    def __init__(self, dispatcher: Any, function_type: nb.types.FunctionType) -> None:
-        if not isinstance(dispatcher, nb.core.registry.CPUDispatcher):
-            raise TypeError("the PUCT search needs numba-compiled game kernels")
-        self._numba_type_ = function_type
-        self._signature = function_type.signature
-        result: Any = dispatcher.get_compile_result(self._signature)  # compiles if needed
-        wrapper = result.fndesc.llvm_cfunc_wrapper_name
-        self.address = int(result.library.get_pointer_to_function(wrapper))
-        """Address of the kernel's C-callable wrapper."""
-        self._dispatcher = dispatcher  # keeps the compiled code alive
-
-    def __wrapper_address__(self) -> int:
-        return self.address
-
-    def signature(self) -> Any:
-        return self._signature
-
-
-class KernelAddresses(NamedTuple):
-    """The kernels a search calls, as :class:`KernelAddress` values (:func:`kernel_addresses`)."""
-
-    legal_moves: KernelAddress
-    play: KernelAddress
-    status: KernelAddress
-    to_move: KernelAddress
-    random_playout: KernelAddress
-    encode: KernelAddress
-    """The game's compiled encoder, or a placeholder if it has none (see ``has_encode``)."""
-    has_encode: bool
-    """Whether the game has a compiled encoder (else planes are written by ``Game.encode``)."""
-
-
-@functools.cache
-def kernel_addresses(kernels: Kernels) -> KernelAddresses:
-    """The game's kernels as first-class function values for the compiled search (cached).
-
-    Raises :class:`TypeError` if a kernel is not numba-compiled.
-    """
-    has_encode = kernels.encode is not None
-    return KernelAddresses(
-        KernelAddress(kernels.legal_moves, LEGAL_MOVES_TYPE),
-        KernelAddress(kernels.play, PLAY_TYPE),
-        KernelAddress(kernels.status, STATUS_TYPE),
-        KernelAddress(kernels.to_move, TO_MOVE_TYPE),
-        KernelAddress(kernels.random_playout, RANDOM_PLAYOUT_TYPE),
-        KernelAddress(kernels.encode if has_encode else _no_encode, ENCODE_TYPE),
-        has_encode,
-    )
+    with warnings.catch_warnings():  # numba: "first-class function type is experimental"
+        warnings.simplefilter("ignore", nb.NumbaExperimentalFeatureWarning)
+        impl = _select_leaves_impl if hooked else _select_leaves_plain_impl
+        return nb.njit(signature, cache=True)(impl)
 
 
 # ---- Python driver ------------------------------------------------------------------------
@@ -661,10 +757,13 @@ class _Trees:
         self.node_state = np.zeros((max_nodes, state_len), dtype=roots.dtype)
         edges = n_trees * a * (1 + min(config.simulations, 32))
         self.edge_i = np.zeros((edges, EDGE_INT_FIELDS), dtype=np.int64)
-        self.edge_f = np.zeros((edges, EDGE_FLOAT_FIELDS), dtype=np.float64)
+        hook = config.score_hook
+        self.edge_fields = EDGE_FLOAT_FIELDS + (1 if hook is not None and hook.uses_aux else 0)
+        self.edge_f = np.zeros((edges, self.edge_fields), dtype=np.float64)
         self.counters = np.array([n_trees, 0], dtype=np.int64)  # nodes, edges used
         self.tree_done = np.zeros(n_trees, dtype=np.int64)
         self.tree_target = np.zeros(n_trees, dtype=np.int64)
+        self.tree_nodes = np.zeros(n_trees, dtype=np.int64)
         batch = n_trees * max(config.leaves_per_batch, 1)
         max_depth = game.max_game_length + 2
         planes_shape = (batch, game.num_planes, *game.board_shape)
@@ -677,6 +776,8 @@ class _Trees:
         self.leaf_states = np.zeros((batch, state_len), dtype=roots.dtype)
         self.leaf_moves = np.zeros((batch, a), dtype=np.int64)
         self.leaf_nmoves = np.zeros(batch, dtype=np.int64)
+        self.no_aux = np.zeros(batch, dtype=np.float32)
+        """Auxiliary outputs of the leaves when the evaluator gives none (all 0)."""
 
     def reserve_edges(self, new_leaves: int) -> None:
         """Grow the edge arrays so that ``new_leaves`` more expansions fit."""
@@ -686,28 +787,38 @@ class _Trees:
         size = max(need, 2 * len(self.edge_i))
         used = int(self.counters[1])
         edge_i = np.zeros((size, EDGE_INT_FIELDS), dtype=np.int64)
-        edge_f = np.zeros((size, EDGE_FLOAT_FIELDS), dtype=np.float64)
+        edge_f = np.zeros((size, self.edge_fields), dtype=np.float64)
         edge_i[:used] = self.edge_i[:used]
         edge_f[:used] = self.edge_f[:used]
         self.edge_i, self.edge_f = edge_i, edge_f
 
 
 def _evaluate(
-    evaluator: Evaluator, trees: _Trees, n: int, encoded: bool
-) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    evaluator: Evaluator, trees: _Trees, n: int, encoded: bool, uses_aux: bool
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Call the evaluator on the first ``n`` queued leaves and check its outputs."""
     if not encoded:
         for j in range(n):
             trees.planes[j] = trees.game.encode(trees.leaf_states[j])
-    priors, values = evaluator.evaluate(trees.planes[:n], trees.legal[:n], trees.leaf_states[:n])
+    planes, legal, states = trees.planes[:n], trees.legal[:n], trees.leaf_states[:n]
+    if uses_aux:
+        if not isinstance(evaluator, AuxEvaluator):
+            raise TypeError("the score hook needs an AuxEvaluator (evaluate_aux)")
+        priors, values, aux = evaluator.evaluate_aux(planes, legal, states)
+        aux = np.ascontiguousarray(np.asarray(aux, dtype=np.float32).reshape(-1))
+        if aux.shape != (n,):
+            raise ValueError(f"evaluator returned auxiliary outputs {aux.shape}; expected ({n},)")
+    else:
+        priors, values = evaluator.evaluate(planes, legal, states)
+        aux = trees.no_aux
     priors = np.ascontiguousarray(priors, dtype=np.float32)
     values = np.ascontiguousarray(np.asarray(values, dtype=np.float32).reshape(-1))
-    if priors.shape != (n, trees.num_actions) or values.shape != (n,):
+    if priors.shape != (n, trees.num_actions) or values.shape != (n,) or len(aux) < n:
         raise ValueError(
             f"evaluator returned priors {priors.shape} and values {values.shape}; "
             f"expected ({n}, {trees.num_actions}) and ({n},)"
         )
-    return priors, values
+    return priors, values, aux
 
 
 def _as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
@@ -716,18 +827,41 @@ def _as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
     return np.random.default_rng(rng)
 
 
+def _python_init_roots(game: Game) -> Callable[..., int]:
+    """:func:`_init_roots_core` run as Python over the game's Python kernels."""
+    k = game.kernels
+    return functools.partial(
+        _init_roots_core, k.legal_moves, k.status, k.to_move, _python_no_encode, False
+    )
+
+
+def _python_select_leaves(game: Game, hook: ScoreHook | None) -> Callable[..., int]:
+    """:func:`_select_leaves_core` run as Python over the game's Python kernels."""
+    k = game.kernels
+    function = hook.function if hook is not None else no_hook
+    return functools.partial(
+        _select_leaves_core.py_func, k.legal_moves, k.play, k.status, k.to_move, _python_no_encode,
+        False, function, hook is not None,
+    )  # fmt: skip
+
+
+def _python_no_encode(state: State, out: np.ndarray) -> None:  # pragma: no cover - unused
+    """Placeholder encoder of the Python path (planes are written by ``Game.encode``)."""
+
+
 def search_batch(
     game: Game,
     states: Sequence[State] | npt.NDArray[np.generic],
     evaluator: Evaluator,
     config: PUCTConfig | None = None,
     rng: np.random.Generator | int | None = None,
-) -> list[SearchResult]:
+) -> list[RootStats]:
     """Search every position of ``states`` (one tree each), batching the evaluator's calls.
 
     ``rng`` (a seeded generator, or a seed) draws the root Dirichlet noise, if configured, in
     the order of ``states``; nothing else in the search is random.  A terminal position gets
     a result with no moves, 0 simulations and its exact value.  The positions are not changed.
+    Games with Python-only rules (chess) run the same search as Python (see the module doc).
     """
     config = config or PUCTConfig()
     if len(states) == 0:
@@ -735,30 +869,51 @@ def search_batch(
     roots = np.ascontiguousarray(np.stack([np.asarray(s) for s in states]))
     if roots.ndim != 2 or roots.dtype != np.uint64:
         raise TypeError("the PUCT search needs flat uint64 positions of one game")
-    kernels = kernel_addresses(game.kernels)
-    legal_moves, play = kernels.legal_moves.address, kernels.play.address
-    status, to_move = kernels.status.address, kernels.to_move.address
-    encode, use_encode = kernels.encode.address, kernels.has_encode
+    hook = config.score_hook
+    uses_aux = hook is not None and hook.uses_aux
+    params = hook.params_array() if hook is not None else np.zeros(1, dtype=np.float64)
+    compiled = is_compiled(game.kernels)
     generator = _as_generator(rng)
     trees = _Trees(game, roots, config)
+    n_trees = len(roots)
+    context = (
+        hook.context_array(n_trees) if hook is not None else np.zeros((n_trees, 1), np.float64)
+    )
+    init_roots: Callable[..., int]
+    select_leaves: Callable[..., int]
+    if compiled:
+        kernels = kernel_addresses(game.kernels)
+        use_encode = kernels.has_encode
+        init_roots = functools.partial(
+            _compiled_init_roots(), kernels.legal_moves.address, kernels.status.address,
+            kernels.to_move.address, kernels.encode.address, use_encode,
+        )  # fmt: skip
+        select_leaves = functools.partial(
+            _compiled_select_leaves(hook is not None), kernels.legal_moves.address,
+            kernels.play.address,
+            kernels.status.address, kernels.to_move.address, kernels.encode.address,
+            use_encode, hook.address if hook is not None else 0,
+        )  # fmt: skip
+    else:
+        use_encode = False
+        init_roots = _python_init_roots(game)
+        select_leaves = _python_select_leaves(game, hook)
 
     # The roots: evaluate, expand (not counted as simulations), add the exploration noise.
-    n = _compiled_init_roots()(
-        legal_moves, status, to_move, encode, use_encode, roots,
-        trees.node_i, trees.node_f, trees.node_state,
+    n = init_roots(
+        roots, trees.node_i, trees.node_f, trees.node_state, trees.tree_nodes,
         trees.leaf_path_nodes, trees.leaf_depth, trees.leaf_tree,
         trees.planes, trees.legal, trees.leaf_states, trees.leaf_moves, trees.leaf_nmoves,
     )  # fmt: skip
     trees.reserve_edges(n)
     if n > 0:
-        priors, values = _evaluate(evaluator, trees, n, use_encode)
+        priors, values, aux = _evaluate(evaluator, trees, n, use_encode, uses_aux)
         _expand_and_backup(
             trees.node_i, trees.node_f, trees.edge_i, trees.edge_f, trees.counters,
-            trees.tree_done, False, n, priors, values,
+            trees.tree_done, False, n, priors, values, aux,
             trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
             trees.leaf_moves, trees.leaf_nmoves,
         )  # fmt: skip
-    n_trees = len(roots)
     ongoing = trees.node_i[:n_trees, N_STATUS] == ONGOING
     trees.tree_target[ongoing] = config.simulations
     root_priors: list[npt.NDArray[np.float32]] = []
@@ -772,24 +927,28 @@ def search_batch(
             trees.edge_f[start : start + count, E_PRIOR] = (1.0 - eps) * p + eps * noise
 
     # The simulations.
-    while np.any(trees.tree_done < trees.tree_target):
+    coefficients = np.array(
+        [config.c_puct, config.unvisited_q, config.virtual_loss], dtype=np.float64
+    )
+    while True:
         active = int(np.count_nonzero(trees.tree_done < trees.tree_target))
+        if active == 0:
+            break
         trees.reserve_edges(active * config.leaves_per_batch)
-        n = _compiled_select_leaves()(
-            legal_moves, play, status, to_move, encode, use_encode,
+        n = select_leaves(
+            params, context,
             trees.node_i, trees.node_f, trees.node_state, trees.edge_i, trees.edge_f,
-            trees.counters, trees.tree_done, trees.tree_target,
-            float(config.c_puct), float(config.unvisited_q), float(config.virtual_loss),
-            int(config.leaves_per_batch),
+            trees.counters, trees.tree_done, trees.tree_target, trees.tree_nodes,
+            coefficients, int(config.leaves_per_batch),
             trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
             trees.planes, trees.legal, trees.leaf_states, trees.leaf_moves, trees.leaf_nmoves,
         )  # fmt: skip
         if n == 0:
             continue
-        priors, values = _evaluate(evaluator, trees, n, use_encode)
+        priors, values, aux = _evaluate(evaluator, trees, n, use_encode, uses_aux)
         _expand_and_backup(
             trees.node_i, trees.node_f, trees.edge_i, trees.edge_f, trees.counters,
-            trees.tree_done, True, n, priors, values,
+            trees.tree_done, True, n, priors, values, aux,
             trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
             trees.leaf_moves, trees.leaf_nmoves,
         )  # fmt: skip
@@ -799,7 +958,7 @@ def search_batch(
 
 def _root_result(
     trees: _Trees, t: int, priors: npt.NDArray[np.float32], config: PUCTConfig
-) -> SearchResult:
+) -> RootStats:
     start, count = int(trees.node_i[t, N_EDGE_START]), int(trees.node_i[t, N_EDGE_COUNT])
     if count <= 0:
         start, count = 0, 0
@@ -811,7 +970,7 @@ def _root_result(
     network_value = float(trees.node_f[t, N_VALUE])
     total = int(visits.sum())
     value = float(w.sum() / total) if total > 0 else network_value
-    return SearchResult(
+    return RootStats(
         moves=moves,
         visits=visits,
         q=q,
@@ -821,6 +980,7 @@ def _root_result(
         value=value,
         simulations=int(trees.tree_done[t]),
         to_move=int(trees.node_i[t, N_TO_MOVE]),
+        nodes=int(trees.tree_nodes[t]),
     )
 
 
@@ -830,9 +990,9 @@ def search(
     evaluator: Evaluator,
     config: PUCTConfig | None = None,
     rng: np.random.Generator | int | None = None,
-) -> SearchResult:
+) -> RootStats:
     """Search one position: :func:`search_batch` with a single tree."""
     return search_batch(game, [state], evaluator, config, rng)[0]
 
 
-__all__ = ["PUCTConfig", "SearchResult", "search", "search_batch"]
+__all__ = ["PUCTConfig", "RootStats", "SearchResult", "search", "search_batch"]

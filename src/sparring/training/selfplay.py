@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sparring.games.base import Game, Outcome, State
-from sparring.nn.evaluators import Evaluator
+from sparring.search.evaluator import Evaluator
 from sparring.search.puct import PUCTConfig, SearchResult, search_batch
 from sparring.session import advance
 from sparring.training.config import TrainConfig

@@ -1,0 +1,75 @@
+"""The root statistics every search returns (:class:`RootStats`).
+
+One record for the PUCT search (:mod:`sparring.search.puct`, AlphaDDA app. 1.2) and UCT with
+random playouts (:mod:`sparring.search.uct`, AlphaDDA app. 3), in the spirit of ``mctx``'s
+search outputs: arrays indexed alike, one entry per legal move of the root, in the game's
+move-generation order.  Players choose their move from it (the most visited edge, or a
+strength-adjusted draw from the visit counts) and report it in ``move_info``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+
+@dataclass(frozen=True)
+class RootStats:
+    """The root statistics of one search.  Arrays are indexed alike, one entry per legal move."""
+
+    moves: npt.NDArray[np.int64]
+    """The legal moves of the root, in the game's move-generation order (empty if terminal)."""
+    visits: npt.NDArray[np.int64]
+    """Visit counts ``N(s_root, a)``; they sum to :attr:`simulations`."""
+    q: npt.NDArray[np.float64]
+    """Mean values ``Q(s_root, a) = W / N`` in ``[-1, 1]`` for the player to move at the root
+    (+1 = certain win).  Unvisited moves: PUCT gives :attr:`PUCTConfig.unvisited_q
+    <sparring.search.puct.PUCTConfig.unvisited_q>`, UCT 0.  (UCT's ``W`` counts +1/-1/0 per
+    playout result, so its ``Q`` is the same scale.)"""
+    priors: npt.NDArray[np.float32]
+    """The priors ``P(s_root, a)`` given by the evaluator (before any Dirichlet noise); UCT,
+    which has no priors, gives the uniform ``1 / len(moves)``."""
+    search_priors: npt.NDArray[np.float32]
+    """The priors the search used: :attr:`priors` mixed with the root Dirichlet noise (equal
+    to :attr:`priors` without noise, and for UCT)."""
+    network_value: float
+    """The evaluator's value ``v(s_root)`` for the player to move (exact if the root is
+    terminal); NaN for UCT, which calls no evaluator."""
+    value: float
+    """The search's value of the root for the player to move: ``sum W / sum N`` over the root's
+    edges (:attr:`network_value` when no simulation ran)."""
+    simulations: int
+    """Simulations done (0 for a terminal root)."""
+    to_move: int
+    """The player to move at the root (0 first, 1 second)."""
+    nodes: int
+    """Tree nodes created by the search, the root included."""
+
+    @property
+    def win_rates(self) -> npt.NDArray[np.float64]:
+        """``(Q + 1) / 2``: expected score in ``[0, 1]`` (a draw counting 1/2) of each move."""
+        return (self.q + 1.0) / 2.0
+
+    def best_moves(self) -> npt.NDArray[np.int64]:
+        """The most visited moves (several when tied; empty for a terminal root)."""
+        if len(self.moves) == 0:
+            return self.moves.copy()
+        return self.moves[self.visits == self.visits.max()]
+
+    def policy(self, num_actions: int) -> npt.NDArray[np.float32]:
+        """Search probabilities ``pi``: visit counts over the full action space, summing to 1
+        (AlphaDDA app. 1.3); uniform over the legal moves if no simulation ran."""
+        pi = np.zeros(num_actions, dtype=np.float32)
+        if len(self.moves) == 0:
+            return pi
+        total = int(self.visits.sum())
+        if total == 0:
+            pi[self.moves] = 1.0 / len(self.moves)
+        else:
+            pi[self.moves] = self.visits / total
+        return pi
+
+
+__all__ = ["RootStats"]
