@@ -5,6 +5,8 @@ and the AlphaDDA result tables.
 * :mod:`~sparring.evaluation.match`: :func:`play_game`, :func:`run_match`,
   :func:`run_tournament` (resumable, parallel) with :class:`MatchConfig` /
   :class:`TournamentConfig`.
+* :mod:`~sparring.evaluation.series`: :func:`run_series` with :class:`SeriesConfig`: G games
+  in order between the same two player objects, many series in parallel, resumable.
 * :mod:`~sparring.evaluation.ratings`: :func:`fit_elo` (maximum-likelihood Bradley-Terry with
   confidence intervals) and :func:`incremental_elo` (AlphaDDA appendix 5, K = 8).
 * :mod:`~sparring.evaluation.report`: win/loss/draw and Elo tables (rich and markdown), plots.
@@ -12,6 +14,7 @@ and the AlphaDDA result tables.
 
 from sparring.evaluation.match import (
     MatchConfig,
+    RunInterrupted,
     RunResult,
     TournamentConfig,
     derive_seed,
@@ -41,6 +44,7 @@ from sparring.evaluation.report import (
     wld_markdown,
     wld_rich_table,
 )
+from sparring.evaluation.series import SeriesConfig, SeriesResult, run_series
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 
 __all__ = [
@@ -53,7 +57,10 @@ __all__ = [
     "MatchConfig",
     "PairStats",
     "RunInfo",
+    "RunInterrupted",
     "RunResult",
+    "SeriesConfig",
+    "SeriesResult",
     "TournamentConfig",
     "default_anchor",
     "derive_seed",
@@ -69,6 +76,7 @@ __all__ = [
     "plot_elo",
     "report_markdown",
     "run_match",
+    "run_series",
     "run_tournament",
     "wld_markdown",
     "wld_rich_table",

@@ -24,6 +24,15 @@ numba; only spec strings and finished :class:`GameRecord` objects cross process 
 With ``workers == 1`` everything runs in the calling process.  As with any non-``fork``
 start method, a script that runs games in workers must guard its entry point with
 ``if __name__ == "__main__":`` (the ``sparring`` command and ``python -m sparring`` are safe).
+Workers never import from the current directory ahead of the installed packages (a user's
+``inspect.py`` there must not shadow the standard library's): the fork server starts with
+``PYTHONSAFEPATH`` set, and every worker moves the current directory to the end of its
+``sys.path`` (modules there that register player kinds can still be imported).
+
+Interruption: workers ignore SIGINT; on Ctrl-C (or any error) the parent stores nothing more,
+stops the workers and raises :class:`RunInterrupted` (a :class:`KeyboardInterrupt` saying how
+many games are stored), also when the interrupt surfaced inside compiled code as numba's
+``SystemError``.
 """
 
 from __future__ import annotations
@@ -33,6 +42,9 @@ import hashlib
 import importlib
 import json
 import multiprocessing
+import os
+import signal
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -61,6 +73,35 @@ from sparring.players.base import Player
 
 GameCallback = Callable[[GameRecord], None]
 """Called in the parent process with every newly played game, after it has been stored."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; every game finished before it is stored, and a re-run resumes.
+
+    A :class:`KeyboardInterrupt`, so code that does not know it behaves as for Ctrl-C.
+    """
+
+    def __init__(self, run_key: str, stored: int, played: int) -> None:
+        super().__init__(run_key, stored, played)
+        self.run_key = run_key
+        """The key of the interrupted run in the store."""
+        self.stored = stored
+        """Games of the run in the store (old and new)."""
+        self.played = played
+        """Games played and stored by the interrupted call."""
+
+
+def is_interrupt(error: BaseException) -> bool:
+    """Whether ``error`` is Ctrl-C: a :class:`KeyboardInterrupt`, or an exception (numba's
+    ``SystemError: ... returned a result with an exception set``) caused by one."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 # ---- configuration ---------------------------------------------------------------------------
@@ -558,7 +599,20 @@ def _run(
         description = f"{kind} {game.name}: " + (
             f"{labels[0]} vs {labels[1]}" if kind == "match" else f"{len(specs)} players"
         )
-        played = _execute(tasks, db, workers, progress, console, description, on_game)
+        played = 0
+
+        def count(record: GameRecord) -> None:
+            nonlocal played
+            played += 1
+            if on_game is not None:
+                on_game(record)
+
+        try:
+            _execute(tasks, db, workers, progress, console, description, count)
+        except BaseException as error:
+            if is_interrupt(error) and not isinstance(error, RunInterrupted):
+                raise RunInterrupted(run_key, db.count(run_key), played) from None
+            raise
         wanted_set = set(wanted)
         records = tuple(
             r for r in db.iter_games(run_key) if (r.pairing, r.game_index) in wanted_set
@@ -579,13 +633,49 @@ def _run(
             db.close()
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
-    """``forkserver`` (with sparring preloaded, so workers start fast) or else ``spawn``."""
+def pool_context() -> multiprocessing.context.BaseContext:
+    """``forkserver`` (with sparring preloaded, so workers start fast) or else ``spawn``.
+
+    The fork server is started here with ``PYTHONSAFEPATH=1``, so that its interpreter does
+    not put the current directory first on ``sys.path`` while it imports sparring, numpy and
+    numba (a file such as ``inspect.py`` there would otherwise replace the standard module).
+    """
     if "forkserver" in multiprocessing.get_all_start_methods():
+        from multiprocessing import forkserver
+
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["sparring.evaluation.match"])
+        saved = os.environ.get("PYTHONSAFEPATH")
+        os.environ["PYTHONSAFEPATH"] = "1"
+        try:
+            forkserver.ensure_running()
+        finally:
+            if saved is None:
+                del os.environ["PYTHONSAFEPATH"]
+            else:
+                os.environ["PYTHONSAFEPATH"] = saved
         return context
     return multiprocessing.get_context("spawn")
+
+
+def init_worker() -> None:
+    """Set up a worker process: ignore SIGINT (the parent handles Ctrl-C and stops the
+    workers) and move the current directory (``''`` or its path) to the end of ``sys.path``,
+    so the standard library and the installed packages win over files there."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    here = {"", ".", os.getcwd(), os.path.realpath(os.getcwd())}
+    local = [entry for entry in sys.path if entry in here or os.path.realpath(entry) in here]
+    sys.path[:] = [entry for entry in sys.path if entry not in local] + local
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel the pool's pending work and terminate its workers without waiting for them."""
+    processes = list(getattr(pool, "_processes", None) or {})  # no public API before 3.14
+    workers = [pool._processes[pid] for pid in processes]
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        if worker.is_alive():
+            worker.terminate()
 
 
 def _execute(
@@ -597,7 +687,11 @@ def _execute(
     description: str,
     on_game: GameCallback | None,
 ) -> int:
-    """Play ``tasks`` (in-process or in a pool), storing each game as it finishes."""
+    """Play ``tasks`` (in-process or in a pool), storing each game as it finishes.
+
+    ``on_game`` is called with every newly stored game.  On any error, or Ctrl-C, in the
+    parent the workers are stopped at once (their games in flight are lost).
+    """
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -612,11 +706,12 @@ def _execute(
 
     def finish(record: GameRecord) -> None:
         nonlocal played
-        if store.add_game(record):
-            played += 1
+        new = store.add_game(record)
         bar.advance(bar_task)
-        if on_game is not None:
-            on_game(record)
+        if new:
+            played += 1
+            if on_game is not None:
+                on_game(record)
 
     with bar:
         bar_task = bar.add_task(description, total=len(tasks))
@@ -625,7 +720,9 @@ def _execute(
                 finish(play_task(task))
             return played
         with ProcessPoolExecutor(
-            max_workers=min(workers, len(tasks)), mp_context=_pool_context()
+            max_workers=min(workers, len(tasks)),
+            mp_context=pool_context(),
+            initializer=init_worker,
         ) as pool:
             pending: set[Future[GameRecord]] = {pool.submit(play_task, t) for t in tasks}
             try:
@@ -641,7 +738,6 @@ def _execute(
                     if error is not None:
                         raise error
             except BaseException:
-                for future in pending:
-                    future.cancel()
+                stop_workers(pool)
                 raise
     return played
