@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +69,7 @@ def make_learner(game: Game, spec: PlayerSpec, seed: int | None) -> Player:
     return Learner(spec.options.get("name", "Learner"), seed)
 
 
-if multiprocessing.parent_process() is not None:  # a pool worker importing this module
+if multiprocessing.current_process().name != "MainProcess":  # a pool worker importing this
     registry.register("learner", "test stub")(make_learner)
 
 
@@ -246,3 +252,65 @@ def test_ctrl_c_in_a_series_says_what_is_stored(learner: None) -> None:
             run_series(CONFIG, store, progress=False, on_game=interrupt)
         assert (caught.value.stored, caught.value.played) == (3, 3)
         assert caught.value.run_key == CONFIG.run_key
+
+
+KILLED_SCRIPT = """
+import sys, time
+from sparring.evaluation.series import SeriesConfig, run_series
+from sparring.evaluation.store import GameStore
+from sparring.players import registry
+from test_series import CONFIG, make_learner
+
+if __name__ == "__main__":
+    registry.player_kinds()
+    registry.register("learner", "test stub")(make_learner)
+    config = SeriesConfig.from_mapping({**CONFIG.to_mapping(), "workers": int(sys.argv[2])})
+    with GameStore(sys.argv[1]) as store:
+        run_series(config, store, progress=False, on_game=lambda record: time.sleep(0.3))
+"""
+
+
+def processes_mentioning(path: Path) -> list[int]:
+    """Ids of the processes whose command line mentions ``path`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if str(path).encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_series_resumes_after_kill_9(learner: None, tmp_path: Path, workers: int) -> None:
+    """SIGKILL in the middle of a run: the stored games are kept, and the resumed run plays
+    the games an uninterrupted one plays."""
+    script = tmp_path / "run.py"
+    script.write_text(KILLED_SCRIPT)
+    path = tmp_path / "games.sqlite"
+    tests = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests.parent / "src"), str(tests)])}
+    process = subprocess.Popen([sys.executable, str(script), str(path), str(workers)], env=env)
+    try:
+        deadline = time.monotonic() + 120
+        stored = 0
+        while stored < 3 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+            if path.exists():
+                with contextlib.suppress(sqlite3.Error), sqlite3.connect(path) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        assert process.poll() is None, "the run ended before it was killed"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(timeout=60)
+    deadline = time.monotonic() + 30  # the workers (and fork server) end with their parent
+    while processes_mentioning(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_mentioning(tmp_path) == []
+    with GameStore(path) as store:
+        kept = store.count()
+        assert 3 <= kept < 12
+        resumed = run_series(CONFIG, store, progress=False)
+    assert resumed.played == 12 - kept and resumed.skipped == kept
+    uninterrupted = run_series(CONFIG, progress=False)
+    assert [game_of(r) for r in resumed.records] == [game_of(r) for r in uninterrupted.records]

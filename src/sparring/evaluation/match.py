@@ -45,6 +45,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -660,12 +661,22 @@ def pool_context() -> multiprocessing.context.BaseContext:
 
 def init_worker() -> None:
     """Set up a worker process: ignore SIGINT (the parent handles Ctrl-C and stops the
-    workers) and move the current directory (``''`` or its path) to the end of ``sys.path``,
-    so the standard library and the installed packages win over files there."""
+    workers), exit when the parent process dies (a killed run leaves no workers behind), and
+    move the current directory (``''`` or its path) to the end of ``sys.path``, so the
+    standard library and the installed packages win over files there."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
     here = {"", ".", os.getcwd(), os.path.realpath(os.getcwd())}
     local = [entry for entry in sys.path if entry in here or os.path.realpath(entry) in here]
     sys.path[:] = [entry for entry in sys.path if entry not in local] + local
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
+    """Wait for ``parent`` to end, then end this process at once."""
+    parent.join()
+    os._exit(1)
 
 
 def stop_workers(pool: ProcessPoolExecutor) -> None:
