@@ -314,3 +314,26 @@ def test_series_resumes_after_kill_9(learner: None, tmp_path: Path, workers: int
     assert resumed.played == 12 - kept and resumed.skipped == kept
     uninterrupted = run_series(CONFIG, progress=False)
     assert [game_of(r) for r in resumed.records] == [game_of(r) for r in uninterrupted.records]
+
+
+def test_a_failing_series_in_a_worker_keeps_its_games(learner: None, tmp_path: Path) -> None:
+    config = SeriesConfig(
+        "tictactoe", "learner", "random", games_per_series=3, series=2, seed=1, workers=2
+    )
+    path = tmp_path / "games.sqlite"
+    with GameStore(path) as store:
+        run_series(config, store, progress=False, stop_after=5)  # series 1: 2 of 3 games
+    with sqlite3.connect(path) as db:  # a state the learner refuses: series 1 fails to resume
+        db.execute(
+            'UPDATE games SET player_states = \'[{"wins": "x"}, null]\' '
+            "WHERE pairing = 1 AND game_index = 1"
+        )
+    longer = SeriesConfig.from_mapping({**config.to_mapping(), "games_per_series": 4})
+    with GameStore(path) as store:
+        with pytest.raises(ValueError, match="bad learner state") as caught:
+            run_series(longer, store, progress=False)
+        assert "Traceback" in str(caught.value.__cause__)
+        # The stored games are kept (series 0's fourth game is stored if it ended before
+        # the failure stopped the workers); series 1 stopped where it was.
+        assert store.count() >= 5
+        assert sorted(i for p, i in store.recorded_indices(longer.run_key) if p == 1) == [0, 1]

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import queue as queue_module
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -320,11 +321,21 @@ def _init_series_worker(games: Any) -> None:
     _WORKER_QUEUE[:] = [games]
 
 
-def _series_worker(task: SeriesTask) -> tuple[tuple[GameRecord, ...], BaseException | None]:
+class RemoteTraceback(Exception):
+    """The traceback, in a worker, of an error that stopped a series (its ``__cause__``)."""
+
+    def __str__(self) -> str:
+        return f"\n{self.args[0]}"
+
+
+_WorkerResult = tuple[tuple[GameRecord, ...], BaseException | None, str]
+
+
+def _series_worker(task: SeriesTask) -> _WorkerResult:
     """Play a series in a worker, sending every game through the queue as it finishes.
 
-    Returns every game played and the error that stopped the series (None when none), so
-    that the parent stores each finished game even when the series failed.
+    Returns every game played, the error that stopped the series (None when none) and its
+    traceback text, so that the parent stores each finished game even when the series failed.
     """
     played: list[GameRecord] = []
 
@@ -335,8 +346,8 @@ def _series_worker(task: SeriesTask) -> tuple[tuple[GameRecord, ...], BaseExcept
     try:
         play_series(task, emit)
     except Exception as exc:  # handed to the parent, which raises it
-        return tuple(played), exc
-    return tuple(played), None
+        return tuple(played), exc, traceback.format_exc()
+    return tuple(played), None, ""
 
 
 # ---- runs ------------------------------------------------------------------------------------
@@ -508,7 +519,7 @@ def _execute(
             initializer=_init_series_worker,
             initargs=(games,),
         ) as pool:
-            pending: set[Future[tuple[tuple[GameRecord, ...], BaseException | None]]] = {
+            pending: set[Future[_WorkerResult]] = {
                 pool.submit(_series_worker, task) for task in tasks
             }
             try:
@@ -520,11 +531,11 @@ def _execute(
                         pass
                     for future in [f for f in pending if f.done()]:
                         pending.discard(future)
-                        records, error = future.result()
+                        records, error, trace = future.result()
                         for record in records:  # any the queue has not delivered yet
                             finish(record)
                         if error is not None:
-                            raise error
+                            raise error from RemoteTraceback(trace)
             except BaseException:
                 stop_workers(pool)
                 raise
