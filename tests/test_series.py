@@ -21,6 +21,7 @@ from sparring.evaluation.series import (
     SeriesConfig,
     SeriesResult,
     run_series,
+    run_series_set,
     series_seed,
 )
 from sparring.evaluation.store import GameRecord, GameStore
@@ -337,3 +338,23 @@ def test_a_failing_series_in_a_worker_keeps_its_games(learner: None, tmp_path: P
         # the failure stopped the workers); series 1 stopped where it was.
         assert store.count() >= 5
         assert sorted(i for p, i in store.recorded_indices(longer.run_key) if p == 1) == [0, 1]
+
+
+def test_a_set_of_series_runs_shares_one_pool(learner: None) -> None:
+    """E.g. one adaptive player against several opponents: each config stays its own run."""
+    configs = [
+        SeriesConfig("tictactoe", "learner", b, games_per_series=3, series=2, seed=5)
+        for b in ("random", "learner:name=L2")
+    ]
+    alone = [run_series(c, progress=False) for c in configs]
+    with GameStore(":memory:") as store:
+        together = run_series_set(configs, store, workers=2, progress=False)
+        assert [r.run_key for r in together] == [c.run_key for c in configs]
+        assert [r.played for r in together] == [6, 6]
+        again = run_series_set(configs, store, progress=False)
+        assert [(r.played, r.skipped) for r in again] == [(0, 6), (0, 6)]
+    for a, t in zip(alone, together, strict=True):
+        assert [game_of(r) for r in t.records] == [game_of(r) for r in a.records]
+    with pytest.raises(ConfigError, match="same game, specs and seed"):
+        run_series_set([configs[0], configs[0]], progress=False)
+    assert run_series_set([], progress=False) == []

@@ -44,7 +44,7 @@ from sparring.evaluation.report import (
     wld_markdown,
     wld_rich_table,
 )
-from sparring.evaluation.series import SeriesConfig, SeriesResult, run_series
+from sparring.evaluation.series import SeriesConfig, SeriesResult, run_series, run_series_set
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 
 __all__ = [
@@ -77,6 +77,7 @@ __all__ = [
     "report_markdown",
     "run_match",
     "run_series",
+    "run_series_set",
     "run_tournament",
     "wld_markdown",
     "wld_rich_table",

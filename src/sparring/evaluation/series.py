@@ -425,53 +425,108 @@ def run_series(
     in-memory store; ``progress`` shows a rich progress bar on ``console``.  Ctrl-C raises
     :class:`~sparring.evaluation.match.RunInterrupted` with every finished game stored.
     """
+    (result,) = run_series_set(
+        [config],
+        store,
+        workers=config.workers,
+        progress=progress,
+        console=console,
+        on_game=on_game,
+        stop_after=stop_after,
+    )
+    return result
+
+
+def run_series_set(
+    configs: Sequence[SeriesConfig],
+    store: GameStore | None = None,
+    *,
+    workers: int | None = None,
+    progress: bool = True,
+    console: Console | None = None,
+    on_game: GameCallback | None = None,
+    stop_after: int | None = None,
+) -> list[SeriesResult]:
+    """Play (or resume) several series runs in one pool, e.g. one adaptive player against
+    each of several opponents: the series of all ``configs`` are shared out among
+    ``workers`` processes (default: the largest ``workers`` of the configs).
+
+    Returns one :class:`SeriesResult` per config, in order; each config is its own run in
+    the store (its own run key), exactly as if run alone with :func:`run_series`, which
+    this generalises (``stop_after`` counts new games over all configs, in order).
+    """
     if stop_after is not None and stop_after < 0:
         raise ConfigError(f"stop_after must be >= 0, not {stop_after}")
-    game = get_game(config.game)
-    labels = player_labels(game, config.specs)
+    if not configs:
+        return []
+    pool_size = max(c.workers for c in configs) if workers is None else workers
+    _check_int("series", "workers", pool_size, 1)
+    run_keys = [c.run_key for c in configs]
+    if len(set(run_keys)) < len(run_keys):
+        raise ConfigError("two series configs of one set have the same game, specs and seed")
+    games = {c.game: get_game(c.game) for c in configs}
+    labels = [player_labels(games[c.game], c.specs) for c in configs]
     own_store = store is None
     db = GameStore(":memory:") if store is None else store
     try:
-        run_key = config.run_key
-        mapping = {**config.to_mapping(), "game": game.name}
-        db.ensure_run(RunInfo(run_key=run_key, kind=SERIES_KIND, game=game.name, config=mapping))
-        wanted = config.games_per_series
-        stored = [
-            r for r in db.iter_games(run_key) if r.pairing < config.series and r.game_index < wanted
-        ]
-        tasks = series_tasks(config, labels, stored, stop_after)
-        played = 0
+        stored: list[list[GameRecord]] = []
+        tasks: list[SeriesTask] = []
+        budget = stop_after
+        for config, pair in zip(configs, labels, strict=True):
+            game = games[config.game]
+            mapping = {**config.to_mapping(), "game": game.name}
+            db.ensure_run(
+                RunInfo(run_key=config.run_key, kind=SERIES_KIND, game=game.name, config=mapping)
+            )
+            stored.append(_wanted_games(db, config))
+            todo = series_tasks(config, pair, stored[-1], budget)
+            if budget is not None:
+                budget -= sum(t.stop - t.start for t in todo)
+            tasks += todo
+        played = {key: 0 for key in run_keys}
 
         def count(record: GameRecord) -> None:
-            nonlocal played
-            played += 1
+            played[record.run_key] += 1
             if on_game is not None:
                 on_game(record)
 
-        description = f"series {game.name}: {labels[0]} vs {labels[1]}"
+        first = configs[0]
+        description = f"series {first.game}: {labels[0][0]} vs {labels[0][1]}"
+        if len(configs) > 1:
+            description = f"series: {len(configs)} pairings"
         try:
-            _execute(tasks, db, config.workers, progress, console, description, count)
+            _execute(tasks, db, pool_size, progress, console, description, count)
         except BaseException as error:
             if is_interrupt(error) and not isinstance(error, RunInterrupted):
-                raise RunInterrupted(run_key, db.count(run_key), played) from None
+                total = sum(db.count(key) for key in run_keys)
+                raise RunInterrupted(",".join(run_keys), total, sum(played.values())) from None
             raise
-        records = tuple(
-            r for r in db.iter_games(run_key) if r.pairing < config.series and r.game_index < wanted
-        )
-        return SeriesResult(
-            run_key=run_key,
-            game=game.name,
-            specs=config.specs,
-            labels=(labels[0], labels[1]),
-            games_per_series=wanted,
-            series=config.series,
-            records=records,
-            played=played,
-            skipped=len(stored),
-        )
+        return [
+            SeriesResult(
+                run_key=config.run_key,
+                game=games[config.game].name,
+                specs=config.specs,
+                labels=(pair[0], pair[1]),
+                games_per_series=config.games_per_series,
+                series=config.series,
+                records=tuple(_wanted_games(db, config)),
+                played=played[config.run_key],
+                skipped=len(before),
+            )
+            for config, pair, before in zip(configs, labels, stored, strict=True)
+        ]
     finally:
         if own_store:
             db.close()
+
+
+def _wanted_games(store: GameStore, config: SeriesConfig) -> list[GameRecord]:
+    """The stored games of ``config``'s run within its series and games per series."""
+    return [
+        r
+        for r in store.iter_games(config.run_key)
+        if r.pairing < config.series and r.game_index < config.games_per_series
+    ]
 
 
 def _execute(
