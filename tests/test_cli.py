@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from typer.testing import Result
+
+from sparring.errors import SparringError
+from sparring.games.base import Game, State
+from sparring.players.base import Player
+from sparring.records import parse_move_list, parse_sgf_games
 
 
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -89,3 +96,116 @@ def test_play_at_a_target_elo_with_a_calibration() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "SA(elo=1500)" in result.stdout
+
+
+# ---- play: driven by GameSession (in-process, with stub opponents) ------------------------------
+class _Stub(Player):
+    """An opponent that passes (Go), plays the first legal move, or raises ``error``."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        super().__init__("Stub", 0)
+        self.error = error
+
+    def select_move(self, game: Game, state: State) -> int:
+        if self.error is not None:
+            raise self.error
+        moves = game.legal_moves(state)
+        return int(moves[-1]) if game.name.startswith("go") else int(moves[0])
+
+
+def _play_with(
+    monkeypatch: pytest.MonkeyPatch, stub: Player, *args: str, stdin: str = ""
+) -> Result:
+    from typer.testing import CliRunner
+
+    from sparring.cli import app
+
+    monkeypatch.setattr("sparring.cli.basic.make_player", lambda spec, game, seed: stub)
+    return CliRunner().invoke(app, ["play", *args], input=stdin)
+
+
+def _interrupted_in_compiled_code() -> SystemError:
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("<numba dispatcher> returned a result with an exception set") from exc
+    except SystemError as err:
+        return err
+
+
+@pytest.mark.parametrize(
+    "error", [KeyboardInterrupt(), _interrupted_in_compiled_code()], ids=["plain", "numba"]
+)
+def test_ctrl_c_while_the_ai_searches_exits_130_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, error: BaseException
+) -> None:
+    result = _play_with(monkeypatch, _Stub(error), "connect4", "--second")
+    assert result.exit_code == 130, result.output
+    assert "Traceback" not in result.output and "SystemError" not in result.output
+    lines = result.output.strip().splitlines()
+    assert lines[0] == "You are O (moves second) against Stub."
+    assert lines[-1] == "interrupted; game abandoned"
+    assert len(lines) <= 10  # greeting, the board, the one line
+
+
+def test_ctrl_c_at_the_prompt_exits_130_and_saves_the_record(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    answers = iter(["c3"])
+
+    def fake_input(prompt: str = "") -> str:
+        for answer in answers:
+            return answer
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    record = tmp_path / "game.txt"
+    result = _play_with(monkeypatch, _Stub(), "tictactoe", "--save", str(record))
+    assert result.exit_code == 130, result.output
+    assert result.output.strip().splitlines()[-1] == "interrupted; game abandoned"
+    assert "record saved to" in result.output
+    assert parse_move_list(record.read_text()).moves == (8, 0)  # c3 (cell 8), then a1
+
+
+def test_play_says_which_side_is_yours_undoes_and_saves(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    record = tmp_path / "game.txt"
+    # the stub answers with the first free cell: a1, b1, c1 ... X plays c3, b3, a3 and wins.
+    stdin = "undo\nc3\nb2\nundo\nb3\nsave\na3\n"
+    result = _play_with(monkeypatch, _Stub(), "tictactoe", "--save", str(record), stdin=stdin)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("You are X (moves first) against Stub.")
+    assert "nothing to undo: you have not moved yet" in result.output
+    assert "took back 2 move(s)" in result.output
+    assert "You win!" in result.output
+    saved = parse_move_list(record.read_text())
+    assert saved.moves == (8, 0, 7, 1, 6) and saved.result == "1-0"
+    assert saved.names == ("You", "Stub")
+
+
+def test_go_ends_with_the_area_score(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    record = tmp_path / "game.sgf"
+    result = _play_with(
+        monkeypatch, _Stub(), "go9", "--second", "--save", str(record), stdin="E5\npass\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("You are O (White) (moves second) against Stub.")
+    # Black (the stub) passes twice; White's one stone owns the board: 81 points.
+    assert "Score (area, Tromp-Taylor): Black 0, White 81, komi 7.5: White wins by 88.5." in (
+        result.output
+    )
+    assert "You win!" in result.output
+    (game,) = parse_sgf_games(record.read_bytes(), errors=[])
+    assert (game.result, game.white_name, game.black_name) == ("W+88.5", "You", "Stub")
+
+
+def test_play_save_refuses_a_record_the_game_has_none_of(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from sparring.cli import app
+
+    result = CliRunner().invoke(app, ["play", "connect4", "--save", str(tmp_path / "x.pgn")])
+    assert isinstance(result.exception, SparringError)
+    assert "PGN records are written for chess only" in str(result.exception)

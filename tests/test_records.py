@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sparring import __version__
 from sparring.errors import SparringError
 from sparring.games.chess import Chess
 from sparring.games.go import Go, gtp_to_move
@@ -240,3 +241,186 @@ def test_broken_pgn_games_are_reported_and_skipped(tmp_path: Path) -> None:
     game = Chess()
     end = game.replay_states(records[1].moves)[-1]
     assert game.status(end).name == "SECOND_WINS"
+
+
+# ---- writing: SGF -----------------------------------------------------------------------------
+def _finished_sgf(go: Go, moves: list[str], names: tuple[str, str] = ("Ann", "Bob")) -> str:
+    from sparring.session import GameSession
+
+    session = GameSession(go, names=names)
+    for text in moves:
+        session.play(go.parse_move(text))
+    return session.export("sgf")
+
+
+def test_write_sgf_exact_text_and_area_score_result() -> None:
+    # 5x5, komi 0.5: Black C3, White C2 (SGF row b from the top is row 4), two passes.
+    # Area 1 - 1, so White wins by the komi.
+    text = _finished_sgf(Go(5, komi=0.5), ["C3", "C4", "pass", "pass"])
+    assert text.replace("\n", "") == (  # sgfmill wraps lines by length
+        f"(;FF[4]AP[sparring:{__version__}]CA[UTF-8]GM[1]KM[0.5]PB[Ann]PW[Bob]RE[W+0.5]SZ[5];"
+        "B[cc];W[cb];B[tt];W[tt])"
+    )
+    (record,) = parse_sgf_games(text, errors=[])
+    assert record.moves.tolist() == [12, 7, 25, 25]
+    assert (record.result, record.winner, record.komi) == ("W+0.5", 1, 0.5)
+    assert (record.black_name, record.white_name) == ("Ann", "Bob")
+
+
+def test_write_sgf_draw_resignation_and_unfinished() -> None:
+    from sparring.records import write_sgf
+    from sparring.session import GameSession
+
+    draw = _finished_sgf(Go(3, komi=0), ["pass", "pass"], ("", ""))
+    assert "RE[0]" in draw and "PB" not in draw
+    (record,) = parse_sgf_games(draw, errors=[])
+    assert record.winner is None and record.result == "0"
+    session = GameSession(Go(9))
+    session.play(gtp_to_move("E5", 9))
+    assert "RE[" not in session.export()  # not finished: no result
+    session.resign(1)
+    (record,) = parse_sgf_games(session.export(), errors=[])
+    assert (record.result, record.winner) == ("B+R", 0)
+    with pytest.raises(SparringError, match="Go only"):
+        write_sgf(Chess(), [])
+
+
+def test_write_sgf_round_trip_from_a_setup_position_with_white_to_move() -> None:
+    from sparring.players.base import RandomPlayer
+    from sparring.session import GameSession
+
+    go = Go(9, komi=6.5)
+    start = go.setup(black=[gtp_to_move("C3", 9), gtp_to_move("G7", 9)], to_move=1)
+    session = GameSession(go, (RandomPlayer(seed=3), RandomPlayer(seed=4)), start=start)
+    session.play_out()
+    assert session.is_over
+    text = session.export()
+    assert "AB[cg][gc]" in text and "PL[W]" in text
+    (record,) = parse_sgf_games(text, errors=[])
+    assert tuple(record.moves.tolist()) == session.moves
+    assert record.first_player == 1 and record.komi == 6.5
+    assert sorted(record.setup_black) == sorted([gtp_to_move("G7", 9), gtp_to_move("C3", 9)])
+    final = go.replay_states(record.moves, record.initial_state(go))[-1]
+    assert np.array_equal(final, session.state)
+    margin = go.score_margin(final)
+    assert record.result == (f"B+{margin:g}" if margin > 0 else f"W+{-margin:g}")
+    assert record.winner == (0 if margin > 0 else 1)
+
+
+def test_binary_file_as_sgf_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "image.sgf"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8)
+    errors: list[RecordError] = []
+    assert list(read_sgf_games(path, errors=errors)) == []
+    assert [str(e) for e in errors] == [
+        f"{path}:1: binary data, not SGF text (a NUL byte at offset 8)"
+    ]
+    pgn = tmp_path / "image.pgn"
+    pgn.write_bytes(path.read_bytes())
+    assert list(read_pgn_games(pgn, errors=errors)) == []
+    assert str(errors[-1]) == f"{pgn}:1: binary data, not PGN text (a NUL byte at offset 8)"
+
+
+# ---- writing: PGN -----------------------------------------------------------------------------
+def test_write_pgn_exact_text_and_round_trip() -> None:
+    from sparring.session import GameSession
+
+    chess_game = Chess()
+    session = GameSession(chess_game, names=("Ann", "Bob"))
+    for san in ("f3", "e5", "g4", "Qh4"):
+        session.play(chess_game.parse_move(san, session.state))
+    text = session.export()
+    assert text == (
+        '[Event "sparring game"]\n[Site "?"]\n[Date "????.??.??"]\n[Round "?"]\n'
+        '[White "Ann"]\n[Black "Bob"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n'
+    )
+    (record,) = parse_pgn_games(text, errors=[])
+    assert tuple(record.moves.tolist()) == session.moves
+    assert (record.result, record.winner, record.white_name) == ("0-1", 1, "Ann")
+
+
+def test_write_pgn_round_trip_from_a_fen_random_game_and_resignation() -> None:
+    from sparring.players.base import RandomPlayer
+    from sparring.records import write_pgn
+    from sparring.session import GameSession
+
+    chess_game = Chess()
+    fen = "r3k2r/pppq1ppp/2n2n2/3pp3/3PP3/2N2N2/PPPQ1PPP/R3K2R w KQkq - 4 8"
+    start = chess_game.parse_position(fen)
+    session = GameSession(chess_game, (RandomPlayer(seed=1), RandomPlayer(seed=2)), start=start)
+    session.play_out()
+    assert session.is_over
+    (record,) = parse_pgn_games(session.export(), errors=[])
+    assert record.start_fen == fen
+    assert tuple(record.moves.tolist()) == session.moves
+    assert record.result == {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}[session.result or 0.0]
+    resigned = GameSession(chess_game, names=("Ann", "Bob"))
+    resigned.play(chess_game.parse_move("e4", resigned.state))
+    resigned.resign(1)
+    text = resigned.export()
+    assert "1. e4 { Black resigns } 1-0" in text and '[Termination "normal"]' in text
+    (record,) = parse_pgn_games(text, errors=[])
+    assert record.uci_moves() == ["e2e4"] and record.winner == 0
+    unfinished = GameSession(chess_game)
+    assert unfinished.export().rstrip().endswith("*")
+    with pytest.raises(SparringError, match="chess only"):
+        write_pgn(Go(9), [])
+
+
+def test_pgn_game_cut_off_mid_moves_is_reported(tmp_path: Path) -> None:
+    whole = '[Event "whole"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n'
+    cut = '[Event "cut"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb'
+    path = tmp_path / "cut.pgn"
+    path.write_text(whole + cut)
+    errors: list[RecordError] = []
+    records = list(read_pgn_games(path, errors=errors))
+    assert [r.headers["Event"] for r in records] == ["whole"]
+    assert [str(e) for e in errors] == [
+        f"{path}:6: the game is cut off after 4 move(s): no termination marker "
+        "(1-0, 0-1, 1/2-1/2 or *) ends its move text"
+    ]
+    # cut off before the next game's tags: also reported, and the next game still read
+    errors = []
+    records = list(parse_pgn_games(cut.replace("3. Bb", "3. Bb5\n\n") + whole, errors=errors))
+    assert [r.headers["Event"] for r in records] == ["whole"]
+    assert [e.line for e in errors] == [1] and "after 5 move(s)" in errors[0].reason
+
+
+# ---- writing: move lists -----------------------------------------------------------------------
+def test_move_list_exact_text_and_round_trip() -> None:
+    from sparring.games import get_game
+    from sparring.records import parse_move_list
+    from sparring.session import GameSession
+
+    connect4 = get_game("connect4")
+    session = GameSession(connect4, names=("You", "AZ"), start=connect4.parse_position("44"))
+    for column in (3, 4, 3):
+        session.play(column - 1)
+    session.resign(0)
+    text = session.export()
+    assert text == (
+        "# sparring move list\n# game: connect4\n# first: You\n# second: AZ\n"
+        "# start: ......./......./......./......./...o.../...x...\n"
+        "# result: 0-1 (first resigned)\n1. 3 4\n2. 3\n"
+    )
+    read = parse_move_list(text)
+    assert read.moves == session.moves and read.names == ("You", "AZ")
+    assert (read.result, read.remark) == ("0-1", "first resigned")
+    assert read.start == connect4.position_to_text(session.start_state)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("1. 4 4\n", "no '# game:' line"),
+        ("# game: connect5\n", "unknown game"),
+        ("# game: connect4\n# result: 2-0\n", "bad result '2-0'"),
+        ("# game: tictactoe\n1. a1 a1\n", "<string>:2: move 2: tictactoe: illegal move 'a1'"),
+        ("# game: connect4\n# start: 4459\n", "bad start position"),
+    ],
+)
+def test_bad_move_lists_are_named(text: str, needle: str) -> None:
+    from sparring.records import MoveListError, parse_move_list
+
+    with pytest.raises(MoveListError, match=needle):
+        parse_move_list(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -12,8 +13,10 @@ from rich.table import Table
 
 from sparring.errors import SparringError
 from sparring.games import GAME_NAMES, get_game
+from sparring.games.base import Game
 from sparring.nn.zoo import default_model
 from sparring.players import make_player, player_kinds
+from sparring.session import GameSession, RecordFormat, default_format
 from sparring.strength.target import spec_for_elo
 
 console = Console()
@@ -52,6 +55,146 @@ def opponent_spec(game_name: str, opponent: str | None, elo: float | None) -> st
     return "az" if default_model(game_name) is not None else "mcts1"
 
 
+def side_name(game: Game, player: int) -> str:
+    """How the board shows ``player`` (0 or 1): ``X``/``O``, with the colour where the game
+    has colours (``X (Black)`` in Go and Othello, ``White`` in chess)."""
+    if game.name == "chess":
+        return ("White (capital letters)", "Black (small letters)")[player]
+    if game.name.startswith(("go", "othello")):
+        return ("X (Black)", "O (White)")[player]
+    return ("X", "O")[player]
+
+
+_SUFFIX_FORMATS: dict[str, RecordFormat] = {".sgf": "sgf", ".pgn": "pgn", ".txt": "moves"}
+
+
+def record_format_for(game: Game, path: Path) -> RecordFormat:
+    """The record written to ``path``: by its suffix (``.sgf``, ``.pgn``, ``.txt`` for a move
+    list), otherwise the game's natural one (SGF for Go, PGN for chess, a move list).
+    SparringError when the suffix asks for a format the game has none of."""
+    fmt = _SUFFIX_FORMATS.get(path.suffix.lower(), default_format(game))
+    if fmt == "sgf" and default_format(game) != "sgf":
+        raise SparringError(f"{path}: SGF records are written for Go only; use a .txt file")
+    if fmt == "pgn" and game.name != "chess":
+        raise SparringError(f"{path}: PGN records are written for chess only; use a .txt file")
+    return fmt
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C: a KeyboardInterrupt, or an error (such as numba's
+    SystemError when the interrupt arrives inside compiled code) caused by one."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _save(session: GameSession, path: Path) -> None:
+    """Write the session's record to ``path`` (format by :func:`record_format_for`), dated
+    today (PGN ``Date``, SGF ``DT``)."""
+    fmt = record_format_for(session.game, path)
+    today = datetime.date.today()
+    dated = {"pgn": {"Date": today.strftime("%Y.%m.%d")}, "sgf": {"DT": today.isoformat()}}
+    try:
+        path.write_text(session.export(fmt, **dated.get(fmt, {})))
+    except OSError as err:
+        console.print(f"[red]cannot write {path}: {err.strerror}[/red]")
+        return
+    console.print(f"record saved to {path}")
+
+
+def _go_score(session: GameSession) -> str | None:
+    """The area score line at the end of a Go game that was not resigned (None otherwise)."""
+    from sparring.games.go import Go
+
+    game = session.game
+    if not isinstance(game, Go) or session.resigned is not None:
+        return None
+    black, white = game.area(session.state)
+    margin = game.score_margin(session.state)
+    verdict = (
+        f"Black wins by {margin:g}"
+        if margin > 0
+        else f"White wins by {-margin:g}"
+        if margin < 0
+        else "a draw"
+    )
+    return (
+        f"Score (area, Tromp-Taylor): Black {black}, White {white}, komi {game.komi:g}: {verdict}."
+    )
+
+
+def _takeback(session: GameSession, human: int) -> int:
+    """How many moves ``undo`` takes back: the person's last move and the replies after it."""
+    movers = session.movers
+    for i in range(len(movers) - 1, -1, -1):
+        if movers[i] == human:
+            return len(movers) - i
+    return 0
+
+
+PLAY_HELP = "commands: a move, 'undo' (take back your last move), 'save FILE', 'help', 'quit'"
+
+
+def _play_loop(session: GameSession, human: int, ai_name: str, save: Path | None) -> None:
+    """Alternate the person's moves (read from the terminal) and the AI's until the game ends,
+    the person resigns (``quit``) or the input ends."""
+    game = session.game
+    while not session.is_over:
+        console.print(game.render(session.state))
+        if session.to_move != human:
+            move = session.play_player()
+            console.print(f"{ai_name} plays {game.move_to_text(move)}")
+            continue
+        legal = " ".join(game.move_to_text(m) for m in session.legal_moves())
+        try:
+            text = input("your move> ")
+        except EOFError:
+            console.print("\nno more input; game abandoned")
+            if save is not None:
+                _save(session, save)
+            raise typer.Exit(1) from None
+        command, _, argument = text.strip().partition(" ")
+        word = command.lower()
+        if word in ("quit", "exit", "resign"):
+            session.resign(human)
+            console.print("You resigned.")
+            break
+        if word in ("help", "?", ""):
+            console.print(f"legal moves: {legal}\n{PLAY_HELP}")
+            continue
+        if word in ("undo", "takeback"):
+            count = _takeback(session, human)
+            if count == 0:
+                console.print("nothing to undo: you have not moved yet")
+                continue
+            session.undo(count)
+            console.print(f"took back {count} move(s)")
+            continue
+        if word == "save":
+            target = Path(argument.strip()) if argument.strip() else save
+            if target is None:
+                console.print("usage: save FILE (.sgf for Go, .pgn for chess, .txt a move list)")
+                continue
+            try:
+                record_format_for(game, target)
+            except SparringError as exc:
+                console.print(f"[red]{exc}[/red]")
+                continue
+            _save(session, target)
+            continue
+        try:
+            move = game.parse_move(text, session.state)
+        except SparringError as exc:
+            console.print(f"[red]{exc}[/red]; legal moves: {legal}")
+            continue
+        session.play(move)
+
+
 def play(
     game_name: Annotated[str, typer.Argument(help="Game to play, e.g. connect4.")],
     opponent: Annotated[
@@ -72,44 +215,51 @@ def play(
     second: Annotated[bool, typer.Option("--second", help="Let the AI move first.")] = False,
     position: Annotated[str | None, typer.Option(help="Start from this position text.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the AI.")] = None,
+    save: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the game's record here when it ends: SGF (.sgf, Go), PGN (.pgn, "
+            "chess) or a move list (.txt; other suffixes: the game's natural record)."
+        ),
+    ] = None,
 ) -> None:
-    """Play a game against an AI in the terminal; type a move, 'help' or 'quit'."""
-    game = get_game(game_name)
-    ai = make_player(opponent_spec(game.name, opponent, elo), game, seed)
-    state = game.parse_position(position) if position is not None else game.initial_state()
-    human = 1 if second else 0
-    ai.new_game(game, 1 - human)
-    console.print(f"You play {'first' if human == 0 else 'second'} against {ai.name}.")
-    while not game.is_terminal(state):
-        console.print(game.render(state))
-        if game.to_move(state) == human:
-            legal = " ".join(game.move_to_text(int(m)) for m in game.legal_moves(state))
-            try:
-                text = input("your move> ")
-            except EOFError:
-                console.print("\nno more input; game abandoned")
-                raise typer.Exit(1) from None
-            if text.strip().lower() in ("quit", "exit", "resign"):
-                console.print("You resigned.")
-                return
-            if text.strip().lower() in ("help", "?", ""):
-                console.print(f"legal moves: {legal}")
-                continue
-            try:
-                move = game.parse_move(text, state)
-            except SparringError as exc:
-                console.print(f"[red]{exc}[/red]; legal moves: {legal}")
-                continue
-        else:
-            move = ai.select_move(game, state)
-            console.print(f"{ai.name} plays {game.move_to_text(move)}")
-        state = game.play(state, move)
-    console.print(game.render(state))
-    outcome = game.status(state)
-    score = outcome.score_for(human)
-    verdict = "You win!" if score == 1 else "Draw." if score == 0.5 else f"{ai.name} wins."
-    ai.game_over(game, state, 1 - score)
-    console.print(verdict)
+    """Play a game against an AI in the terminal; type a move, 'undo', 'save FILE', 'help' or
+    'quit'.  Ctrl-C ends the game (exit code 130)."""
+    try:
+        game = get_game(game_name)
+        if save is not None:
+            record_format_for(game, save)
+        ai = make_player(opponent_spec(game.name, opponent, elo), game, seed)
+        start = game.parse_position(position) if position is not None else None
+        human = 1 if second else 0
+        players = (None, ai) if human == 0 else (ai, None)
+        names = ("You", ai.name) if human == 0 else (ai.name, "You")
+        session = GameSession(game, players, start=start, names=names)
+        order = "moves first" if session.to_move == human else "moves second"
+        console.print(f"You are {side_name(game, human)} ({order}) against {ai.name}.")
+        try:
+            _play_loop(session, human, ai.name, save)
+        except BaseException as exc:
+            if not _is_interrupt(exc):
+                raise
+            if save is not None:
+                _save(session, save)
+            raise
+    except BaseException as exc:
+        if isinstance(exc, typer.Exit) or not _is_interrupt(exc):
+            raise
+        console.print("\ninterrupted; game abandoned")
+        raise typer.Exit(130) from None
+    if session.is_over:
+        if session.resigned is None:
+            console.print(game.render(session.state))
+        score_line = _go_score(session)
+        if score_line is not None:
+            console.print(score_line)
+        score = session.score_for(human)
+        console.print("You win!" if score == 1 else "Draw." if score == 0.5 else f"{ai.name} wins.")
+    if save is not None:
+        _save(session, save)
 
 
 def bench(

@@ -3,13 +3,19 @@
 Only the main line is read (variations and comments such as Lichess's ``%clk``/``%eval`` are
 skipped).  A game is refused (reported and skipped, never raised) when python-chess reports
 an error in it (an illegal or unreadable move, a bad ``FEN`` tag, an unknown variant) or when
-it is not standard chess.  Elo tags that are not numbers (``?``) read as None.
+it is not standard chess, or when its move text is cut off (no game termination marker
+``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` after the moves, as in a truncated file): such a game's
+moves would otherwise be scored with its ``Result`` tag.  Elo tags that are not numbers
+(``?``) read as None.  A file with a NUL byte near its start is reported once as binary data.
+
+:func:`write_pgn` writes one game (python-chess's exporter) that :func:`parse_pgn_games` reads
+back with the same moves and result.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -19,9 +25,11 @@ import chess.pgn
 import numpy as np
 import numpy.typing as npt
 
-from sparring.games.base import State
-from sparring.games.chess import Chess, action_to_uci, move_to_action
+from sparring.errors import UnsupportedGameError
+from sparring.games.base import Game, Outcome, State
+from sparring.games.chess import Chess, action_to_move, action_to_uci, move_to_action
 from sparring.records.common import RecordError, read_bytes, record_files, report
+from sparring.records.sgf import binary_reason
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,6 +93,7 @@ class _Collector(chess.pgn.BaseVisitor["_Collector"]):
         self.headers: dict[str, str] = {}
         self.moves: list[chess.Move] = []
         self.error: str | None = None
+        self.terminated = False
 
     def begin_game(self) -> None:
         self.start_line = self.counter.line
@@ -97,6 +106,9 @@ class _Collector(chess.pgn.BaseVisitor["_Collector"]):
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         self.moves.append(move)
+
+    def visit_result(self, result: str) -> None:
+        self.terminated = True
 
     def handle_error(self, error: Exception) -> None:
         if self.error is None:
@@ -120,6 +132,11 @@ def _winner(result: str) -> int | None:
 def _record(c: _Collector, source: str) -> ChessRecord:
     if c.error is not None:
         raise ValueError(c.error)
+    if not c.terminated:
+        raise ValueError(
+            f"the game is cut off after {len(c.moves)} move(s): no termination marker "
+            "(1-0, 0-1, 1/2-1/2 or *) ends its move text"
+        )
     variant = c.headers.get("Variant", "Standard").strip().lower()
     if variant not in ("", "standard", "chess", "from position"):
         raise ValueError(f"variant {c.headers['Variant']!r} is not standard chess")
@@ -144,6 +161,11 @@ def _record(c: _Collector, source: str) -> ChessRecord:
 
 
 def _games(handle: TextIO, source: str, errors: list[RecordError] | None) -> Iterator[ChessRecord]:
+    binary = binary_reason(handle.read(4096), "PGN")
+    if binary is not None:
+        report(RecordError(source, 1, binary), errors)
+        return
+    handle.seek(0)
     counter = _LineCounter(handle)
     while True:
         before = counter.line
@@ -189,7 +211,64 @@ def read_pgn_games(
 
     def games() -> Iterator[ChessRecord]:
         for f in files:
-            text = read_bytes(f, "PGN").decode("utf-8", "replace")
-            yield from _games(io.StringIO(text), str(f), errors)
+            raw = read_bytes(f, "PGN")
+            binary = binary_reason(raw, "PGN")  # offsets in bytes, before decoding
+            if binary is not None:
+                report(RecordError(str(f), 1, binary), errors)
+                continue
+            yield from _games(io.StringIO(raw.decode("utf-8", "replace")), str(f), errors)
 
     return games()
+
+
+# ---- writing --------------------------------------------------------------------------------
+def pgn_result(outcome: Outcome) -> str:
+    """The PGN result of an outcome: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` (not finished)."""
+    return {
+        Outcome.FIRST_WINS: "1-0",
+        Outcome.SECOND_WINS: "0-1",
+        Outcome.DRAW: "1/2-1/2",
+        Outcome.ONGOING: "*",
+    }[outcome]
+
+
+def write_pgn(
+    game: Game,
+    moves: Sequence[int],
+    *,
+    start: State | None = None,
+    names: Sequence[str] = ("", ""),
+    outcome: Outcome = Outcome.ONGOING,
+    resigned: int | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> str:
+    """One chess game as PGN text (moves in SAN).
+
+    ``moves`` are :class:`~sparring.games.chess.Chess` actions played from ``start`` (default
+    the initial position; another start is written with ``SetUp``/``FEN`` tags), ``names``
+    are White's and Black's, ``outcome`` gives ``Result`` (``*`` while not finished), a
+    resignation adds the comment "White resigns" / "Black resigns" after the last move, and
+    ``headers`` add or replace tags.  UnsupportedGameError for a game other than chess.
+    """
+    if not isinstance(game, Chess):
+        raise UnsupportedGameError(f"PGN records are written for chess only, not {game.name}")
+    board = game.board(game.initial_state() if start is None else start)
+    record = chess.pgn.Game()
+    record.headers["Event"] = "sparring game"
+    for tag, name in zip(("White", "Black"), names, strict=False):
+        if name:
+            record.headers[tag] = name
+    if board.fen() != chess.STARTING_FEN:
+        record.setup(board)
+    node: chess.pgn.GameNode = record
+    for move in moves:
+        node = node.add_variation(action_to_move(int(move)))
+    result = pgn_result(outcome)
+    record.headers["Result"] = result
+    if resigned is not None:
+        node.comment = f"{'White' if resigned == 0 else 'Black'} resigns"
+        record.headers["Termination"] = "normal"
+    for tag, value in (headers or {}).items():
+        record.headers[tag] = value
+    exporter = chess.pgn.StringExporter(headers=True, variations=True, comments=True)
+    return record.accept(exporter) + "\n"

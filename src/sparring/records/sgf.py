@@ -12,6 +12,11 @@ stones after the root node, has a node with both a Black and a White move, has m
 colours do not alternate, or (``check_legal=True``, the default) has a move that is illegal
 under :class:`~sparring.games.go.Go`'s rules.
 
+Writing: :func:`write_sgf` writes one game (setup stones for a start position other than the
+empty board, the players' names, komi, the moves and the result: ``B+R``/``W+R`` for a
+resignation, ``B+3.5``/``W+0.5`` for the area score, ``0`` for a draw, no ``RE`` for a game not
+finished) that :func:`parse_sgf_games` reads back with the same moves and result.
+
 Komi: the Fox server stores it multiplied by 100 (``KM[650]`` is 6.5) and, under Chinese
 rules, in stones (``KM[375]``: 3.75 stones, 7.5 points).  :attr:`GoRecord.komi` undoes both
 for values of 50 and above; :attr:`GoRecord.komi_raw` keeps the text as stored.
@@ -20,7 +25,7 @@ for values of 50 and above; :attr:`GoRecord.komi_raw` keeps the text as stored.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,8 +33,9 @@ import numpy as np
 import numpy.typing as npt
 from sgfmill import sgf, sgf_grammar
 
-from sparring.errors import MoveParseError
-from sparring.games.base import State
+from sparring import __version__
+from sparring.errors import MoveParseError, UnsupportedGameError
+from sparring.games.base import Game, Outcome, State
 from sparring.games.go import MAX_SIZE, Go, move_to_gtp, sgf_to_move
 from sparring.records.common import RecordError, read_bytes, record_files, report
 
@@ -334,6 +340,22 @@ def _record(
     )
 
 
+_NUL_SAMPLE = 4096
+"""How many leading bytes of a file are checked for binary data."""
+
+
+def binary_reason(data: bytes | str, kind: str) -> str | None:
+    """Why ``data`` is not a text record (a NUL byte or character near the start, as in an
+    image or a compressed file), or None when it may be one."""
+    if isinstance(data, bytes):
+        nul = data.find(b"\0", 0, _NUL_SAMPLE)
+    else:
+        nul = data.find("\0", 0, _NUL_SAMPLE)
+    if nul < 0:
+        return None
+    return f"binary data, not {kind} text (a NUL byte at offset {nul})"
+
+
 def parse_sgf_games(
     data: bytes | str,
     source: str = "<string>",
@@ -345,6 +367,10 @@ def parse_sgf_games(
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if raw.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte-order mark
         raw = raw[3:]
+    binary = binary_reason(raw, "SGF")
+    if binary is not None:  # one report for the file, not one (full of raw bytes) per line
+        report(RecordError(source, 1, binary), errors)
+        return
     games: dict[int, Go] = {}
     for line, tree, reason in split_game_trees(raw):
         if tree is None:
@@ -375,3 +401,76 @@ def read_sgf_games(
             yield from parse_sgf_games(read_bytes(f, "SGF"), str(f), errors, check_legal)
 
     return games()
+
+
+# ---- writing --------------------------------------------------------------------------------
+def sgf_result(go: Go, final: State, outcome: Outcome, resigned: int | None = None) -> str:
+    """The ``RE`` text of a game: ``B+R``/``W+R`` (resignation), ``B+m``/``W+m`` (area score
+    margin ``m`` after komi), ``0`` (draw), ``""`` (not finished)."""
+    if outcome is Outcome.ONGOING:
+        return ""
+    if resigned is not None:
+        return "W+R" if resigned == 0 else "B+R"
+    if outcome is Outcome.DRAW:
+        return "0"
+    margin = go.score_margin(final)
+    return f"B+{margin:g}" if outcome is Outcome.FIRST_WINS else f"W+{-margin:g}"
+
+
+def write_sgf(
+    game: Game,
+    moves: Sequence[int],
+    *,
+    start: State | None = None,
+    names: Sequence[str] = ("", ""),
+    outcome: Outcome = Outcome.ONGOING,
+    final: State | None = None,
+    resigned: int | None = None,
+    properties: Mapping[str, str] | None = None,
+) -> str:
+    """One Go game as SGF text (FF[4], written by sgfmill).
+
+    ``moves`` are :class:`~sparring.games.go.Go` actions played from ``start`` (default the
+    empty board; its stones become ``AB``/``AW`` setup and White to move ``PL[W]``; ko and
+    pass counts are not kept), ``names`` are Black's and White's, ``outcome``, ``final`` (the
+    last position, for the area score; replayed when None) and ``resigned`` give ``RE`` (see
+    :func:`sgf_result`), and ``properties`` add or replace root properties (``GN``, ``DT``,
+    ...).  UnsupportedGameError for a game other than Go.
+    """
+    if not isinstance(game, Go):
+        raise UnsupportedGameError(f"SGF records are written for Go only, not {game.name}")
+    size = game.size
+    begin = game.initial_state() if start is None else start
+    record = sgf.Sgf_game(size)
+    root = record.get_root()
+    root.set("AP", ("sparring", __version__))
+    root.set("KM", game.komi)
+    for ident, name in zip(("PB", "PW"), names, strict=False):
+        if name:
+            root.set(ident, name)
+
+    def point(action: int) -> tuple[int, int] | None:  # sgfmill counts rows from the bottom
+        if action == game.pass_move:
+            return None
+        r, c = divmod(action, size)
+        return size - 1 - r, c
+
+    board = game.board(begin).reshape(-1)
+    black = [point(int(p)) for p in np.flatnonzero(board == 1)]
+    white = [point(int(p)) for p in np.flatnonzero(board == 2)]
+    if black or white:
+        root.set_setup_stones(black, white)
+    colour = game.to_move(begin)
+    if colour == 1:
+        root.set("PL", "w")
+    for move in moves:
+        node = record.extend_main_sequence()
+        node.set_move("bw"[colour], point(int(move)))
+        colour = 1 - colour
+    if outcome is not Outcome.ONGOING:
+        if final is None:
+            final = game.replay_states(list(moves), begin)[-1]
+        root.set("RE", sgf_result(game, final, outcome, resigned))
+    for ident, value in (properties or {}).items():
+        root.set(ident, value)
+    return record.serialise().decode("utf-8")

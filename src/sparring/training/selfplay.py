@@ -5,6 +5,12 @@ batch.  For the first ``T_opening`` moves of a game the move is drawn with Eq. 9
 ``p(a|s) = exp(N(s,a)/tau) / sum_b exp(N(s,b)/tau)``; afterwards the most visited move is
 played.  Every position yields (input planes, search probabilities pi, outcome z for the
 player to move), and *Augmentation* adds the game's symmetric images.
+
+The games are not :class:`~sparring.session.GameSession` objects: many positions advance in
+lock-step so that one network batch serves them all.  They share the session's rules: each
+move is played with :func:`sparring.session.advance` (the unchecked step the session takes
+after checking a move) and scored with :meth:`Outcome.score_for
+<sparring.games.base.Outcome.score_for>`.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import numpy.typing as npt
 from sparring.games.base import Game, Outcome, State
 from sparring.nn.evaluators import Evaluator
 from sparring.search.puct import PUCTConfig, SearchResult, search_batch
+from sparring.session import advance
 from sparring.training.config import TrainConfig
 
 Sample = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], int]
@@ -106,9 +113,7 @@ def play_games(
                 move = opening_move(result, settings.temperature, rng)
             else:
                 move = best_move(result, rng)
-            child = state.copy()
-            game.kernels.play(child, move)
-            outcome = game.status(child)
+            child, outcome = advance(game, state, move)  # the session's step (no check)
             if outcome is Outcome.ONGOING:
                 still.append((child, history))
                 continue
