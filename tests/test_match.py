@@ -92,7 +92,9 @@ def test_play_game_records_and_calls_hooks() -> None:
 
 def test_illegal_moves_name_the_player() -> None:
     game = get_game("tictactoe")
-    with pytest.raises(IllegalMoveError, match=r"'Cheat' \(cheat-spec\) chose the illegal move"):
+    with pytest.raises(
+        IllegalMoveError, match=r"'Cheat' chose the illegal move .* \(player spec 'cheat-spec'\)"
+    ):
         play_game(
             game,
             (RandomPlayer(seed=0), Cheater("Cheat")),
@@ -414,3 +416,34 @@ def test_worker_puts_the_current_directory_last(
     match.init_worker()
     assert sys.path == ["/lib/one", "/lib/two", "", str(tmp_path)]
     assert ignored == [(match.signal.SIGINT, match.signal.SIG_IGN)]
+
+
+@pytest.mark.parametrize(
+    ("game_name", "spec_a", "spec_b", "games", "moves_hash", "annotations_hash"),
+    [
+        ("tictactoe", "random", "uct:sims=30", 4, "7f6e2f027cec7a02", "f941396140911b25"),
+        (
+            "connect4",
+            "sa:base=uct,sims=60,z=1",
+            "minimax1",
+            2,
+            "f387b2ae84940f14",
+            "e23596ccc36b0778",
+        ),
+        ("connect4", "az:sims=8", "mcts1", 2, "bceb4128308a7a77", "6d9695b0f6f0de8c"),
+    ],
+)
+def test_stored_games_are_unchanged(
+    game_name: str, spec_a: str, spec_b: str, games: int, moves_hash: str, annotations_hash: str
+) -> None:
+    """The games (moves, results, annotations) a match stores for given seeds are those the
+    match runner stored before it played through GameSession (hashes taken with the old
+    game loop, commit dbda346's play_game)."""
+    import hashlib
+    import json
+
+    result = run_match(MatchConfig(game_name, spec_a, spec_b, games=games, seed=11), progress=False)
+    moves = json.dumps([[list(r.moves), r.result] for r in result.records])
+    notes = json.dumps([r.annotations for r in result.records], sort_keys=True)
+    assert hashlib.sha256(moves.encode()).hexdigest()[:16] == moves_hash
+    assert hashlib.sha256(notes.encode()).hexdigest()[:16] == annotations_hash

@@ -67,10 +67,11 @@ from rich.progress import (
 from sparring.errors import ConfigError, IllegalMoveError
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 from sparring.games import get_game
-from sparring.games.base import Game, Outcome
+from sparring.games.base import Game
 from sparring.players import make_player
 from sparring.players import registry as _registry
 from sparring.players.base import Player
+from sparring.session import GameSession
 
 GameCallback = Callable[[GameRecord], None]
 """Called in the parent process with every newly played game, after it has been stored."""
@@ -285,56 +286,36 @@ def play_game(
 ) -> GameRecord:
     """Play one game between ``players = (A, B)`` and return its record.
 
-    A moves first when ``a_first``.  Each player's ``new_game`` hook is called with its seat
-    (0 = first) before the game and ``game_over`` with its score after it.  Each move is timed
-    with :func:`time.perf_counter`, and what the mover's :meth:`~Player.move_info` returns
-    right after choosing it is kept as the move's annotation (the record's ``annotations`` is
-    None when no move was annotated); a player that returns an illegal move (or no integer)
-    raises :class:`~sparring.errors.IllegalMoveError` naming the player.  ``seed``, ``specs``,
-    ``labels`` (default: the players' names), ``run_key``, ``pairing`` and ``game_index`` are
-    only copied into the record; the players are already seeded.
+    A moves first when ``a_first``.  The game is a :class:`~sparring.session.GameSession`
+    played out between the two players, with its lifecycle: each player's ``new_game`` with
+    its seat (0 = first) before the game, ``observe`` after every move of either side and
+    ``game_over`` with its score after it.  Each move is timed with
+    :func:`time.perf_counter`, and what the mover's :meth:`~Player.move_info` returns right
+    after choosing it is kept as the move's annotation (the record's ``annotations`` is None
+    when no move was annotated); a player that returns an illegal move (or no integer)
+    raises :class:`~sparring.errors.IllegalMoveError` naming the player and its spec.
+    ``seed``, ``specs``, ``labels`` (default: the players' names), ``run_key``, ``pairing``
+    and ``game_index`` are only copied into the record; the players are already seeded.
     """
     if len(players) != 2:
         raise ValueError(f"play_game needs two players, got {len(players)}")
     labels = labels or (players[0].name, players[1].name)
     specs = specs or labels
-    seats = (0, 1) if a_first else (1, 0)  # seats[s] = index into players of seat s's player
-    for seat, index in enumerate(seats):
-        players[index].new_game(game, seat)
-
-    state = game.initial_state()
-    moves: list[int] = []
-    think_times: list[float] = []
-    annotations: list[dict[str, Any] | None] = []
-    while (outcome := game.status(state)) is Outcome.ONGOING:
-        seat = game.to_move(state)
-        index = seats[seat]
-        start = time.perf_counter()
-        chosen = players[index].select_move(game, state.copy())
-        elapsed = time.perf_counter() - start
-        if isinstance(chosen, bool) or not isinstance(chosen, int | np.integer):
-            raise IllegalMoveError(
-                f"{game.name}: player {labels[index]!r} ({specs[index]}) returned {chosen!r}, "
-                f"not a move, at ply {len(moves)}"
-            )
-        move = int(chosen)
-        info = players[index].move_info()
-        if not game.is_legal(state, move):
-            raise IllegalMoveError(
-                f"{game.name}: player {labels[index]!r} ({specs[index]}) chose the illegal "
-                f"move {_move_text(game, move)} at ply {len(moves)} in position "
-                f"{game.position_to_text(state)}"
-            )
-        state = state.copy()
-        game.kernels.play(state, move)
-        moves.append(move)
-        think_times.append(elapsed)
-        annotations.append(info)
-        for player in players:
-            player.observe(game, move, state)
-
-    for seat, index in enumerate(seats):
-        players[index].game_over(game, state, outcome.score_for(seat))
+    order = (0, 1) if a_first else (1, 0)  # order[s] = index into players of seat s's player
+    session = GameSession(
+        game,
+        (players[order[0]], players[order[1]]),
+        names=(labels[order[0]], labels[order[1]]),
+    )
+    try:
+        session.play_out()
+    except IllegalMoveError as exc:
+        index = order[session.to_move]
+        if specs[index] == labels[index]:
+            raise
+        raise IllegalMoveError(f"{exc} (player spec {specs[index]!r})") from None
+    record = session.record()
+    assert record.result is not None  # played out between two players: the game is over
     return GameRecord(
         game=game.name,
         spec_a=specs[0],
@@ -343,21 +324,15 @@ def play_game(
         label_b=labels[1],
         a_first=a_first,
         seed=seed,
-        moves=tuple(moves),
-        think_times=tuple(think_times),
-        result=outcome.score_for(0),
+        moves=record.moves,
+        think_times=record.think_times,
+        result=record.result,
         run_key=run_key,
         pairing=pairing,
         game_index=game_index,
         finished_at=time.time(),
-        annotations=None if all(a is None for a in annotations) else tuple(annotations),
+        annotations=record.annotations,
     )
-
-
-def _move_text(game: Game, move: int) -> str:
-    if 0 <= move < game.num_actions:
-        return repr(game.move_to_text(move))
-    return f"{move} (outside 0..{game.num_actions - 1})"
 
 
 # ---- tasks (what crosses process boundaries) -------------------------------------------------

@@ -73,6 +73,7 @@ from sparring.games import get_game
 from sparring.games.base import Game
 from sparring.players import make_player
 from sparring.players.base import Player
+from sparring.session import GameSession
 
 SERIES_KIND = "series"
 """The ``kind`` of a series run in the store (and in its run key)."""
@@ -242,19 +243,17 @@ def build_series_players(task: SeriesTask, game: Game) -> tuple[Player, Player]:
 
 def replay_game(game: Game, players: Sequence[Player], record: GameRecord) -> None:
     """Tell ``players = (A, B)`` a finished game as if they had played it, without searching:
-    ``new_game``, ``observe`` after every move, ``game_over`` with each one's score."""
-    seats = (0, 1) if record.a_first else (1, 0)
-    for seat, index in enumerate(seats):
-        players[index].new_game(game, seat)
-    state = game.initial_state()
-    for move in record.moves:
-        state = state.copy()
-        game.kernels.play(state, move)
-        for player in players:
-            player.observe(game, move, state)
-    scores = (record.score_a, record.score_b)
-    for index in seats:
-        players[index].game_over(game, state, scores[index])
+    a :class:`~sparring.session.GameSession` fed the record's moves (``new_game``,
+    ``observe`` after every move, ``game_over`` with each one's score)."""
+    seated = (players[0], players[1]) if record.a_first else (players[1], players[0])
+    session = GameSession(game, seated)
+    for move, seconds in zip(record.moves, record.think_times, strict=True):
+        session.play(move, think_time=seconds)
+    if session.result != record.result:
+        raise ValueError(
+            f"series {record.pairing}, game {record.game_index}: replaying its moves gives "
+            f"the result {session.result}, not the stored {record.result}"
+        )
 
 
 def _reseed(players: Sequence[Player], game_seed: int) -> None:
