@@ -98,6 +98,55 @@ def test_play_at_a_target_elo_with_a_calibration() -> None:
     assert "SA(elo=1500)" in result.stdout
 
 
+TINY_SGF = "(;GM[1]FF[4]SZ[19]PB[alice]PW[bob]BR[3d]WR[3d];B[pd];W[dd];B[pp];W[dp];B[qf])\n"
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (("--device", "tpu"), "unknown device 'tpu' (cpu, cuda, cuda:N or auto)"),
+        (("--model", "go-xx"), "estimator 'go-xx' is neither a file nor a shipped estimator"),
+        (("--model", "NOT_A_MODEL"), "not a sparring strength model (torch.load failed"),
+    ],
+)
+def test_estimate_bad_device_and_model_are_one_line_errors(
+    tmp_path: Path, extra: tuple[str, ...], needle: str
+) -> None:
+    sgf = tmp_path / "g.sgf"
+    sgf.write_text(TINY_SGF)
+    not_a_model = tmp_path / "junk.pt"
+    not_a_model.write_text("junk")
+    args = [str(not_a_model) if a == "NOT_A_MODEL" else a for a in extra]
+    result = run_cli("estimate", str(sgf), "--player", "alice", *args)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and needle in lines[0], result.stderr
+
+
+def test_estimate_uses_the_shipped_estimator_by_name(tmp_path: Path) -> None:
+    sgf = tmp_path / "g.sgf"
+    sgf.write_text(TINY_SGF)
+    default = run_cli("estimate", str(sgf), "--player", "alice")
+    named = run_cli("estimate", str(sgf), "--player", "alice", "--model", "go-se")
+    assert default.returncode == 0, default.stderr
+    assert "alice: 1 game(s), 3 moves scored" in default.stdout
+    assert "estimated rank:" in default.stdout
+    assert named.stdout == default.stdout
+
+
+def test_train_config_of_the_wrong_type_is_a_one_line_error(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('channels = "abc"\n')
+    result = run_cli("train", "connect4", "--config", str(config), "--out", str(tmp_path / "r"))
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: train config: channels must be an integer, not 'abc'"
+    assert not (tmp_path / "r").exists()
+
+
+def test_oracle_needs_at_least_one_position() -> None:
+    result = run_cli("oracle", "random", "--positions", "0")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "--positions" in result.stderr
 # ---- play: driven by GameSession (in-process, with stub opponents) ------------------------------
 class _Stub(Player):
     """An opponent that passes (Go), plays the first legal move, or raises ``error``."""

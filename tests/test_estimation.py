@@ -596,3 +596,42 @@ def test_report_shows_references_with_errors_and_both_fits(tmp_path: Path) -> No
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     line = results["runs"][0]["reference_fits"]["line"]
     assert line[0] > line[1]  # the line puts the top band back on top
+
+
+# ---- the shipped estimators (package data, found by name) --------------------------------------
+def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> None:
+    import fnmatch
+    import tomllib
+
+    from sparring.estimation.shipped import (
+        ESTIMATOR_DIR,
+        default_estimator,
+        resolve_estimator,
+        shipped_estimators,
+    )
+
+    package = ESTIMATOR_DIR.parents[1]
+    assert ESTIMATOR_DIR.parts[-3:] == ("sparring", "models", "estimators")
+    assert sorted(shipped_estimators()) == ["chess-se", "chess-se-inf", "go-se", "go-se-inf"]
+    assert default_estimator("go") == ESTIMATOR_DIR / "go-se.pt"
+    assert default_estimator("chess") == ESTIMATOR_DIR / "chess-se.pt"
+    assert resolve_estimator("go-se-inf") == ESTIMATOR_DIR / "go-se-inf.pt"
+    mine = tmp_path / "mine.pt"
+    mine.write_bytes(b"")
+    assert resolve_estimator(str(mine)) == mine
+    with pytest.raises(SparringError, match="neither a file nor a shipped estimator"):
+        resolve_estimator("go-xx")
+    with pytest.raises(SparringError, match="no shipped othello strength estimator"):
+        default_estimator("othello")
+    # Every file of the models folder is declared package data (an installed sparring has it).
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    globs = pyproject["tool"]["setuptools"]["package-data"]["sparring"]
+    for path in (package / "models").rglob("*"):
+        if path.is_file():
+            rel = path.relative_to(package).as_posix()
+            assert any(fnmatch.fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs)
+    for name, path in shipped_estimators().items():
+        model, meta = load_strength_model(path)
+        assert model.config.game == name.split("-")[0]
+        assert model.config.kind == name.split("-", 1)[1].replace("-", "_")
+        assert "references" in meta

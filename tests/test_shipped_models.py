@@ -72,8 +72,8 @@ def test_shipped_calibration_belongs_to_the_shipped_network(name: str) -> None:
 
 
 def test_target_check_players_are_named_by_the_chosen_setting() -> None:
+    from sparring.experiments.target_check import target_spec
     from sparring.strength.target import calibration_path_for_model, load_calibration
-    from sparring.strength.verify import target_spec
 
     path = calibration_path_for_model(shipped_models()["connect4"])
     assert path is not None

@@ -16,13 +16,17 @@ import typer
 from typer.testing import CliRunner
 
 from sparring.errors import ConfigError, UnknownPlayerError
+from sparring.evaluation.bradley_terry import ELO_SCALE
 from sparring.evaluation.match import GameTask, play_game, play_task, player_modules
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
-from sparring.games import get_game
-from sparring.players import make_player
-from sparring.players.base import RandomPlayer
-from sparring.strength.analysis import (
-    ELO_PER_NAT,
+from sparring.experiments.calibration import (
+    CalibrationConfig,
+    fit_with_fixed,
+    parse_base,
+    run_calibration,
+)
+from sparring.experiments.calibration_report import FILES, write_report
+from sparring.experiments.strength_analysis import (
     Positions,
     analyze_threshold,
     average_candidates,
@@ -32,13 +36,9 @@ from sparring.strength.analysis import (
     fit_logistic,
     root_visits_of,
 )
-from sparring.strength.calibration import (
-    CalibrationConfig,
-    fit_with_fixed,
-    parse_base,
-    run_calibration,
-)
-from sparring.strength.report import FILES, write_report
+from sparring.games import get_game
+from sparring.players import make_player
+from sparring.players.base import RandomPlayer
 from sparring.strength.selection import StrengthSetting
 from sparring.strength.target import (
     Calibration,
@@ -46,6 +46,7 @@ from sparring.strength.target import (
     StrengthRangeWarning,
     calibration_path_for_model,
     elo_for_setting,
+    isotonic,
     load_calibration,
     save_calibration,
     setting_for_elo,
@@ -167,8 +168,8 @@ def test_fit_with_fixed_recovers_ratings() -> None:
         games += [(a, b, float(rng.random() < p)) for _ in range(600)]
     fit = fit_with_fixed(games, fixed, prior_draws=1.0)
     for name, elo in true.items():
-        assert abs(fit.rating(name) - elo) < 3.5 * fit.stderr(name) + 5
-    assert fit.rating("L1") == 1000.0 and fit.stderr("L1") == 0.0
+        assert abs(fit.rating(name) - elo) < 3.5 * fit.rating_stderr(name) + 5
+    assert fit.rating("L1") == 1000.0 and fit.rating_stderr("L1") == 0.0
     assert fit.difference_stderr("A", "B") > 0
     with pytest.raises(ConfigError, match="no games linking"):
         fit_with_fixed([("X", "Y", 1.0)], {"L": 1000.0})
@@ -207,7 +208,7 @@ def test_h_is_recovered_on_synthetic_data() -> None:
     empirical = {}
     for z in zs:  # Eq. 15 plus measurement noise (none at the two ends, which fix H)
         noise = 0.0 if math.isinf(z) else float(rng.normal(0, 5))
-        empirical[z] = top + h_true * e_norm(positions, z, rth) * ELO_PER_NAT + noise
+        empirical[z] = top + h_true * e_norm(positions, z, rth) * ELO_SCALE + noise
     analysis = analyze_threshold(positions, rth, empirical)
     assert analysis.h == pytest.approx(h_true, rel=1e-9)
     assert analysis.rmse_empirical is not None and analysis.rmse_empirical < 10
@@ -316,6 +317,22 @@ def test_elo_player_from_a_calibration(tmp_path: Path) -> None:
         make_player(f"sa:base=uct,sims=50,calibration={path},elo=1500", game, 0)
     with pytest.raises(UnknownPlayerError, match="not tictactoe"):
         make_player(f"sa:base=uct,calibration={path},elo=1500", get_game("tictactoe"), 0)
+
+
+def test_isotonic_pools_every_adjacent_violator() -> None:
+    """Pool adjacent violators by hand on a case that needs every merge, the first two blocks
+    included: values (4, 3, 5, 1), weights (1, 3, 1, 1).
+    4 | 3 -> (4 + 9) / 4 = 3.25 (weight 4); 3.25 | 5 kept; 5 | 1 -> 3 (weight 2);
+    3.25 | 3 -> (13 + 6) / 6 = 19/6 over all four."""
+    fitted = isotonic([4.0, 3.0, 5.0, 1.0], [1.0, 3.0, 1.0, 1.0])
+    assert fitted.tolist() == pytest.approx([19 / 6] * 4, abs=1e-12)
+    # Unweighted, strictly decreasing: everything pools into the mean.
+    assert isotonic([3.0, 2.0, 1.0], [1.0, 1.0, 1.0]).tolist() == pytest.approx([2.0] * 3)
+    # Only the first pair violates: it pools, the rest stays.
+    assert isotonic([2.0, 1.0, 3.0, 4.0], [1.0, 1.0, 1.0, 1.0]).tolist() == pytest.approx(
+        [1.5, 1.5, 3.0, 4.0]
+    )
+    assert isotonic([1.0, 2.0, 2.0], [5.0, 1.0, 1.0]).tolist() == [1.0, 2.0, 2.0]
 
 
 # ---- end to end -------------------------------------------------------------------------------
@@ -450,7 +467,7 @@ def test_cli_calibrate_and_target(tmp_path: Path) -> None:
 
 def test_nearest_rungs_picks_the_closest_ladder_players() -> None:
     from sparring.evaluation.ladder import Ladder, LadderPlayer
-    from sparring.strength.verify import nearest_rungs
+    from sparring.experiments.target_check import nearest_rungs
 
     ladder = Ladder(
         "connect4",

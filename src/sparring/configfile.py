@@ -1,17 +1,23 @@
 """Loading typed run configurations (frozen dataclasses) from mappings and TOML files.
 
 Shared by :class:`~sparring.training.config.TrainConfig` and
-:class:`~sparring.estimation.train.SEConfig`: unknown keys, a missing ``game``, a missing file
-and malformed TOML all become a one-line :class:`~sparring.errors.ConfigError`.
+:class:`~sparring.estimation.train.SEConfig`: unknown keys, a missing ``game``, a value of the
+wrong type, a missing file and malformed TOML all become a one-line
+:class:`~sparring.errors.ConfigError`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import tomllib
+import types
+import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
 
 from sparring.errors import ConfigError
 
@@ -30,9 +36,12 @@ def dataclass_from_mapping(
     """Build the dataclass ``cls`` from ``data``; errors are :class:`ConfigError`s.
 
     An unknown key is reported as ``"{what}: unknown key 'k' (known: ...)"``, a missing
-    ``game`` as ``"{what}: the key 'game' is required"``, and a :class:`TypeError` of the
-    constructor as ``"{what}: <message>"``.  ``convert`` maps a key to a function applied to
-    its value (when present) before construction, such as ``tuple`` for a TOML list.
+    ``game`` as ``"{what}: the key 'game' is required"``, a value whose type does not match
+    the field's annotation as ``"{what}: k must be an integer, not 'abc'"`` (see
+    :func:`normalise_field`; checked before the class's own range checks), and a
+    :class:`TypeError` of the constructor as ``"{what}: <message>"``.  ``convert`` maps a key
+    to a function applied to its value (when present) after the type check and before
+    construction, such as a spelling normalisation.
     """
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - known)
@@ -40,7 +49,8 @@ def dataclass_from_mapping(
         raise ConfigError(f"{what}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
     if "game" not in data:
         raise ConfigError(f"{what}: the key 'game' is required")
-    values = dict(data)
+    hints = field_types(cls)
+    values = {key: normalise_field(what, key, hints[key], value) for key, value in data.items()}
     for key, fn in (convert or {}).items():
         if key in values:
             values[key] = fn(values[key])
@@ -48,6 +58,100 @@ def dataclass_from_mapping(
         return cls(**values)
     except TypeError as exc:
         raise ConfigError(f"{what}: {exc}") from None
+
+
+@functools.cache
+def field_types(cls: type) -> dict[str, Any]:
+    """The resolved type annotation of every field of the dataclass ``cls``."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+
+
+def check_fields(instance: DataclassInstance, what: str) -> None:
+    """Raise :class:`ConfigError` for the first field of ``instance`` whose value does not
+    match its annotation (as :func:`normalise_field` reads it).
+
+    Called first in a config's ``__post_init__``, so that a directly constructed config with
+    ``channels="abc"`` fails with a message naming the key, not with a comparison error in a
+    range check.
+    """
+    for key, hint in field_types(type(instance)).items():
+        normalise_field(what, key, hint, getattr(instance, key))
+
+
+def describe_type(hint: Any) -> str:
+    """Words for the annotation ``hint``: ``int`` is "an integer", ``tuple[str, ...]`` is
+    "a list of strings", ``int | None`` is "an integer or nothing"."""
+    singular = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+    plural = {int: "integers", float: "numbers", bool: "true/false values", str: "strings"}
+    if hint in singular:
+        return singular[hint]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (tuple, list) and args:
+        return f"a list of {plural.get(args[0], str(args[0]))}"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join("nothing" if a is type(None) else describe_type(a) for a in args)
+    return str(hint)
+
+
+def normalise_field(what: str, key: str, hint: Any, value: Any) -> Any:
+    """``value`` checked against the field annotation ``hint``, in its canonical form.
+
+    Understood annotations: ``int`` (a Python or NumPy integer, not a bool), ``float`` (any
+    integer or float, not a bool; returned as ``float``), ``bool``, ``str``,
+    ``tuple[X, ...]`` / ``tuple[X, Y]`` / ``list[X]`` of those (a TOML list or a tuple;
+    returned as the annotated container) and ``X | None``.  Any other annotation is passed
+    through unchecked.  A mismatch raises :class:`ConfigError` naming ``key``, the expected
+    type and the value.
+    """
+
+    def bad() -> ConfigError:
+        return ConfigError(f"{what}: {key} must be {describe_type(hint)}, not {value!r}")
+
+    if hint is bool:
+        if isinstance(value, bool | np.bool_):
+            return bool(value)
+        raise bad()
+    if hint is int:
+        if isinstance(value, int | np.integer) and not isinstance(value, bool):
+            return int(value)
+        raise bad()
+    if hint is float:
+        if isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+            value, bool
+        ):
+            return float(value)
+        raise bad()
+    if hint is str:
+        if isinstance(value, str):
+            return value
+        raise bad()
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return normalise_field(what, key, arg, value)
+            except ConfigError:
+                pass
+        raise bad()
+    if origin in (tuple, list) and args:
+        if not isinstance(value, list | tuple):
+            raise bad()
+        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+            if len(value) != len(args):
+                raise bad()
+            items = [normalise_field(what, key, a, v) for a, v in zip(args, value, strict=True)]
+        else:
+            try:
+                items = [normalise_field(what, key, args[0], v) for v in value]
+            except ConfigError:
+                raise bad() from None
+        return tuple(items) if origin is tuple else items
+    return value
 
 
 def read_toml(path: Path | str, game: str | None = None) -> dict[str, Any]:

@@ -45,3 +45,16 @@ class UnknownPlayerError(SparringError, ValueError):
 
 class ConfigError(SparringError, ValueError):
     """A configuration file or option set that is malformed or has unknown keys."""
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C: a :class:`KeyboardInterrupt`, or an error caused by one
+    (numba raises :class:`SystemError` when the interrupt arrives inside compiled code)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False

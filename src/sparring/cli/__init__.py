@@ -2,7 +2,8 @@
 
 Every command lives in a module of this package that adds itself to :data:`app`.  Errors caused
 by bad input (:class:`~sparring.errors.SparringError`) are printed as one line on standard
-error with exit code 2; no traceback is shown for them.
+error with exit code 2; no traceback is shown for them.  Ctrl-C anywhere (while a command
+starts, searches or plays games) ends the command with one line and exit code 130.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 
 import typer
 
-from sparring.errors import SparringError
+from sparring.errors import SparringError, is_interrupt
 
 app = typer.Typer(
     name="sparring",
@@ -39,3 +40,13 @@ def main() -> None:
     except SparringError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except SystemExit as exc:
+        # Typer turns a plain Ctrl-C into "Aborted!" and exit code 1; make it 130.
+        if exc.code == 1 and is_interrupt(exc):
+            sys.exit(130)
+        raise
+    except BaseException as exc:  # e.g. numba's SystemError when Ctrl-C hits compiled code
+        if not is_interrupt(exc):
+            raise
+        typer.echo("\ninterrupted", err=True)
+        sys.exit(130)

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sparring.errors import SparringError
+from sparring.errors import SparringError, is_interrupt
 from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import Game
 from sparring.nn.zoo import default_model
@@ -78,19 +78,6 @@ def record_format_for(game: Game, path: Path) -> RecordFormat:
     if fmt == "pgn" and game.name != "chess":
         raise SparringError(f"{path}: PGN records are written for chess only; use a .txt file")
     return fmt
-
-
-def _is_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` is Ctrl-C: a KeyboardInterrupt, or an error (such as numba's
-    SystemError when the interrupt arrives inside compiled code) caused by one."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, KeyboardInterrupt):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
 
 
 def _save(session: GameSession, path: Path) -> None:
@@ -240,13 +227,13 @@ def play(
         try:
             _play_loop(session, human, ai.name, save)
         except BaseException as exc:
-            if not _is_interrupt(exc):
+            if not is_interrupt(exc):
                 raise
             if save is not None:
                 _save(session, save)
             raise
     except BaseException as exc:
-        if isinstance(exc, typer.Exit) or not _is_interrupt(exc):
+        if isinstance(exc, typer.Exit) or not is_interrupt(exc):
             raise
         console.print("\ninterrupted; game abandoned")
         raise typer.Exit(130) from None

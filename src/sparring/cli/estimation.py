@@ -15,13 +15,6 @@ from sparring.errors import SparringError
 
 console = Console()
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-MODEL_DIRS = (REPO_ROOT / "models" / "estimators", Path("models") / "estimators")
-"""Where ``estimate`` looks for its default model (see :func:`default_estimator`)."""
-DEFAULT_NAMES = ("{game}-se.pt", "{game}-se-inf.pt")
-"""Default estimator files in order of preference: SE measured more accurate than SE-inf at the
-shipped (CPU) scale for both games (docs/estimation.md)."""
-
 
 def _config(game: str, config: Path | None, **overrides: Any) -> Any:
     from sparring.estimation.train import SEConfig
@@ -198,8 +191,10 @@ def se_eval(
         ),
     ] = None,
 ) -> None:
-    """Rank-prediction accuracy against the number of games on held-out players, per rank,
-    and against the move number; plots and a markdown report.  Writes RUN/estimator.pt."""
+    """Evaluate strength-estimator runs: rank-prediction accuracy on held-out players.
+
+    Accuracy against the number of games, per rank and against the move number; plots and a
+    markdown report.  Writes RUN/estimator.pt."""
     from sparring.estimation.report import evaluate_run, write_report
 
     game = _game(game_name)
@@ -233,36 +228,30 @@ def se_eval(
     console.print(f"report: {path}")
 
 
-def default_estimator(game: str) -> Path:
-    """The shipped estimator of ``game``; SparringError when there is none."""
-    for name in DEFAULT_NAMES:
-        for folder in MODEL_DIRS:
-            path = folder / name.format(game=game)
-            if path.is_file():
-                return path
-    raise SparringError(
-        f"no shipped {game} strength model in models/estimators/; pass --model RUN/estimator.pt"
-    )
-
-
 def estimate(
     files: Annotated[list[Path], typer.Argument(help="SGF (Go) or PGN (chess) files or folders.")],
     player: Annotated[
         str, typer.Option("--player", "-p", help="The player's name in the records.")
     ],
     model: Annotated[
-        Path | None,
-        typer.Option(help="Estimator file (se-eval's RUN/estimator.pt); default: shipped."),
+        str | None,
+        typer.Option(
+            help="A shipped estimator's name (go-se, go-se-inf, chess-se, chess-se-inf) or an "
+            "estimator file (se-eval's RUN/estimator.pt); default: GAME-se."
+        ),
     ] = None,
     device: Annotated[str, typer.Option(help="cpu, cuda or auto.")] = "cpu",
 ) -> None:
     """Estimate a player's rank (Go) or Elo band (chess) from their games."""
     from sparring.estimation.data import Record
     from sparring.estimation.predict import estimate_player
+    from sparring.estimation.shipped import default_estimator, resolve_estimator
     from sparring.estimation.train import resolve_device
     from sparring.records import RecordError, read_pgn_games, read_sgf_games
     from sparring.records.common import record_files
 
+    dev = str(resolve_device(device))
+    model_path = resolve_estimator(model) if model is not None else None
     records: list[Record] = []
     errors: list[RecordError] = []
     kinds: set[str] = set()
@@ -293,8 +282,8 @@ def estimate(
     if len(kinds) > 1:
         raise SparringError("give Go (SGF) or chess (PGN) games, not both")
     game = kinds.pop()
-    model_path = model if model is not None else default_estimator(game)
-    dev = str(resolve_device(device))
+    if model_path is None:
+        model_path = default_estimator(game)
     result = estimate_player(records, player, model_path, device=dev)
     if errors:
         console.print(f"({len(errors)} broken record(s) skipped, first: {errors[0]})")

@@ -18,14 +18,13 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sparring.errors import ConfigError
+from sparring.errors import ConfigError, is_interrupt
 from sparring.evaluation.ladder import write_ladder
 from sparring.evaluation.match import (
     MatchConfig,
     RunInterrupted,
     RunResult,
     TournamentConfig,
-    is_interrupt,
     player_labels,
     run_match,
     run_tournament,
@@ -310,7 +309,7 @@ def study(
 
 def oracle(
     specs: Annotated[list[str], typer.Argument(help="Connect4 player specs to score.")],
-    positions: Annotated[int, typer.Option(help="Number of solved positions.")] = 1000,
+    positions: Annotated[int, typer.Option(min=1, help="Number of solved positions.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the position set and the players.")] = 0,
     markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
 ) -> None:

@@ -111,9 +111,9 @@ def calibrate(
 ) -> None:
     """Calibrate strength adjustment (Wu et al. 2019): Elo over a grid of z and R_th."""
     from sparring.evaluation.store import GameStore
+    from sparring.experiments.calibration import CalibrationConfig, run_calibration
+    from sparring.experiments.calibration_report import write_report
     from sparring.games import get_game
-    from sparring.strength.calibration import CalibrationConfig, run_calibration
-    from sparring.strength.report import write_report
 
     get_game(game_name)
     ladder_path: str | None = None
@@ -214,8 +214,8 @@ def strength_check(
     """Play players asked for target Elos against the ladder and measure their Elo."""
     from sparring.evaluation.ladder import read_ladder
     from sparring.evaluation.store import GameStore
+    from sparring.experiments.target_check import check_targets, checks_markdown
     from sparring.strength.target import load_calibration
-    from sparring.strength.verify import check_targets, checks_markdown
 
     cal = load_calibration(calibration)
     targets = _floats(elo, "--elo")

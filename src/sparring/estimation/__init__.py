@@ -10,7 +10,8 @@ Strength Adjustment in Games", ICLR 2025).
 * :mod:`~sparring.estimation.predict` -- reference scores, nearest-mean rank prediction,
   accuracy against the number of games, one player's estimate;
 * :mod:`~sparring.estimation.baselines` -- SL_sum and SL_vote;
-* :mod:`~sparring.estimation.report` -- ``sparring se-eval``'s plots and report.
+* :mod:`~sparring.estimation.report` -- ``sparring se-eval``'s plots and report;
+* :mod:`~sparring.estimation.shipped` -- the shipped estimators (package data), found by name.
 
 PyTorch is imported by the submodules that need it, not by this package.
 """

@@ -276,7 +276,9 @@ def load_strength_model(path: str | Path) -> tuple[StrengthNet, dict[str, Any]]:
     try:
         payload = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many kinds for corrupt files
-        raise SparringError(f"{p}: not a sparring strength model ({exc})") from None
+        raise SparringError(
+            f"{p}: not a sparring strength model (torch.load failed: {type(exc).__name__})"
+        ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise SparringError(f"{p}: not a sparring strength model")
     if payload.get("version") != FORMAT_VERSION:

@@ -48,7 +48,7 @@ import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
-from sparring.configfile import dataclass_from_mapping, read_toml
+from sparring.configfile import check_fields, dataclass_from_mapping, read_toml
 from sparring.errors import ConfigError
 from sparring.estimation.data import (
     INF_RANK,
@@ -197,6 +197,7 @@ class SEConfig:
     a way to cut evaluation time without extracting the data again."""
 
     def __post_init__(self) -> None:
+        check_fields(self, "se config")
         ranks_for(self.game)
         if self.variant not in KINDS:
             raise ConfigError(f"se config: variant must be one of {', '.join(KINDS)}")
@@ -290,12 +291,18 @@ class SEConfig:
 
 
 def resolve_device(name: str) -> torch.device:
-    """``auto`` -> CUDA when available, else CPU; ``cuda`` without a GPU is a ConfigError."""
+    """``auto`` -> CUDA when available, else CPU; ``cuda`` without a GPU, or a name other than
+    ``cpu``, ``cuda``, ``cuda:N`` and ``auto``, is a ConfigError."""
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not (name in ("cpu", "cuda") or name.startswith("cuda:")):
+        raise ConfigError(f"unknown device {name!r} (cpu, cuda, cuda:N or auto)")
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise ConfigError(f"device {name!r} asked for, but no CUDA GPU is available")
-    return torch.device(name)
+    try:
+        return torch.device(name)
+    except RuntimeError:
+        raise ConfigError(f"unknown device {name!r} (cpu, cuda, cuda:N or auto)") from None
 
 
 # ---- losses (Eq. 3-5) -----------------------------------------------------------------------

@@ -7,8 +7,12 @@ and the AlphaDDA result tables.
   :class:`TournamentConfig`.
 * :mod:`~sparring.evaluation.series`: :func:`run_series` with :class:`SeriesConfig`: G games
   in order between the same two player objects, many series in parallel, resumable.
-* :mod:`~sparring.evaluation.ratings`: :func:`fit_elo` (maximum-likelihood Bradley-Terry with
+* :mod:`~sparring.evaluation.bradley_terry`: the one maximum-likelihood Bradley-Terry fitter
+  (:func:`~sparring.evaluation.bradley_terry.fit_bradley_terry`: fixed players, optional
+  first-move advantage, covariance) and the Elo constant ``ELO_SCALE = 400 / ln 10``.
+* :mod:`~sparring.evaluation.ratings`: :func:`fit_elo` (tournament ratings, one anchor, with
   confidence intervals) and :func:`incremental_elo` (AlphaDDA appendix 5, K = 8).
+* :mod:`~sparring.evaluation.ladder`: rating ladders and :func:`fit_against_ladder`.
 * :mod:`~sparring.evaluation.report`: win/loss/draw and Elo tables (rich and markdown), plots.
 """
 

@@ -9,7 +9,6 @@ the same scale (for the baselines: Random anchored at 1000, docs/results.md).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from sparring.errors import ConfigError
+from sparring.evaluation.bradley_terry import ELO_SCALE, PairCounts, fit_bradley_terry
 from sparring.evaluation.ratings import EloFit
-
-_LN10_400 = math.log(10.0) / 400.0
 
 
 @dataclass(frozen=True)
@@ -133,24 +131,23 @@ def fit_against_ladder(
 
     ``prior_draws`` virtual draws against each distinct opponent keep the estimate finite
     when every game was won or lost (as in :func:`sparring.evaluation.ratings.fit_elo`).
+    Fitted by :func:`~sparring.evaluation.bradley_terry.fit_bradley_terry` with every
+    opponent held fixed (opponents with equal ratings count as one).
     """
     opp = np.asarray(opponent_elos, dtype=np.float64)
     s = np.asarray(scores, dtype=np.float64)
     if len(opp) != len(s) or len(s) == 0:
         raise ValueError("need one score per game and at least one game")
-    distinct = np.unique(opp)
-    all_opp = np.concatenate([opp, distinct])
-    all_s = np.concatenate([s, np.full(len(distinct), 0.5)])
-    weights = np.concatenate([np.ones(len(s)), np.full(len(distinct), prior_draws)])
-    elo = float(np.average(opp))
-    for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(-_LN10_400 * (elo - all_opp)))
-        grad = _LN10_400 * np.sum(weights * (all_s - p))
-        info = _LN10_400**2 * np.sum(weights * p * (1.0 - p))
-        step = grad / info
-        elo += float(np.clip(step, -400.0, 400.0))
-        if abs(step) < 1e-6:
-            break
-    p = 1.0 / (1.0 + np.exp(-_LN10_400 * (elo - all_opp)))
-    info = _LN10_400**2 * np.sum(weights * p * (1.0 - p))
-    return LadderFit(elo, float(1.0 / math.sqrt(info)), len(s), float(s.sum()))
+    distinct, which = np.unique(opp, return_inverse=True)  # opponents told apart by rating
+    names = ("player", *(f"opponent@{elo!r}" for elo in distinct.tolist()))
+    counts = PairCounts.from_games(
+        names, np.zeros(len(s), dtype=np.int64), which + 1, s, ordered=False
+    ).with_draws(prior_draws, every_pair=False)
+    fit = fit_bradley_terry(
+        counts,
+        dict(zip(names[1:], distinct.tolist(), strict=True)),
+        start=float(np.average(opp)),
+        max_iterations=100,
+        tolerance=1e-6 / ELO_SCALE,
+    )
+    return LadderFit(float(fit.ratings[0]), float(fit.stderr[0]), len(s), float(s.sum()))

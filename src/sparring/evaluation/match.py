@@ -64,7 +64,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from sparring.errors import ConfigError, IllegalMoveError
+from sparring.errors import ConfigError, IllegalMoveError, is_interrupt
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 from sparring.games import get_game
 from sparring.games.base import Game
@@ -91,19 +91,6 @@ class RunInterrupted(KeyboardInterrupt):
         """Games of the run in the store (old and new)."""
         self.played = played
         """Games played and stored by the interrupted call."""
-
-
-def is_interrupt(error: BaseException) -> bool:
-    """Whether ``error`` is Ctrl-C: a :class:`KeyboardInterrupt`, or an exception (numba's
-    ``SystemError: ... returned a result with an exception set``) caused by one."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        if isinstance(current, KeyboardInterrupt):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
 
 
 # ---- configuration ---------------------------------------------------------------------------

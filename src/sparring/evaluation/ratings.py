@@ -27,13 +27,16 @@ import numpy as np
 import numpy.typing as npt
 
 from sparring.errors import ConfigError
+from sparring.evaluation.bradley_terry import (
+    PairCounts,
+    cell_log_likelihood,
+    expected_score,
+    fit_bradley_terry,
+)
 from sparring.evaluation.store import GameRecord
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-ELO_SCALE = 400.0 / math.log(10.0)
-"""Elo points per natural-log unit of odds: a difference ``d`` gives odds ``10**(d/400)``."""
 
 DEFAULT_PRIOR_DRAWS = 0.01
 """Virtual draws per pair of players added by :func:`fit_elo` (see there)."""
@@ -288,112 +291,43 @@ def fit_elo(
     Ratings are shifted so that ``anchor`` (default :func:`default_anchor`) has exactly its
     rating.  The covariance is the inverse of the observed information (negative Hessian of
     the regularised log-likelihood) with the anchor held fixed, so the intervals (``confidence``,
-    normal approximation) describe each rating relative to the anchor.  Solved by Newton's
-    method with step halving (the objective is strictly concave).
+    normal approximation) describe each rating relative to the anchor.  Solved by
+    :func:`~sparring.evaluation.bradley_terry.fit_bradley_terry` (Newton's method with step
+    halving; the objective is strictly concave).
     """
     if not prior_draws > 0.0:
         raise ValueError("prior_draws must be positive (it keeps perfect records finite)")
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must be between 0 and 1")
-    n = results.num_players
-    if n < 2:
+    if results.num_players < 2:
         raise ValueError("at least two players are needed for ratings")
     anchor = anchor or default_anchor(results.names)
-    anchor_index = anchor.index_in(results.names)
-    anchor = Anchor(results.names[anchor_index], anchor.elo)
-
-    # Sufficient statistics per ordered (first, second) cell: games and first-player points.
-    cell_games = np.zeros((n, n))
-    cell_points = np.zeros((n, n))
-    np.add.at(cell_games, (results.first, results.second), 1.0)
-    np.add.at(cell_points, (results.first, results.second), results.score)
-    off_diagonal = ~np.eye(n, dtype=bool)
-    prior_games = np.where(off_diagonal, prior_draws / 2.0, 0.0)
-    games = cell_games + prior_games
-    points = cell_points + prior_games / 2.0
-
-    rows, cols = np.nonzero(games)
-    num_params = n + (1 if first_move_advantage else 0)
-    design = np.zeros((len(rows), num_params))
-    design[np.arange(len(rows)), rows] = 1.0
-    design[np.arange(len(rows)), cols] = -1.0
-    if first_move_advantage:
-        design[:, n] = 1.0
-    free = [k for k in range(num_params) if k != anchor_index]
-    x = design[:, free]
-    g_n = games[rows, cols]
-    g_s = points[rows, cols]
-
-    def objective(theta: FloatArray) -> float:
-        eta = x @ theta
-        return float(np.sum(-g_s * np.logaddexp(0.0, -eta) - (g_n - g_s) * np.logaddexp(0.0, eta)))
-
-    theta = np.zeros(len(free))
-    value = objective(theta)
-    iterations = 0
-    for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported
-        p = _sigmoid(x @ theta)
-        gradient = x.T @ (g_s - g_n * p)
-        information = (x.T * (g_n * p * (1.0 - p))) @ x
-        step = np.linalg.solve(information, gradient)
-        scale = 1.0
-        while True:
-            candidate = theta + scale * step
-            new_value = objective(candidate)
-            if new_value >= value - 1e-12 or scale < 1e-8:
-                break
-            scale /= 2.0
-        theta, value = candidate, new_value
-        if float(np.max(np.abs(scale * step))) < tolerance:
-            break
-
-    p = _sigmoid(x @ theta)
-    information = (x.T * (g_n * p * (1.0 - p))) @ x
-    cov_free = np.linalg.inv(information) * ELO_SCALE**2
-
-    params = np.zeros(num_params)
-    params[free] = theta * ELO_SCALE
-    cov = np.zeros((num_params, num_params))
-    cov[np.ix_(free, free)] = cov_free
-    ratings = anchor.elo + params[:n]
-
-    # Log-likelihood of the real games only.
-    eta_games = (ratings[results.first] - ratings[results.second]) / ELO_SCALE
-    if first_move_advantage:
-        eta_games = eta_games + params[n] / ELO_SCALE
-    log_lik = float(
-        np.sum(
-            -results.score * np.logaddexp(0.0, -eta_games)
-            - (1.0 - results.score) * np.logaddexp(0.0, eta_games)
-        )
+    anchor = Anchor(results.names[anchor.index_in(results.names)], anchor.elo)
+    games = PairCounts.from_games(results.names, results.first, results.second, results.score)
+    fit = fit_bradley_terry(
+        games.with_draws(prior_draws, every_pair=True),
+        {anchor.name: anchor.elo},
+        first_move_advantage=first_move_advantage,
+        max_iterations=max_iterations,
+        tolerance=tolerance,
     )
     return EloFit(
         names=results.names,
-        ratings=ratings,
-        covariance=cov[:n, :n],
+        ratings=fit.ratings,
+        covariance=fit.covariance,
         anchor=anchor,
         confidence=confidence,
         games=results.games_per_player(),
         points=results.points_per_player(),
-        first_move_advantage=float(params[n]) if first_move_advantage else None,
-        first_move_advantage_stderr=math.sqrt(cov[n, n]) if first_move_advantage else None,
+        first_move_advantage=fit.first_move_advantage,
+        first_move_advantage_stderr=fit.first_move_advantage_stderr,
         prior_draws=prior_draws,
-        log_likelihood=log_lik,
-        iterations=iterations,
+        log_likelihood=cell_log_likelihood(games, fit.ratings, fit.first_move_advantage),
+        iterations=fit.iterations,
     )
 
 
-def _sigmoid(eta: FloatArray) -> FloatArray:
-    out: FloatArray = np.exp(-np.logaddexp(0.0, -eta))
-    return out
-
-
 # ---- AlphaDDA appendix 5 ---------------------------------------------------------------------
-def expected_score(elo_a: float, elo_b: float) -> float:
-    """AlphaDDA Eq. 16: ``p(A defeats B) = 1 / (1 + 10**((e(B) - e(A)) / 400))``."""
-    return 1.0 / (1.0 + 10.0 ** ((elo_b - elo_a) / 400.0))
-
-
 def elo_update(elo_a: float, elo_b: float, wins: float, games: int = 1, k: float = 8.0) -> float:
     """AlphaDDA Eq. 17: A's rating after ``games`` games against B in which A scored ``wins``.
 

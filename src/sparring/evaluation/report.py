@@ -5,7 +5,9 @@
   shown by :func:`wld_rich_table` / :func:`wld_markdown` (one row per pair) and
   :func:`paper_wld_markdown` (the paper's layout: opponents as rows, subjects as column groups).
 * Elo ratings (maximum likelihood with a confidence interval, and optionally the AlphaDDA K=8
-  ratings): :func:`elo_rich_table`, :func:`elo_markdown`, :func:`plot_elo`.
+  ratings): :func:`elo_rich_table`, :func:`elo_markdown`, :func:`plot_elo`.  A player that
+  lost (or won) every game has no finite maximum-likelihood rating: its cell shows the bound
+  (``≤`` / ``≥``) and a footnote (:func:`perfect_record_notes`) says the interval means nothing.
 """
 
 from __future__ import annotations
@@ -203,16 +205,67 @@ def paper_wld_markdown(
     return _markdown(header, rows, right_from=1)
 
 
+def _perfect(fit: EloFit, i: int) -> str | None:
+    """``"lost"`` or ``"won"`` when player ``i`` played and lost (won) every game, else None."""
+    games = int(fit.games[i])
+    if games == 0:
+        return None
+    if fit.points[i] == 0:
+        return "lost"
+    if fit.points[i] == games:
+        return "won"
+    return None
+
+
+def perfect_record_notes(fit: EloFit) -> list[str]:
+    """One footnote per player that lost (or won) every game it played.
+
+    Such a record has no finite maximum-likelihood rating (the likelihood keeps rising as the
+    player's rating falls, or rises); only the fit's virtual draws
+    (:attr:`~sparring.evaluation.ratings.EloFit.prior_draws`) keep it finite, so the rating is
+    only an upper (lower) bound and its Wald interval (often hundreds or thousands of Elo)
+    says nothing.  When that player is the anchor, it is the other players' ratings that are
+    only bounds; that note is left out when every other player has a note of its own.
+    """
+    notes = []
+    flagged = {i for i in range(len(fit.names)) if _perfect(fit, i) is not None}
+    anchor = fit.names.index(fit.anchor.name) if fit.anchor.name in fit.names else -1
+    for i in fit.ranking():
+        kind = _perfect(fit, i)
+        if kind is None:
+            continue
+        name, games = fit.names[i], int(fit.games[i])
+        if i == anchor:
+            if flagged >= set(range(len(fit.names))):
+                continue
+            bound = "lower" if kind == "lost" else "upper"
+            notes.append(
+                f"{name} (the anchor) {kind} every game ({games}): the other players' ratings "
+                f"are only {bound} bounds, and their intervals are not meaningful."
+            )
+            continue
+        bound, side = ("an upper", "weaker") if kind == "lost" else ("a lower", "stronger")
+        notes.append(
+            f"{name} {kind} every game ({games}): its rating is only {bound} bound (the games "
+            f"cannot say how much {side} it is; the fit's {fit.prior_draws:g} virtual draws per "
+            "pair keep it finite), and its interval is not meaningful."
+        )
+    return notes
+
+
 def _elo_rows(fit: EloFit, k8: Mapping[str, float] | None) -> list[list[str]]:
     rows = []
     half = fit.half_width
+    anchor = fit.anchor.name
     for i in fit.ranking():
         name = fit.names[i]
         games = int(fit.games[i])
         score = f"{fit.points[i]:g}/{games} ({fit.points[i] / games:.0%})" if games else "0/0"
+        kind = _perfect(fit, i) if name != anchor else None
+        bound = {"lost": "≤", "won": "≥", None: ""}[kind]
         row = [
             name,
-            f"{fit.ratings[i]:.0f}",
+            f"{bound}{fit.ratings[i]:.0f}",
             f"-{half[i]:.0f}",
             f"+{half[i]:.0f}",
             str(games),
@@ -248,7 +301,12 @@ def elo_rich_table(
     """A rich table of the maximum-likelihood ratings, strongest first: rating, the -/+ ends
     of the confidence interval relative to it, games, score, and (if given) the AlphaDDA
     K=8 rating of each player."""
-    table = Table(title=title, caption=_elo_caption(fit))
+    notes = perfect_record_notes(fit)
+    table = Table(
+        title=title,
+        caption="\n".join([_elo_caption(fit), *notes]),
+        caption_justify="left" if notes else "center",
+    )
     for i, name in enumerate(_elo_header(fit, k8)):
         table.add_column(name, justify="left" if i == 0 else "right")
     for row in _elo_rows(fit, k8):
@@ -257,9 +315,11 @@ def elo_rich_table(
 
 
 def elo_markdown(fit: EloFit, k8: Mapping[str, float] | None = None) -> str:
-    """The table of :func:`elo_rich_table` as GitHub markdown, with its caption below."""
+    """The table of :func:`elo_rich_table` as GitHub markdown, with its caption and the
+    notes of :func:`perfect_record_notes` below."""
+    notes = "".join(f"\n* {note}" for note in perfect_record_notes(fit))
     return _markdown(_elo_header(fit, k8), _elo_rows(fit, k8), right_from=1) + (
-        f"\n_{_elo_caption(fit)}_\n"
+        f"\n_{_elo_caption(fit)}_\n" + (f"{notes}\n" if notes else "")
     )
 
 

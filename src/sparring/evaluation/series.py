@@ -50,7 +50,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from sparring.errors import ConfigError
+from sparring.errors import ConfigError, is_interrupt
 from sparring.evaluation.match import (
     GameCallback,
     RunInterrupted,
@@ -59,7 +59,6 @@ from sparring.evaluation.match import (
     _config_from_mapping,
     derive_seed,
     init_worker,
-    is_interrupt,
     play_game,
     player_labels,
     player_modules,

@@ -1,18 +1,24 @@
-"""Strength adjustment of MCTS-based players (Wu et al., AAAI 2019) and its calibration.
+"""Strength adjustment of MCTS-based players (Wu et al., AAAI 2019): the core a player uses.
 
 * :mod:`~sparring.strength.selection`: the SA move policy, root visit counts -> move
   distribution (``p_i ∝ N_i^z`` over the candidates ``N_i >= R_th N_max``) and the floor
   below ``z = -inf``;
-* :mod:`~sparring.strength.calibration`: plays SA agents over a grid of ``(z, R_th)`` against
-  the paper's baseline (and a rating ladder) and writes a calibration file;
-* :mod:`~sparring.strength.analysis`: the paper's strength analysis (Eq. 5-17: ``E_norm(z)``
-  and the strength exponent ``H``);
 * :mod:`~sparring.strength.target`: calibration files and the setting for a target Elo;
-* :mod:`~sparring.strength.report`: tables and plots (the paper's Table 1-2, Fig. 1-4).
+* :mod:`~sparring.strength.controller`: the interface of a strength controller, which picks
+  the setting for every move (fixed today; dynamic adjustment later).
 
-The player itself is :mod:`sparring.players.strength` (spec ``sa:...``).
+This package depends only on :mod:`sparring.errors` and numpy/scipy: it must not import
+:mod:`sparring.players`, :mod:`sparring.evaluation` or :mod:`sparring.experiments`.  The
+experiments that *measure* strength (calibration, the strength analysis, reports, target
+checks in play) live in :mod:`sparring.experiments`, above evaluation.  The player itself is
+:mod:`sparring.players.strength` (spec ``sa:...``).
 """
 
+from sparring.strength.controller import (
+    FixedController,
+    MoveContext,
+    StrengthController,
+)
 from sparring.strength.selection import (
     PAPER_RTH,
     StrengthSetting,
@@ -37,6 +43,9 @@ __all__ = [
     "PAPER_RTH",
     "Calibration",
     "CalibrationPoint",
+    "FixedController",
+    "MoveContext",
+    "StrengthController",
     "StrengthRangeWarning",
     "StrengthSetting",
     "TargetResult",

@@ -1,6 +1,6 @@
 """Calibration files and target strength: which setting plays at a given Elo.
 
-A *calibration* (written by :mod:`sparring.strength.calibration`) lists measured settings
+A *calibration* (written by :mod:`sparring.experiments.calibration`) lists measured settings
 ``(z, R_th, floor)`` of a strength-adjusted player with their Elo ratings.  This module reads
 and writes the file and inverts it: :func:`setting_for_elo` returns the setting expected to
 play at a target Elo.
@@ -124,7 +124,7 @@ class CalibrationPoint:
 @dataclass(frozen=True)
 class Calibration:
     """Measured Elo of a strength-adjusted player over a grid of settings (one game, one
-    underlying search).  Written by :func:`sparring.strength.calibration.run_calibration`."""
+    underlying search).  Written by :func:`sparring.experiments.calibration.run_calibration`."""
 
     game: str
     """Registry name of the game."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring.configfile import dataclass_from_mapping, read_toml
+from sparring.configfile import check_fields, dataclass_from_mapping, read_toml
 from sparring.errors import ConfigError
 
 TABLE_A1: dict[str, dict[str, Any]] = {
@@ -113,6 +113,7 @@ class TrainConfig:
     """Self-play evaluator: ``auto``, ``torch`` or ``onnx``."""
 
     def __post_init__(self) -> None:
+        check_fields(self, "train config")
         positive = (
             "iterations",
             "games_per_iteration",

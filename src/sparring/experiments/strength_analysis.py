@@ -24,7 +24,7 @@ measured Elo (the paper's Fig. 4; its Table 2 lists ``H`` per threshold).
 Here ``D_{R_th}`` is the set of positions in which an SA agent with threshold ``R_th`` and
 finite ``z`` moved during the calibration (the paper leaves out ``z = +-inf``), its root visit
 counts recorded by :meth:`StrengthAdjustedPlayer.move_info`.  Ratings enter Eq. 17 in
-natural-log units (Elo / ``ELO_PER_NAT``).  Positions whose candidates include a zero-visit
+natural-log units (Elo / ``ELO_SCALE``).  Positions whose candidates include a zero-visit
 move (only with ``R_th = 0``) have ``ln R = -inf`` for it; ``E_norm(-inf)`` is then
 ``-inf`` and ``H`` is undefined (None).
 """
@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from sparring.evaluation.bradley_terry import ELO_SCALE
 from sparring.evaluation.store import GameRecord
 from sparring.games.base import Game
 from sparring.strength.selection import candidate_mask, sa_distribution
@@ -46,8 +47,6 @@ from sparring.strength.selection import candidate_mask, sa_distribution
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-ELO_PER_NAT = 400.0 / math.log(10.0)
-"""Elo points per natural-log unit of rating: ``Elo = 400 log10(e) E`` (about 173.7)."""
 
 FIT_RANGE = (-2.0, 2.0)
 """The range of ``z`` over which the paper fits lines and logistic curves."""
@@ -142,12 +141,12 @@ def estimate_h(elo_plus_inf: float, elo_minus_inf: float, e_norm_minus_inf: floa
     natural-log units; None when ``E_norm(-inf)`` is 0 or not finite."""
     if not math.isfinite(e_norm_minus_inf) or e_norm_minus_inf == 0.0:
         return None
-    return (elo_minus_inf - elo_plus_inf) / ELO_PER_NAT / e_norm_minus_inf
+    return (elo_minus_inf - elo_plus_inf) / ELO_SCALE / e_norm_minus_inf
 
 
 def derived_elo(e_norm_values: npt.ArrayLike, h: float, elo_plus_inf: float) -> FloatArray:
     """Eq. 15 in Elo: ``Elo(inf) + H E_norm(z) * 400 log10(e)``."""
-    out: FloatArray = elo_plus_inf + h * np.asarray(e_norm_values, dtype=np.float64) * ELO_PER_NAT
+    out: FloatArray = elo_plus_inf + h * np.asarray(e_norm_values, dtype=np.float64) * ELO_SCALE
     return out
 
 
@@ -338,7 +337,6 @@ def analyze_threshold(
 
 __all__ = [
     "CURVE_Z",
-    "ELO_PER_NAT",
     "FIT_RANGE",
     "LinearFit",
     "LogisticFit",

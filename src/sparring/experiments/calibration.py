@@ -31,7 +31,7 @@ Design (the paper's, extended with a rating ladder):
 :func:`run_calibration` returns a :class:`CalibrationResult`: the
 :class:`~sparring.strength.target.Calibration` (saved as the calibration file), the Table 1
 analogue, the linear and logistic fits of Fig. 1, the curves of Fig. 2, the candidates of
-Fig. 3 and the strength analysis (Table 2, Fig. 4; :mod:`sparring.strength.analysis`).
+Fig. 3 and the strength analysis (Table 2, Fig. 4; :mod:`sparring.experiments.strength_analysis`).
 """
 
 from __future__ import annotations
@@ -46,15 +46,11 @@ import numpy.typing as npt
 from rich.console import Console
 
 from sparring.errors import ConfigError, UnknownPlayerError
+from sparring.evaluation.bradley_terry import BradleyTerryFit, PairCounts, fit_bradley_terry
 from sparring.evaluation.ladder import Ladder, LadderPlayer, read_ladder
 from sparring.evaluation.match import MatchConfig, RunResult, run_match
 from sparring.evaluation.store import GameRecord, GameStore
-from sparring.games import get_game
-from sparring.players import make_player
-from sparring.players.registry import PlayerSpec
-from sparring.players.strength import SEARCH_OPTIONS
-from sparring.strength.analysis import (
-    ELO_PER_NAT,
+from sparring.experiments.strength_analysis import (
     LinearFit,
     LogisticFit,
     Positions,
@@ -65,6 +61,10 @@ from sparring.strength.analysis import (
     fit_logistic,
     root_visits_of,
 )
+from sparring.games import get_game
+from sparring.players import make_player
+from sparring.players.registry import PlayerSpec
+from sparring.players.strength import SEARCH_OPTIONS
 from sparring.strength.selection import PAPER_RTH, StrengthSetting, format_z
 from sparring.strength.target import Calibration, CalibrationPoint, file_sha256
 
@@ -211,46 +211,21 @@ class CalibrationConfig:
 
 
 # ---- ratings with fixed players ---------------------------------------------------------------
-@dataclass(frozen=True)
-class RatingFit:
-    """Maximum-likelihood Elo ratings with some players' ratings held fixed."""
-
-    names: tuple[str, ...]
-    ratings: FloatArray
-    covariance: FloatArray
-    """Covariance (Elo²) of the ratings; zero rows and columns for the fixed players."""
-    fixed: Mapping[str, float]
-    iterations: int
-
-    def index(self, name: str) -> int:
-        return self.names.index(name)
-
-    def rating(self, name: str) -> float:
-        return float(self.ratings[self.index(name)])
-
-    def stderr(self, name: str) -> float:
-        i = self.index(name)
-        return math.sqrt(max(float(self.covariance[i, i]), 0.0))
-
-    def difference_stderr(self, a: str, b: str) -> float:
-        i, j = self.index(a), self.index(b)
-        c = self.covariance
-        return math.sqrt(max(float(c[i, i] + c[j, j] - 2.0 * c[i, j]), 0.0))
-
-
 def fit_with_fixed(
     games: Sequence[tuple[str, str, float]],
     fixed: Mapping[str, float],
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
     max_iterations: int = 200,
-) -> RatingFit:
+) -> BradleyTerryFit:
     """Bradley-Terry ratings (Elo scale, AlphaDDA Eq. 16) of the players of ``games``
     (``(a, b, score of a)``), with the players in ``fixed`` held at their given Elo.
 
     ``prior_draws`` virtual draws are added to every pair of players that met.  No
-    first-move advantage is fitted (calibration matches alternate colours).  Newton's method
-    with step halving; the covariance is the inverse observed information.  Raises
-    :class:`ConfigError` when a free player is not connected to a fixed one by games.
+    first-move advantage is fitted (calibration matches alternate colours).  Solved by
+    :func:`~sparring.evaluation.bradley_terry.fit_bradley_terry`; the covariance is the
+    inverse observed information.  Players are named in order of first appearance (then the
+    fixed players without games).  Raises :class:`ConfigError` when a free player is not
+    connected to a fixed one by games.
     """
     if not fixed:
         raise ConfigError("at least one player's rating must be fixed")
@@ -263,97 +238,16 @@ def fit_with_fixed(
         if n not in names:
             names.append(n)
     index = {n: i for i, n in enumerate(names)}
-    cells: dict[tuple[int, int], list[float]] = {}
-    for a, b, score in games:
-        i, j = index[a], index[b]
-        if i == j:
-            raise ValueError(f"player {a!r} cannot play itself")
-        key, s = ((i, j), score) if i < j else ((j, i), 1.0 - score)
-        cell = cells.setdefault(key, [0.0, 0.0])
-        cell[0] += 1.0
-        cell[1] += s
-    keys = sorted(cells)
-    pairs = np.array(keys, dtype=np.int64).reshape(-1, 2)
-    n_games = np.array([cells[k][0] for k in keys]) + prior_draws
-    points = np.array([cells[k][1] for k in keys]) + prior_draws / 2.0
-    free = [i for i, n in enumerate(names) if n not in fixed]
-    _check_connected(len(names), pairs, free, names)
-    theta = np.zeros(len(names))
-    for n, elo in fixed.items():
-        theta[index[n]] = elo / ELO_PER_NAT
-    theta[free] = float(np.mean([e for e in fixed.values()])) / ELO_PER_NAT
-    position = {i: k for k, i in enumerate(free)}
-
-    def loglik(t: FloatArray) -> float:
-        eta = t[pairs[:, 0]] - t[pairs[:, 1]]
-        return float(
-            np.sum(-points * np.logaddexp(0.0, -eta) - (n_games - points) * np.logaddexp(0.0, eta))
-        )
-
-    def grad_info(t: FloatArray) -> tuple[FloatArray, FloatArray]:
-        eta = t[pairs[:, 0]] - t[pairs[:, 1]]
-        p = 1.0 / (1.0 + np.exp(-eta))
-        resid = points - n_games * p
-        w = n_games * p * (1.0 - p)
-        grad = np.zeros(len(free))
-        info = np.zeros((len(free), len(free)))
-        for (i, j), r, wk in zip(pairs.tolist(), resid, w, strict=True):
-            fi, fj = position.get(i), position.get(j)
-            if fi is not None:
-                grad[fi] += r
-                info[fi, fi] += wk
-            if fj is not None:
-                grad[fj] -= r
-                info[fj, fj] += wk
-            if fi is not None and fj is not None:
-                info[fi, fj] -= wk
-                info[fj, fi] -= wk
-        return grad, info
-
-    value = loglik(theta)
-    iterations = 0
-    for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported
-        if not free:
-            break
-        grad, info = grad_info(theta)
-        step = np.linalg.solve(info, grad)
-        scale = 1.0
-        while True:
-            candidate = theta.copy()
-            candidate[free] += scale * step
-            new_value = loglik(candidate)
-            if new_value >= value - 1e-12 or scale < 1e-8:
-                break
-            scale /= 2.0
-        theta, value = candidate, new_value
-        if float(np.max(np.abs(scale * step))) < 1e-10:
-            break
-    cov = np.zeros((len(names), len(names)))
-    if free:
-        _, info = grad_info(theta)
-        cov[np.ix_(free, free)] = np.linalg.inv(info) * ELO_PER_NAT**2
-    return RatingFit(tuple(names), theta * ELO_PER_NAT, cov, dict(fixed), iterations)
-
-
-def _check_connected(
-    n: int, pairs: npt.NDArray[np.int64], free: list[int], names: list[str]
-) -> None:
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j in pairs.tolist():
-        parent[find(i)] = find(j)
-    anchored = {find(i) for i in range(n) if i not in free}
-    loose = [names[i] for i in free if find(i) not in anchored]
-    if loose:
-        raise ConfigError(
-            f"players {', '.join(loose)} have no games linking them to a fixed rating"
-        )
+    counts = PairCounts.from_games(
+        names,
+        [index[a] for a, _, _ in games],
+        [index[b] for _, b, _ in games],
+        [score for _, _, score in games],
+        ordered=False,
+    )
+    return fit_bradley_terry(
+        counts.with_draws(prior_draws, every_pair=False), fixed, max_iterations=max_iterations
+    )
 
 
 # ---- results ---------------------------------------------------------------------------------
@@ -566,7 +460,7 @@ def run_calibration(
                 spec=specs[s],
                 label=label,
                 elo=fit.rating(label),
-                stderr=fit.stderr(label),
+                stderr=fit.rating_stderr(label),
                 games=len(records),
                 score=float(np.mean([r.score_a for r in records])) if records else None,
                 elo_vs_top=rel,
@@ -710,7 +604,6 @@ __all__ = [
     "CalibrationConfig",
     "CalibrationResult",
     "PointResult",
-    "RatingFit",
     "fit_with_fixed",
     "parse_base",
     "run_calibration",

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from sparring.strength.analysis import FIT_RANGE
-from sparring.strength.calibration import CalibrationResult, PointResult
+from sparring.experiments.calibration import CalibrationResult, PointResult
+from sparring.experiments.strength_analysis import FIT_RANGE
 from sparring.strength.selection import floor_schedule, format_z
 from sparring.strength.target import save_calibration
 
@@ -419,7 +419,7 @@ def plot_fig4(result: CalibrationResult, path: Path) -> Path:
     ax.set_xlabel("strength index z")
     ax.set_ylabel("E_norm(z)")
     if a.derived is not None and a.h:
-        from sparring.strength.analysis import ELO_PER_NAT
+        from sparring.evaluation.bradley_terry import ELO_SCALE
 
         h = a.h
         top = a.empirical.get(math.inf, a.derived[-1])
@@ -431,14 +431,14 @@ def plot_fig4(result: CalibrationResult, path: Path) -> Path:
         )
         right.set_ylabel("Elo")
         right.legend(fontsize=8, loc="lower right")
-        # One linear scale for both axes (Eq. 15: Elo = Elo(inf) + H E_norm ELO_PER_NAT),
+        # One linear scale for both axes (Eq. 15: Elo = Elo(inf) + H E_norm ELO_SCALE),
         # wide enough for the curve and every measured point.
         elos = [*a.derived, *a.empirical.values(), top]
         lo, hi = min(elos), max(elos)
         margin = 0.05 * (hi - lo or 1.0)
         lo, hi = lo - margin, hi + margin
         right.set_ylim(lo, hi)
-        ax.set_ylim((lo - top) / (h * ELO_PER_NAT), (hi - top) / (h * ELO_PER_NAT))
+        ax.set_ylim((lo - top) / (h * ELO_SCALE), (hi - top) / (h * ELO_SCALE))
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title(f"{result.config.game}: E_norm and derived Elo, R_th = {a.rth:g}")
     ax.grid(alpha=0.3)

@@ -1,0 +1,144 @@
+"""Strength controllers: which strength setting a strength-adjusted player uses for each move.
+
+A *controller* separates *how strong to play now* from *how to play at a given strength*
+(:mod:`sparring.strength.selection`).  A strength-adjusted player searches, then asks its
+controller for the :class:`~sparring.strength.selection.StrengthSetting` ``(z, R_th, floor)``
+of this move, giving it what the player knows at that point (:class:`MoveContext`: the move
+number and the search's root value), and turns the root visit counts into a move with that
+setting.  The controller is told when a game starts and how it ended, and keeps whatever it
+learns across games in a JSON record (:meth:`StrengthController.save_state` /
+:meth:`StrengthController.restore_state`), so a player can be saved between games and
+resumed with the same future.
+
+Only :class:`FixedController` (one setting for every move: a target Elo or explicit
+``z, rth, floor``) exists today.  Dynamic strength adjustment implements this interface:
+
+* Wu et al. (AAAI 2019), *dynamic strength adjustment*: inter-game (move ``z`` after every
+  result, :meth:`~StrengthController.game_over`) and intra-game (choose per move from the
+  root win rate, :attr:`MoveContext.win_rate`);
+* Fujita (2022), AlphaDDA: the strength follows the network's value of the board
+  (:attr:`MoveContext.root_value`).
+
+This module is part of the strength core: it imports nothing from players or evaluation.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from sparring.strength.selection import StrengthSetting, format_z, parse_z
+
+JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
+"""A value that :func:`json.dumps` writes and :func:`json.loads` reads back unchanged (the
+same alias as :data:`sparring.players.base.JsonValue`, which this core may not import)."""
+
+ControllerState: TypeAlias = dict[str, JsonValue]
+"""What a controller keeps between games (:meth:`StrengthController.save_state`)."""
+
+
+@dataclass(frozen=True)
+class MoveContext:
+    """What the player knows when it asks for the setting of one move: after its search,
+    before it chooses among the searched moves."""
+
+    ply: int
+    """Moves already played in this game (0 before the first move)."""
+    player_index: int
+    """This player's seat: 0 if it moved first in this game, 1 otherwise."""
+    root_value: float | None = None
+    """The search's value of the position for the player to move, in ``[-1, 1]`` (the root's
+    mean backed-up value; for a network search, AlphaDDA's ``v``), or None if the search
+    reports none."""
+
+    def __post_init__(self) -> None:
+        if self.ply < 0 or self.player_index not in (0, 1):
+            raise ValueError("ply must be >= 0 and player_index 0 or 1")
+        if self.root_value is not None and not -1.0 <= self.root_value <= 1.0:
+            raise ValueError(f"root_value must be in [-1, 1], not {self.root_value}")
+
+    @property
+    def win_rate(self) -> float | None:
+        """``(1 + root_value) / 2``: the root win rate in ``[0, 1]`` (None without a value)."""
+        return None if self.root_value is None else (1.0 + self.root_value) / 2.0
+
+
+class StrengthController(ABC):
+    """Chooses the strength setting of every move; see the module docstring.
+
+    The lifecycle mirrors the player's (:class:`sparring.players.base.Player`):
+    :meth:`new_game` before a game, :meth:`setting` once per own move, :meth:`game_over`
+    after the game; :meth:`save_state` / :meth:`restore_state` between games.
+    """
+
+    @abstractmethod
+    def setting(self, context: MoveContext) -> StrengthSetting:
+        """The setting for the move described by ``context``."""
+
+    def new_game(self, player_index: int) -> None:  # noqa: B027 - optional hook
+        """Called before a game in which the player moves as ``player_index`` (0 = first)."""
+
+    def game_over(self, score: float) -> None:  # noqa: B027 - optional hook
+        """Called after a game with the player's score (1 win, 0.5 draw, 0 loss)."""
+
+    def save_state(self) -> ControllerState | None:
+        """What this controller learned across games, as JSON values; None (the default)
+        when it keeps nothing."""
+        return None
+
+    def restore_state(self, data: ControllerState | None) -> None:
+        """Continue from a record :meth:`save_state` returned; the default accepts only None.
+        Controllers with state override it and raise :class:`ValueError` for a bad record."""
+        if data is not None:
+            raise ValueError(f"{type(self).__name__} keeps no state between games, got {data!r}")
+
+
+class FixedController(StrengthController):
+    """The same setting for every move of every game (the player's setting today: chosen
+    once from a target Elo or given as ``z, rth, floor``); keeps no state."""
+
+    def __init__(self, setting: StrengthSetting) -> None:
+        self.fixed = setting
+
+    def setting(self, context: MoveContext) -> StrengthSetting:
+        return self.fixed
+
+    def __repr__(self) -> str:
+        return f"FixedController({self.fixed.label()})"
+
+
+def setting_record(setting: StrengthSetting) -> dict[str, JsonValue]:
+    """A setting as JSON values (``z`` as ``"+inf"`` / ``"-inf"`` when infinite), for the
+    state records of controllers that move the setting."""
+    z: JsonValue = setting.z if math.isfinite(setting.z) else format_z(setting.z)
+    return {"z": z, "rth": setting.rth, "floor": setting.floor}
+
+
+def setting_from_record(data: Mapping[str, JsonValue]) -> StrengthSetting:
+    """The inverse of :func:`setting_record`; :class:`ValueError` if malformed."""
+    if "z" not in data or "rth" not in data:
+        raise ValueError(f"bad strength setting record {dict(data)!r}: needs z and rth")
+    z = data["z"]
+    z_value = parse_z(z) if isinstance(z, str) else _number(z, "z")
+    rth = _number(data["rth"], "rth")
+    return StrengthSetting(z_value, rth, _number(data.get("floor", 0.0), "floor"))
+
+
+def _number(value: JsonValue, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"bad strength setting record: {what} must be a number, not {value!r}")
+    return float(value)
+
+
+__all__ = [
+    "ControllerState",
+    "FixedController",
+    "JsonValue",
+    "MoveContext",
+    "StrengthController",
+    "setting_from_record",
+    "setting_record",
+]
