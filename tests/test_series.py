@@ -358,3 +358,32 @@ def test_a_set_of_series_runs_shares_one_pool(learner: None) -> None:
     with pytest.raises(ConfigError, match="same game, specs and seed"):
         run_series_set([configs[0], configs[0]], progress=False)
     assert run_series_set([], progress=False) == []
+
+
+def _conformance_specs() -> list[str]:
+    from test_player_conformance import _specs
+
+    return _specs()
+
+
+@pytest.mark.parametrize("spec", _conformance_specs())
+def test_reseed_plays_as_a_fresh_player(spec: str) -> None:
+    """For every registered kind (the conformance suite's tiny settings): after a game, a
+    player reseeded with ``s`` plays the next game exactly as a player freshly built with
+    ``s`` does (what a resumed series relies on)."""
+    from sparring.games import get_game
+    from sparring.players import make_player
+    from sparring.players.base import RandomPlayer
+    from sparring.session import GameSession
+
+    game = get_game("connect4")
+
+    def play(player: Player, opponent_seed: int) -> tuple[int, ...]:
+        session = GameSession(game, (player, RandomPlayer(seed=opponent_seed)))
+        session.play_out()
+        return session.moves
+
+    used = make_player(spec, game, 1)
+    play(used, 2)
+    used.reseed(5)
+    assert play(used, 3) == play(make_player(spec, game, 5), 3)
