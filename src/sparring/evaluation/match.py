@@ -643,8 +643,7 @@ def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
 
 def stop_workers(pool: ProcessPoolExecutor) -> None:
     """Cancel the pool's pending work and terminate its workers without waiting for them."""
-    processes = list(getattr(pool, "_processes", None) or {})  # no public API before 3.14
-    workers = [pool._processes[pid] for pid in processes]
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # no API before 3.14
     pool.shutdown(wait=False, cancel_futures=True)
     for worker in workers:
         if worker.is_alive():
