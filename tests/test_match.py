@@ -413,7 +413,10 @@ def test_worker_puts_the_current_directory_last(
     monkeypatch.setattr(match.signal, "signal", lambda *args: ignored.append(args))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", ["", "/lib/one", str(tmp_path), "/lib/two"])
+    monkeypatch.setenv("PYTHONSAFEPATH", "1")  # as the fork server was started
+    monkeypatch.setenv("SPARRING_SAFEPATH_ADDED", "1")
     match.init_worker()
+    assert "PYTHONSAFEPATH" not in os.environ and "SPARRING_SAFEPATH_ADDED" not in os.environ
     assert sys.path == ["/lib/one", "/lib/two", "", str(tmp_path)]
     assert ignored == [(match.signal.SIGINT, match.signal.SIG_IGN)]
 

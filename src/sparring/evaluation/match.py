@@ -596,6 +596,10 @@ def _run(
             db.close()
 
 
+_SAFEPATH_ADDED = "SPARRING_SAFEPATH_ADDED"
+"""Set beside ``PYTHONSAFEPATH`` when :func:`pool_context` added it for the fork server."""
+
+
 def pool_context() -> multiprocessing.context.BaseContext:
     """``forkserver`` (with sparring preloaded, so workers start fast) or else ``spawn``.
 
@@ -609,14 +613,17 @@ def pool_context() -> multiprocessing.context.BaseContext:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["sparring.evaluation.match"])
         saved = os.environ.get("PYTHONSAFEPATH")
-        os.environ["PYTHONSAFEPATH"] = "1"
+        if not saved:  # workers take it out again (init_worker)
+            os.environ["PYTHONSAFEPATH"] = os.environ[_SAFEPATH_ADDED] = "1"
         try:
             forkserver.ensure_running()
         finally:
-            if saved is None:
-                del os.environ["PYTHONSAFEPATH"]
-            else:
-                os.environ["PYTHONSAFEPATH"] = saved
+            if not saved:
+                os.environ.pop(_SAFEPATH_ADDED, None)
+                if saved is None:
+                    os.environ.pop("PYTHONSAFEPATH", None)
+                else:
+                    os.environ["PYTHONSAFEPATH"] = saved
         return context
     return multiprocessing.get_context("spawn")
 
@@ -627,6 +634,8 @@ def init_worker() -> None:
     move the current directory (``''`` or its path) to the end of ``sys.path``, so the
     standard library and the installed packages win over files there."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if os.environ.pop(_SAFEPATH_ADDED, None):  # set for the fork server only, not for programs
+        os.environ.pop("PYTHONSAFEPATH", None)  # that a worker starts
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
