@@ -4,7 +4,9 @@ A *match* plays ``games`` games between the players named by two specs (A and B)
 *tournament* plays ``games_per_pair`` games between every pair of a list of specs.  In every
 pairing, A (the earlier spec) moves first in the even-numbered games and B in the odd ones, so
 the colours alternate as in the AlphaDDA evaluation (half the games as first player, half as
-second).
+second).  Each game is a :class:`~sparring.session.GameSession` played out between the two
+players (:func:`play_game`).  Series of games between the *same* two player objects are in
+:mod:`sparring.evaluation.series`.
 
 Reproducibility: game ``i`` of pairing ``p`` gets the seed :func:`derive_seed` ``(seed, p, i)``
 (a :class:`numpy.random.SeedSequence` child), and both players are built afresh from their specs
@@ -27,12 +29,13 @@ start method, a script that runs games in workers must guard its entry point wit
 Workers never import from the current directory ahead of the installed packages (a user's
 ``inspect.py`` there must not shadow the standard library's): the fork server starts with
 ``PYTHONSAFEPATH`` set, and every worker moves the current directory to the end of its
-``sys.path`` (modules there that register player kinds can still be imported).
+``sys.path`` (modules there that register player kinds can still be imported).  A worker
+exits when its parent process dies, so a killed run leaves no workers behind.
 
 Interruption: workers ignore SIGINT; on Ctrl-C (or any error) the parent stores nothing more,
-stops the workers and raises :class:`RunInterrupted` (a :class:`KeyboardInterrupt` saying how
-many games are stored), also when the interrupt surfaced inside compiled code as numba's
-``SystemError``.
+terminates the workers (their games in flight are lost) and raises :class:`RunInterrupted` (a
+:class:`KeyboardInterrupt` saying how many games are stored), also when the interrupt surfaced
+inside compiled code as numba's ``SystemError``.
 """
 
 from __future__ import annotations
