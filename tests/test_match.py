@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -88,7 +92,9 @@ def test_play_game_records_and_calls_hooks() -> None:
 
 def test_illegal_moves_name_the_player() -> None:
     game = get_game("tictactoe")
-    with pytest.raises(IllegalMoveError, match=r"'Cheat' \(cheat-spec\) chose the illegal move"):
+    with pytest.raises(
+        IllegalMoveError, match=r"'Cheat' chose the illegal move .* \(player spec 'cheat-spec'\)"
+    ):
         play_game(
             game,
             (RandomPlayer(seed=0), Cheater("Cheat")),
@@ -303,3 +309,144 @@ def test_cli_register_smoke(tmp_path: Path) -> None:
     assert isinstance(bad.exception, UnknownPlayerError)
     with GameStore(store) as db:
         assert db.count() == 8
+
+
+class Interrupter(RandomPlayer):
+    """A random player that raises ``error()`` (Ctrl-C) in the games after the first
+    ``games_before[0]`` games it (or another of its kind) started."""
+
+    def __init__(
+        self,
+        error: Callable[[], BaseException],
+        started: list[int],
+        games_before: list[int],
+        seed: int | None,
+    ) -> None:
+        super().__init__("Boom", seed)
+        self.error, self.started, self.games_before = error, started, games_before
+
+    def new_game(self, game: Game, player_index: int) -> None:
+        self.started.append(1)
+
+    def select_move(self, game: Game, state: State) -> int:
+        if len(self.started) > self.games_before[0]:
+            raise self.error()
+        return super().select_move(game, state)
+
+
+def numba_style_interrupt() -> BaseException:
+    """Ctrl-C inside compiled code: numba's SystemError caused by a KeyboardInterrupt."""
+    error = SystemError(
+        "CPUDispatcher(<function _uct_run_impl>) returned a result with an exception set"
+    )
+    error.__cause__ = KeyboardInterrupt()
+    return error
+
+
+@pytest.mark.parametrize("command", ["match", "tournament"])
+@pytest.mark.parametrize("make_error", [KeyboardInterrupt, numba_style_interrupt])
+def test_ctrl_c_exits_130_with_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    make_error: Callable[[], BaseException],
+) -> None:
+    from sparring.players import registry
+
+    started: list[int] = []
+    games_before = [2]
+
+    def factory(game: Game, spec: registry.PlayerSpec, seed: int | None) -> Player:
+        return Interrupter(make_error, started, games_before, seed)
+
+    registry.player_kinds()
+    monkeypatch.setitem(registry._FACTORIES, "boom", registry.factory_parser(factory))
+    app = typer.Typer()
+    register(app)
+    store = tmp_path / "games.sqlite"
+    args = [command, "tictactoe", "random", "boom", "-n", "6", "--store", str(store)]
+    args += ["--no-progress"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 130, result.output
+    assert result.output.strip().splitlines() == [
+        f"interrupted: 2 games of this run are stored in {store} (2 played now); "
+        "re-run the same command to resume"
+    ]
+    games_before[0] = 10**6
+    rerun = CliRunner().invoke(app, args)
+    assert rerun.exit_code == 0, rerun.output
+    assert "4 played now, 2 already stored" in rerun.output
+
+
+def test_workers_do_not_import_from_the_current_directory(tmp_path: Path) -> None:
+    """A user's ``inspect.py`` in the working directory must not replace the standard module
+    in the worker processes (it did: the fork server ran with '' first on ``sys.path``)."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "inspect.py").write_text('raise RuntimeError("poisoned inspect.py imported")\n')
+    launcher = tmp_path / "bin" / "sparring_launcher.py"  # like the installed `sparring` script
+    launcher.parent.mkdir()
+    launcher.write_text('from sparring.cli import main\n\nif __name__ == "__main__":\n    main()\n')
+    src = Path(__file__).resolve().parents[1] / "src"
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    env.pop("PYTHONSAFEPATH", None)
+    args = ["match", "tictactoe", "random", "random", "-n", "4", "-w", "2", "--no-progress"]
+    done = subprocess.run(
+        [sys.executable, str(launcher), *args, "--store", str(tmp_path / "g.sqlite")],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 of 4 games stored" in done.stdout
+    assert "poisoned" not in done.stdout + done.stderr
+
+
+def test_worker_puts_the_current_directory_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sparring.evaluation import match
+
+    ignored: list[object] = []
+    monkeypatch.setattr(match.signal, "signal", lambda *args: ignored.append(args))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", ["", "/lib/one", str(tmp_path), "/lib/two"])
+    monkeypatch.setenv("PYTHONSAFEPATH", "1")  # as the fork server was started
+    monkeypatch.setenv("SPARRING_SAFEPATH_ADDED", "1")
+    match.init_worker()
+    assert "PYTHONSAFEPATH" not in os.environ and "SPARRING_SAFEPATH_ADDED" not in os.environ
+    assert sys.path == ["/lib/one", "/lib/two", "", str(tmp_path)]
+    assert ignored == [(match.signal.SIGINT, match.signal.SIG_IGN)]
+
+
+@pytest.mark.parametrize(
+    ("game_name", "spec_a", "spec_b", "games", "moves_hash", "annotations_hash"),
+    [
+        ("tictactoe", "random", "uct:sims=30", 4, "7f6e2f027cec7a02", "f941396140911b25"),
+        (
+            "connect4",
+            "sa:base=uct,sims=60,z=1",
+            "minimax1",
+            2,
+            "f387b2ae84940f14",
+            "e23596ccc36b0778",
+        ),
+        ("connect4", "az:sims=8", "mcts1", 2, "bceb4128308a7a77", "6d9695b0f6f0de8c"),
+    ],
+)
+def test_stored_games_are_unchanged(
+    game_name: str, spec_a: str, spec_b: str, games: int, moves_hash: str, annotations_hash: str
+) -> None:
+    """The games (moves, results, annotations) a match stores for given seeds are those the
+    match runner stored before it played through GameSession (hashes taken with the old
+    game loop, commit dbda346's play_game)."""
+    import hashlib
+    import json
+
+    result = run_match(MatchConfig(game_name, spec_a, spec_b, games=games, seed=11), progress=False)
+    moves = json.dumps([[list(r.moves), r.result] for r in result.records])
+    notes = json.dumps([r.annotations for r in result.records], sort_keys=True)
+    assert hashlib.sha256(moves.encode()).hexdigest()[:16] == moves_hash
+    assert hashlib.sha256(notes.encode()).hexdigest()[:16] == annotations_hash

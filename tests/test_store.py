@@ -145,3 +145,28 @@ def test_killed_run_keeps_finished_games(tmp_path: Path) -> None:
         assert rest.complete and store.count() == 12
         keys = [(r.pairing, r.game_index) for r in rest.records]
         assert len(set(keys)) == 12
+
+
+def test_player_states_round_trip_and_old_stores(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with GameStore(path) as store:  # a store as written before player states existed
+        store.ensure_run(RunInfo("run1", "series", "tictactoe", {}))
+        store.add_game(make_record(0))
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE games DROP COLUMN player_states")
+        columns = [row[1] for row in db.execute("PRAGMA table_info(games)")]
+        assert "player_states" not in columns
+    states = ({"wins": 2, "z": -0.5, "seen": [1, 2]}, None)
+    with GameStore(path) as store:
+        (old,) = store.games("run1")
+        assert old.player_states is None
+        assert store.add_game(GameRecord(**{**make_record(1).__dict__, "player_states": states}))
+        (_, new) = store.games("run1")
+        assert new.player_states == states
+    with sqlite3.connect(path) as db:
+        raw = db.execute("SELECT player_states FROM games ORDER BY game_index").fetchall()
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    assert raw == [(None,), ('[{"wins":2,"z":-0.5,"seen":[1,2]},null]',)] and version == 1
+    with pytest.raises(ValueError, match="pair"):
+        GameRecord(**{**make_record(1).__dict__, "player_states": (None,)})
+    hash(new)  # records with states stay hashable

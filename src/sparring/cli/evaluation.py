@@ -4,20 +4,25 @@ Both play their games (resumably) into a SQLite game store, then print the win/l
 table (AlphaDDA Tables 5-13 views) and the Elo tables: maximum likelihood with confidence
 intervals, and the AlphaDDA appendix 5 K=8 ratings (Eq. 16-17).  Bad input raises
 :class:`~sparring.errors.SparringError`, which the ``sparring`` entry point prints as one line.
+Ctrl-C stops them with exit code 130 and one line saying how many games are stored (a re-run
+of the same command resumes), not a traceback.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from sparring.errors import ConfigError
+from sparring.errors import ConfigError, is_interrupt
 from sparring.evaluation.ladder import write_ladder
 from sparring.evaluation.match import (
     MatchConfig,
+    RunInterrupted,
     RunResult,
     TournamentConfig,
     player_labels,
@@ -55,6 +60,30 @@ _ANCHOR_HELP = "Fix one player's Elo, e.g. Random=1000 (default: Random=1000, el
 _FMA_HELP = "Also fit a first-move advantage in the maximum-likelihood Elo."
 _PASSES_HELP = "Passes of the K=8 Elo update over the games (AlphaDDA appendix 5)."
 _PROGRESS_HELP = "Show a progress bar."
+
+
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+@contextmanager
+def exit_on_interrupt(store: Path) -> Iterator[None]:
+    """Turn Ctrl-C (also when numba reports it as a ``SystemError``) into one line on standard
+    error and exit code 130; a :class:`RunInterrupted` says how many games are stored."""
+    try:
+        yield
+    except BaseException as error:
+        if not is_interrupt(error):
+            raise
+        if isinstance(error, RunInterrupted):
+            line = (
+                f"interrupted: {error.stored} games of this run are stored in {store} "
+                f"({error.played} played now); re-run the same command to resume"
+            )
+        else:
+            line = "interrupted"
+        typer.echo(line, err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _check_inputs(
@@ -131,21 +160,22 @@ def match(
     config = MatchConfig(
         game=game, spec_a=spec_a, spec_b=spec_b, games=games, seed=seed, workers=workers
     )
-    parsed_anchor = _check_inputs(game, [spec_a, spec_b], anchor, k8_passes)
-    console = Console()
-    with GameStore(store) as db:
-        result = run_match(config, db, progress=progress, console=console)
-    _report(
-        console,
-        result,
-        title=f"{result.game}: {result.labels[0]} vs {result.labels[1]}",
-        anchor=parsed_anchor,
-        first_move_advantage=first_move_advantage,
-        passes=k8_passes,
-        plot=plot,
-        markdown=markdown,
-        json_path=json_path,
-    )
+    with exit_on_interrupt(store):
+        parsed_anchor = _check_inputs(game, [spec_a, spec_b], anchor, k8_passes)
+        console = Console()
+        with GameStore(store) as db:
+            result = run_match(config, db, progress=progress, console=console)
+        _report(
+            console,
+            result,
+            title=f"{result.game}: {result.labels[0]} vs {result.labels[1]}",
+            anchor=parsed_anchor,
+            first_move_advantage=first_move_advantage,
+            passes=k8_passes,
+            plot=plot,
+            markdown=markdown,
+            json_path=json_path,
+        )
 
 
 def tournament(
@@ -173,21 +203,22 @@ def tournament(
         seed=seed,
         workers=workers,
     )
-    parsed_anchor = _check_inputs(game, list(config.specs), anchor, k8_passes)
-    console = Console()
-    with GameStore(store) as db:
-        result = run_tournament(config, db, progress=progress, console=console)
-    _report(
-        console,
-        result,
-        title=f"{result.game} tournament",
-        anchor=parsed_anchor,
-        first_move_advantage=first_move_advantage,
-        passes=k8_passes,
-        plot=plot,
-        markdown=markdown,
-        json_path=json_path,
-    )
+    with exit_on_interrupt(store):
+        parsed_anchor = _check_inputs(game, list(config.specs), anchor, k8_passes)
+        console = Console()
+        with GameStore(store) as db:
+            result = run_tournament(config, db, progress=progress, console=console)
+        _report(
+            console,
+            result,
+            title=f"{result.game} tournament",
+            anchor=parsed_anchor,
+            first_move_advantage=first_move_advantage,
+            passes=k8_passes,
+            plot=plot,
+            markdown=markdown,
+            json_path=json_path,
+        )
 
 
 def register(app: typer.Typer) -> None:

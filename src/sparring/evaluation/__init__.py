@@ -5,6 +5,8 @@ and the AlphaDDA result tables.
 * :mod:`~sparring.evaluation.match`: :func:`play_game`, :func:`run_match`,
   :func:`run_tournament` (resumable, parallel) with :class:`MatchConfig` /
   :class:`TournamentConfig`.
+* :mod:`~sparring.evaluation.series`: :func:`run_series` with :class:`SeriesConfig`: G games
+  in order between the same two player objects, many series in parallel, resumable.
 * :mod:`~sparring.evaluation.bradley_terry`: the one maximum-likelihood Bradley-Terry fitter
   (:func:`~sparring.evaluation.bradley_terry.fit_bradley_terry`: fixed players, optional
   first-move advantage, covariance) and the Elo constant ``ELO_SCALE = 400 / ln 10``.
@@ -16,6 +18,7 @@ and the AlphaDDA result tables.
 
 from sparring.evaluation.match import (
     MatchConfig,
+    RunInterrupted,
     RunResult,
     TournamentConfig,
     derive_seed,
@@ -45,6 +48,7 @@ from sparring.evaluation.report import (
     wld_markdown,
     wld_rich_table,
 )
+from sparring.evaluation.series import SeriesConfig, SeriesResult, run_series, run_series_set
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 
 __all__ = [
@@ -57,7 +61,10 @@ __all__ = [
     "MatchConfig",
     "PairStats",
     "RunInfo",
+    "RunInterrupted",
     "RunResult",
+    "SeriesConfig",
+    "SeriesResult",
     "TournamentConfig",
     "default_anchor",
     "derive_seed",
@@ -73,6 +80,8 @@ __all__ = [
     "plot_elo",
     "report_markdown",
     "run_match",
+    "run_series",
+    "run_series_set",
     "run_tournament",
     "wld_markdown",
     "wld_rich_table",

@@ -4,7 +4,9 @@ A *match* plays ``games`` games between the players named by two specs (A and B)
 *tournament* plays ``games_per_pair`` games between every pair of a list of specs.  In every
 pairing, A (the earlier spec) moves first in the even-numbered games and B in the odd ones, so
 the colours alternate as in the AlphaDDA evaluation (half the games as first player, half as
-second).
+second).  Each game is a :class:`~sparring.session.GameSession` played out between the two
+players (:func:`play_game`).  Series of games between the *same* two player objects are in
+:mod:`sparring.evaluation.series`.
 
 Reproducibility: game ``i`` of pairing ``p`` gets the seed :func:`derive_seed` ``(seed, p, i)``
 (a :class:`numpy.random.SeedSequence` child), and both players are built afresh from their specs
@@ -24,6 +26,16 @@ numba; only spec strings and finished :class:`GameRecord` objects cross process 
 With ``workers == 1`` everything runs in the calling process.  As with any non-``fork``
 start method, a script that runs games in workers must guard its entry point with
 ``if __name__ == "__main__":`` (the ``sparring`` command and ``python -m sparring`` are safe).
+Workers never import from the current directory ahead of the installed packages (a user's
+``inspect.py`` there must not shadow the standard library's): the fork server starts with
+``PYTHONSAFEPATH`` set, and every worker moves the current directory to the end of its
+``sys.path`` (modules there that register player kinds can still be imported).  A worker
+exits when its parent process dies, so a killed run leaves no workers behind.
+
+Interruption: workers ignore SIGINT; on Ctrl-C (or any error) the parent stores nothing more,
+terminates the workers (their games in flight are lost) and raises :class:`RunInterrupted` (a
+:class:`KeyboardInterrupt` saying how many games are stored), also when the interrupt surfaced
+inside compiled code as numba's ``SystemError``.
 """
 
 from __future__ import annotations
@@ -33,6 +45,10 @@ import hashlib
 import importlib
 import json
 import multiprocessing
+import os
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -51,17 +67,34 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from sparring.errors import ConfigError, IllegalMoveError
+from sparring.errors import ConfigError, IllegalMoveError, is_interrupt
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 from sparring.games import get_game
-from sparring.games.base import Game, Outcome
+from sparring.games.base import Game
 from sparring.players import make_player
 from sparring.players import registry as _registry
 from sparring.players.base import Player
 from sparring.players.cache import PlayerCache
+from sparring.session import GameSession
 
 GameCallback = Callable[[GameRecord], None]
 """Called in the parent process with every newly played game, after it has been stored."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; every game finished before it is stored, and a re-run resumes.
+
+    A :class:`KeyboardInterrupt`, so code that does not know it behaves as for Ctrl-C.
+    """
+
+    def __init__(self, run_key: str, stored: int, played: int) -> None:
+        super().__init__(run_key, stored, played)
+        self.run_key = run_key
+        """The key of the interrupted run in the store."""
+        self.stored = stored
+        """Games of the run in the store (old and new)."""
+        self.played = played
+        """Games played and stored by the interrupted call."""
 
 
 # ---- configuration ---------------------------------------------------------------------------
@@ -244,56 +277,36 @@ def play_game(
 ) -> GameRecord:
     """Play one game between ``players = (A, B)`` and return its record.
 
-    A moves first when ``a_first``.  Each player's ``new_game`` hook is called with its seat
-    (0 = first) before the game and ``game_over`` with its score after it.  Each move is timed
-    with :func:`time.perf_counter`, and what the mover's :meth:`~Player.move_info` returns
-    right after choosing it is kept as the move's annotation (the record's ``annotations`` is
-    None when no move was annotated); a player that returns an illegal move (or no integer)
-    raises :class:`~sparring.errors.IllegalMoveError` naming the player.  ``seed``, ``specs``,
-    ``labels`` (default: the players' names), ``run_key``, ``pairing`` and ``game_index`` are
-    only copied into the record; the players are already seeded.
+    A moves first when ``a_first``.  The game is a :class:`~sparring.session.GameSession`
+    played out between the two players, with its lifecycle: each player's ``new_game`` with
+    its seat (0 = first) before the game, ``observe`` after every move of either side and
+    ``game_over`` with its score after it.  Each move is timed with
+    :func:`time.perf_counter`, and what the mover's :meth:`~Player.move_info` returns right
+    after choosing it is kept as the move's annotation (the record's ``annotations`` is None
+    when no move was annotated); a player that returns an illegal move (or no integer)
+    raises :class:`~sparring.errors.IllegalMoveError` naming the player and its spec.
+    ``seed``, ``specs``, ``labels`` (default: the players' names), ``run_key``, ``pairing``
+    and ``game_index`` are only copied into the record; the players are already seeded.
     """
     if len(players) != 2:
         raise ValueError(f"play_game needs two players, got {len(players)}")
     labels = labels or (players[0].name, players[1].name)
     specs = specs or labels
-    seats = (0, 1) if a_first else (1, 0)  # seats[s] = index into players of seat s's player
-    for seat, index in enumerate(seats):
-        players[index].new_game(game, seat)
-
-    state = game.initial_state()
-    moves: list[int] = []
-    think_times: list[float] = []
-    annotations: list[dict[str, Any] | None] = []
-    while (outcome := game.status(state)) is Outcome.ONGOING:
-        seat = game.to_move(state)
-        index = seats[seat]
-        start = time.perf_counter()
-        chosen = players[index].select_move(game, state.copy())
-        elapsed = time.perf_counter() - start
-        if isinstance(chosen, bool) or not isinstance(chosen, int | np.integer):
-            raise IllegalMoveError(
-                f"{game.name}: player {labels[index]!r} ({specs[index]}) returned {chosen!r}, "
-                f"not a move, at ply {len(moves)}"
-            )
-        move = int(chosen)
-        info = players[index].move_info()
-        if not game.is_legal(state, move):
-            raise IllegalMoveError(
-                f"{game.name}: player {labels[index]!r} ({specs[index]}) chose the illegal "
-                f"move {_move_text(game, move)} at ply {len(moves)} in position "
-                f"{game.position_to_text(state)}"
-            )
-        state = state.copy()
-        game.kernels.play(state, move)
-        moves.append(move)
-        think_times.append(elapsed)
-        annotations.append(info)
-        for player in players:
-            player.observe(game, move, state)
-
-    for seat, index in enumerate(seats):
-        players[index].game_over(game, state, outcome.score_for(seat))
+    order = (0, 1) if a_first else (1, 0)  # order[s] = index into players of seat s's player
+    session = GameSession(
+        game,
+        (players[order[0]], players[order[1]]),
+        names=(labels[order[0]], labels[order[1]]),
+    )
+    try:
+        session.play_out()
+    except IllegalMoveError as exc:
+        index = order[session.to_move]
+        if specs[index] == labels[index]:
+            raise
+        raise IllegalMoveError(f"{exc} (player spec {specs[index]!r})") from None
+    record = session.record()
+    assert record.result is not None  # played out between two players: the game is over
     return GameRecord(
         game=game.name,
         spec_a=specs[0],
@@ -302,21 +315,15 @@ def play_game(
         label_b=labels[1],
         a_first=a_first,
         seed=seed,
-        moves=tuple(moves),
-        think_times=tuple(think_times),
-        result=outcome.score_for(0),
+        moves=record.moves,
+        think_times=record.think_times,
+        result=record.result,
         run_key=run_key,
         pairing=pairing,
         game_index=game_index,
         finished_at=time.time(),
-        annotations=None if all(a is None for a in annotations) else tuple(annotations),
+        annotations=record.annotations,
     )
-
-
-def _move_text(game: Game, move: int) -> str:
-    if 0 <= move < game.num_actions:
-        return repr(game.move_to_text(move))
-    return f"{move} (outside 0..{game.num_actions - 1})"
 
 
 # ---- tasks (what crosses process boundaries) -------------------------------------------------
@@ -343,6 +350,12 @@ class GameTask:
 _WORKER_GAMES: dict[str, Game] = {}
 _WORKER_PLAYERS = PlayerCache()
 """Networks, calibrations and hashes shared by the players this process builds."""
+
+
+def process_player_cache() -> PlayerCache:
+    """The cache of networks, calibrations and hashes shared by the players this process
+    builds for matches and series."""
+    return _WORKER_PLAYERS
 
 
 def play_task(task: GameTask) -> GameRecord:
@@ -564,7 +577,20 @@ def _run(
         description = f"{kind} {game.name}: " + (
             f"{labels[0]} vs {labels[1]}" if kind == "match" else f"{len(specs)} players"
         )
-        played = _execute(tasks, db, workers, progress, console, description, on_game)
+        played = 0
+
+        def count(record: GameRecord) -> None:
+            nonlocal played
+            played += 1
+            if on_game is not None:
+                on_game(record)
+
+        try:
+            _execute(tasks, db, workers, progress, console, description, count)
+        except BaseException as error:
+            if is_interrupt(error) and not isinstance(error, RunInterrupted):
+                raise RunInterrupted(run_key, db.count(run_key), played) from None
+            raise
         wanted_set = set(wanted)
         records = tuple(
             r for r in db.iter_games(run_key) if (r.pairing, r.game_index) in wanted_set
@@ -585,13 +611,67 @@ def _run(
             db.close()
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
-    """``forkserver`` (with sparring preloaded, so workers start fast) or else ``spawn``."""
+_SAFEPATH_ADDED = "SPARRING_SAFEPATH_ADDED"
+"""Set beside ``PYTHONSAFEPATH`` when :func:`pool_context` added it for the fork server."""
+
+
+def pool_context() -> multiprocessing.context.BaseContext:
+    """``forkserver`` (with sparring preloaded, so workers start fast) or else ``spawn``.
+
+    The fork server is started here with ``PYTHONSAFEPATH=1``, so that its interpreter does
+    not put the current directory first on ``sys.path`` while it imports sparring, numpy and
+    numba (a file such as ``inspect.py`` there would otherwise replace the standard module).
+    """
     if "forkserver" in multiprocessing.get_all_start_methods():
+        from multiprocessing import forkserver
+
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["sparring.evaluation.match"])
+        saved = os.environ.get("PYTHONSAFEPATH")
+        if not saved:  # workers take it out again (init_worker)
+            os.environ["PYTHONSAFEPATH"] = os.environ[_SAFEPATH_ADDED] = "1"
+        try:
+            forkserver.ensure_running()
+        finally:
+            if not saved:
+                os.environ.pop(_SAFEPATH_ADDED, None)
+                if saved is None:
+                    os.environ.pop("PYTHONSAFEPATH", None)
+                else:
+                    os.environ["PYTHONSAFEPATH"] = saved
         return context
     return multiprocessing.get_context("spawn")
+
+
+def init_worker() -> None:
+    """Set up a worker process: ignore SIGINT (the parent handles Ctrl-C and stops the
+    workers), exit when the parent process dies (a killed run leaves no workers behind), and
+    move the current directory (``''`` or its path) to the end of ``sys.path``, so the
+    standard library and the installed packages win over files there."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if os.environ.pop(_SAFEPATH_ADDED, None):  # set for the fork server only, not for programs
+        os.environ.pop("PYTHONSAFEPATH", None)  # that a worker starts
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+    here = {"", ".", os.getcwd(), os.path.realpath(os.getcwd())}
+    local = [entry for entry in sys.path if entry in here or os.path.realpath(entry) in here]
+    sys.path[:] = [entry for entry in sys.path if entry not in local] + local
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
+    """Wait for ``parent`` to end, then end this process at once."""
+    parent.join()
+    os._exit(1)
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel the pool's pending work and terminate its workers without waiting for them."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # no API before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        if worker.is_alive():
+            worker.terminate()
 
 
 def _execute(
@@ -603,7 +683,11 @@ def _execute(
     description: str,
     on_game: GameCallback | None,
 ) -> int:
-    """Play ``tasks`` (in-process or in a pool), storing each game as it finishes."""
+    """Play ``tasks`` (in-process or in a pool), storing each game as it finishes.
+
+    ``on_game`` is called with every newly stored game.  On any error, or Ctrl-C, in the
+    parent the workers are stopped at once (their games in flight are lost).
+    """
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -618,11 +702,12 @@ def _execute(
 
     def finish(record: GameRecord) -> None:
         nonlocal played
-        if store.add_game(record):
-            played += 1
+        new = store.add_game(record)
         bar.advance(bar_task)
-        if on_game is not None:
-            on_game(record)
+        if new:
+            played += 1
+            if on_game is not None:
+                on_game(record)
 
     with bar:
         bar_task = bar.add_task(description, total=len(tasks))
@@ -631,7 +716,9 @@ def _execute(
                 finish(play_task(task))
             return played
         with ProcessPoolExecutor(
-            max_workers=min(workers, len(tasks)), mp_context=_pool_context()
+            max_workers=min(workers, len(tasks)),
+            mp_context=pool_context(),
+            initializer=init_worker,
         ) as pool:
             pending: set[Future[GameRecord]] = {pool.submit(play_task, t) for t in tasks}
             try:
@@ -647,7 +734,6 @@ def _execute(
                     if error is not None:
                         raise error
             except BaseException:
-                for future in pending:
-                    future.cancel()
+                stop_workers(pool)
                 raise
     return played

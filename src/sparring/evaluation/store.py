@@ -12,9 +12,14 @@ The store is one SQLite file in WAL mode with two tables:
     *first-moving* player (1, 0.5 or 0), and optional per-move annotations (a nullable JSON
     array, one object or null per move: what :meth:`Player.move_info
     <sparring.players.base.Player.move_info>` returned, e.g. the root visit counts of a
-    search; NULL when no player annotated any move).  The ``annotations`` column was added
-    after the first release of the store: opening an older store adds it with ``ALTER TABLE``
-    (its games read back with ``annotations=None``), so the schema version is unchanged.
+    search; NULL when no player annotated any move), and the optional end-of-game player
+    states (a nullable JSON array ``[state_a, state_b]``: what :meth:`Player.save_state
+    <sparring.players.base.Player.save_state>` of A and of B returned after the game, each an
+    object or null; written by the series runner, from which a partly played series resumes;
+    NULL when not saved).  The ``annotations`` and ``player_states`` columns were added after
+    the first release of the store: opening an older store adds them with ``ALTER TABLE``
+    (its games read back with ``annotations=None`` and ``player_states=None``), so the schema
+    version is unchanged.
 
 A game is identified by ``(run_key, pairing, game_index)`` (a unique key).  Every game is
 committed on its own, so a process killed mid-run loses at most the game in flight, and a
@@ -66,6 +71,7 @@ CREATE TABLE IF NOT EXISTS games (
     plies       INTEGER NOT NULL,
     finished_at REAL NOT NULL,
     annotations TEXT,
+    player_states TEXT,
     UNIQUE (run_key, pairing, game_index)
 );
 CREATE INDEX IF NOT EXISTS games_by_run ON games (run_key, pairing, game_index);
@@ -73,11 +79,17 @@ CREATE INDEX IF NOT EXISTS games_by_run ON games (run_key, pairing, game_index);
 
 _GAME_COLUMNS = (
     "run_key, pairing, game_index, game, spec_a, spec_b, label_a, label_b, a_first, seed, "
-    "moves, think_times, result, plies, finished_at, annotations"
+    "moves, think_times, result, plies, finished_at, annotations, player_states"
 )
+
+_ADDED_COLUMNS = ("annotations", "player_states")
+"""Nullable TEXT columns added to ``games`` after the store's first release, in order."""
 
 Annotation = dict[str, Any] | None
 """What a player said about one of its moves (:meth:`Player.move_info`), or None."""
+
+SavedState = dict[str, Any] | None
+"""What a player saved after a game (:meth:`Player.save_state`): JSON values, or None."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +132,11 @@ class GameRecord:
     annotations: tuple[Annotation, ...] | None = field(default=None, hash=False)
     """Per-move annotations aligned with ``moves`` (``annotations[i]`` is what the player who
     chose ``moves[i]`` reported about it, or None), or None when no move was annotated."""
+    player_states: tuple[SavedState, SavedState] | None = field(default=None, hash=False)
+    """``(state_a, state_b)``: what A's and B's :meth:`~sparring.players.base.Player.save_state`
+    returned right after this game (each None for a player that keeps no state), or None when
+    the states were not saved (games of matches and tournaments, whose players live for one
+    game).  The series runner restores a partly played series from the last one."""
 
     def __post_init__(self) -> None:
         if self.result not in (0.0, 0.5, 1.0):
@@ -130,6 +147,10 @@ class GameRecord:
             object.__setattr__(self, "annotations", tuple(self.annotations))
             if len(self.annotations) != len(self.moves):
                 raise ValueError("annotations must have one entry per move")
+        if self.player_states is not None:
+            object.__setattr__(self, "player_states", tuple(self.player_states))
+            if len(self.player_states) != 2:
+                raise ValueError("player_states must be a pair (state_a, state_b)")
 
     @property
     def first_label(self) -> str:
@@ -210,8 +231,9 @@ class GameStore:
                         self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                 columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
-                if "annotations" not in columns:  # a store written before annotations existed
-                    self._db.execute("ALTER TABLE games ADD COLUMN annotations TEXT")
+                for column in _ADDED_COLUMNS:  # a store written before the column existed
+                    if column not in columns:
+                        self._db.execute(f"ALTER TABLE games ADD COLUMN {column} TEXT")
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigError(f"game store {self.path}: {exc}") from exc
@@ -302,7 +324,7 @@ class GameStore:
             with self._transaction():
                 cursor = self._db.execute(
                     f"INSERT OR IGNORE INTO games ({_GAME_COLUMNS}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         record.run_key,
                         record.pairing,
@@ -320,6 +342,7 @@ class GameStore:
                         record.plies,
                         finished,
                         _annotations_json(record.annotations),
+                        _states_json(record.player_states),
                     ),
                 )
         except sqlite3.IntegrityError as exc:
@@ -410,6 +433,7 @@ def _game_from_row(row: Sequence[Any]) -> GameRecord:
         _plies,
         finished_at,
         annotations,
+        player_states,
     ) = row
     return GameRecord(
         game=str(game),
@@ -427,6 +451,7 @@ def _game_from_row(row: Sequence[Any]) -> GameRecord:
         game_index=int(game_index),
         finished_at=float(finished_at),
         annotations=None if annotations is None else tuple(json.loads(annotations)),
+        player_states=None if player_states is None else tuple(json.loads(player_states)),
     )
 
 
@@ -442,3 +467,10 @@ def _annotations_json(annotations: Sequence[Annotation] | None) -> str | None:
     if annotations is None or all(a is None for a in annotations):
         return None
     return json.dumps(list(annotations), default=_json_default, separators=(",", ":"))
+
+
+def _states_json(states: Sequence[SavedState] | None) -> str | None:
+    """The ``player_states`` column: a JSON array ``[state_a, state_b]``, or NULL."""
+    if states is None:
+        return None
+    return json.dumps(list(states), separators=(",", ":"), allow_nan=False)

@@ -53,6 +53,18 @@ class Player(ABC):
         """Called after every move of the game, by either side: ``move`` was played and
         ``state`` is the position after it (must not be modified)."""
 
+    def reseed(self, seed: int) -> None:
+        """Draw all further randomness as a player freshly built with ``seed`` would.
+
+        The series runner calls it before every game of a series, so that a game depends on
+        its own seed (and the player's saved state), not on how much randomness the games
+        before it used: a resumed series then plays the games an uninterrupted one plays.
+        The default resets :attr:`rng` in place (objects holding it follow); a player that
+        derived other random streams from :attr:`rng` at construction overrides it to derive
+        them again.
+        """
+        self.rng.bit_generator.state = np.random.default_rng(seed).bit_generator.state
+
     def save_state(self) -> PlayerState | None:
         """What this player learned across games, as JSON values; None (the default) when it
         keeps nothing between games."""

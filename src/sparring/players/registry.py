@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from sparring.errors import UnknownPlayerError
 from sparring.games.base import Game
@@ -158,3 +158,49 @@ def _load_builtin_players() -> None:
 
 BUILTIN_PLAYER_MODULES = ("sparring.players.settings",)
 """Modules that register player kinds when imported."""
+
+
+Factory = Callable[[Game, PlayerSpec, "int | None"], Player]
+"""Builds a player straight from its parsed spec: the plain form of a plug-in or test kind
+that has no typed settings of its own (see :func:`register_factory`)."""
+
+
+@dataclass(frozen=True)
+class FactorySettings:
+    """The settings of a kind registered with a plain :data:`Factory`: the parsed spec and
+    the factory (options are checked by the factory when the player is built)."""
+
+    factory: Factory
+    """Builds the player."""
+    parsed: PlayerSpec
+    """The spec it was named by."""
+    kind: ClassVar[str] = "factory"
+
+    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        """The factory's player for ``game``, seeded with ``seed``."""
+        return self.factory(game, self.parsed, seed)
+
+    def spec(self) -> str:
+        """The spec text it was parsed from."""
+        return self.parsed.text
+
+
+def factory_parser(factory: Factory) -> Parser:
+    """A :data:`Parser` for a kind built by a plain ``factory`` (it names the factory's module,
+    which worker processes import to register the kind)."""
+
+    def parse(parsed: PlayerSpec) -> FactorySettings:
+        return FactorySettings(factory, parsed)
+
+    parse.__module__ = factory.__module__
+    return parse
+
+
+def register_factory(kind: str, help_text: str) -> Callable[[Factory], Factory]:
+    """Decorator: register a plug-in ``kind`` built by a plain factory ``(game, spec, seed)``."""
+
+    def wrap(factory: Factory) -> Factory:
+        register(kind, help_text)(factory_parser(factory))
+        return factory
+
+    return wrap

@@ -162,10 +162,16 @@ class StrengthAdjustedPlayer(Player):
         self.setting = setting
         self.selection = selection
         self.top_n = top_n
+        self._search_factory = search
         self.search = search(self.rng)
         self.last_root: RootVisits | None = None
         """The root of the last search (None before the first move or after a random move)."""
         self._info: dict[str, Any] | None = None
+
+    def reseed(self, seed: int) -> None:
+        """Reset the generator and rebuild the search from it (as built)."""
+        super().reseed(seed)
+        self.search = self._search_factory(self.rng)
 
     def distribution(self, visits: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """The move distribution for root visit counts ``visits`` (without the floor's random

@@ -59,6 +59,11 @@ class UCTPlayer(Player):
         self._stream = rng_state_from(self.rng)
         self.last_result: RootStats | None = None
 
+    def reseed(self, seed: int) -> None:
+        """Reset the generator and draw the compiled stream from it again (as built)."""
+        super().reseed(seed)
+        self._stream = rng_state_from(self.rng)
+
     def search(self, game: Game, state: State) -> RootStats:
         """The root statistics of a search from ``state`` with this player's settings."""
         result = uct_search(game, state, self.simulations, self._stream, self.c, self.n_open)
