@@ -1,4 +1,4 @@
-"""The package-level import graph around strength adjustment (issue 13, item 5).
+"""The package-level import graph: the layers of the README's architecture section.
 
 Every ``import`` in ``src/sparring`` (function-local ones included) is read with :mod:`ast`
 and mapped to an edge ``sparring.X -> sparring.Y`` between top-level subpackages (or
@@ -80,3 +80,63 @@ def test_no_cycle_through_strength_or_experiments() -> None:
     graph = import_graph()
     for unit in ("strength", "experiments"):
         assert unit not in _reachable(graph, unit), f"{unit} imports itself through others"
+
+
+LAYERS: dict[str, int] = {
+    # foundations, importable from anywhere
+    "__init__": 0,
+    "__version__": 0,
+    "errors": 0,
+    "rng": 0,
+    "configfile": 0,
+    "rundir": 0,
+    # rules
+    "games": 1,
+    # on the rules alone: records, the search (the network is a callback), strength steps
+    "records": 2,
+    "search": 2,
+    "strength": 2,
+    # the network: evaluators the search calls back
+    "nn": 3,
+    # players compose search, network and strength
+    "players": 4,
+    # a game in progress with its players
+    "session": 5,
+    # matches, series, ratings, stores; strength estimation
+    "evaluation": 6,
+    "estimation": 6,
+    # training and experiments on top of evaluation
+    "training": 7,
+    "experiments": 7,
+    # interfaces
+    "bench": 8,
+    "cli": 9,
+    "__main__": 10,
+}
+"""The layer of every top-level part of the package (README, "Architecture"): a part imports
+only parts of lower layers; layer-0 parts are importable from anywhere."""
+
+
+def test_every_part_has_a_layer() -> None:
+    graph = import_graph()
+    parts = set(graph) | {unit for edges in graph.values() for unit in edges}
+    parts -= {"models"}  # data only: shipped networks, calibrations, estimators
+    missing = sorted(parts - set(LAYERS))
+    assert not missing, f"parts without a layer (add them to LAYERS and the README): {missing}"
+
+
+def test_imports_go_down_the_layers() -> None:
+    graph = import_graph()
+    upward = sorted(
+        f"{unit} (layer {LAYERS[unit]}) imports {other} (layer {LAYERS[other]})"
+        for unit, edges in graph.items()
+        for other in edges
+        if LAYERS[other] > 0 and LAYERS[other] >= LAYERS[unit]
+    )
+    assert not upward, "imports against the layering:\n" + "\n".join(upward)
+
+
+def test_no_import_cycle_between_parts() -> None:
+    graph = import_graph()
+    cyclic = sorted(unit for unit in graph if unit in _reachable(graph, unit))
+    assert not cyclic, f"parts that import themselves through others: {cyclic}"
