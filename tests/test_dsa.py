@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -409,3 +412,49 @@ def test_fixed_setting_player_unchanged_by_the_controller() -> None:
     player = make_player("sa:base=uct,sims=16,z=-inf,rth=0.1,floor=0.9", game, 1)
     assert type(player.controller).__name__ == "FixedController"  # type: ignore[attr-defined]
     assert player.save_state() is None and player.move_info() is None
+
+
+# ---- play --adaptive -------------------------------------------------------------------------
+def _play_adaptive(*args: str, stdin: str) -> Any:
+    from typer.testing import CliRunner
+
+    from sparring.cli import app
+
+    return CliRunner().invoke(app, ["play", "connect4", "--adaptive", *args], input=stdin)
+
+
+def test_play_adaptive_series_shows_the_estimate_and_keeps_a_profile(tmp_path: Path) -> None:
+    profile = tmp_path / "me.json"
+    args = ("-o", "dsa:sims=4", "--seed", "1", "--profile", str(profile))
+    # game 1: resign at once (a loss), play another; game 2: resign, stop
+    result = _play_adaptive(*args, stdin="quit\ny\nquit\nn\n")
+    assert result.exit_code == 0, result.output
+    assert "No estimate of your strength yet; I start at Elo 1499." in result.output
+    assert "Game 1: you are X (moves first)" in result.output
+    assert "Game 2: you are O (moves second)" in result.output
+    estimates = re.findall(r"My estimate of your Elo after (\d) game\(s\): (\d+)", result.output)
+    assert [int(n) for n, _ in estimates] == [1, 2]
+    first, second = (int(e) for _, e in estimates)
+    assert second < first < 1500  # two losses: the estimate of the person goes down
+    data = json.loads(profile.read_text())
+    assert data["game"] == "connect4" and data["spec"] == "dsa:sims=4"
+    assert data["state"]["games"] == 2 and round(data["state"]["opponent_elo"]) == second
+    # the next session continues from the profile: one more loss, lower again
+    again = _play_adaptive(*args, stdin="quit\nn\n")
+    assert again.exit_code == 0, again.output
+    assert "continuing from" in again.output
+    assert f"after 2 game(s): {second}" in again.output  # shown before the first game
+    third = re.findall(r"after 3 game\(s\): (\d+)", again.output)
+    assert len(third) == 1 and int(third[0]) < second
+    assert json.loads(profile.read_text())["state"]["games"] == 3
+
+
+def test_play_adaptive_rejects_a_profile_of_another_player(tmp_path: Path) -> None:
+    profile = tmp_path / "me.json"
+    profile.write_text(
+        json.dumps({"format": "sparring-adaptive-profile", "game": "connect4", "spec": "dsa"})
+    )
+    result = _play_adaptive("-o", "dsa:sims=4", "--profile", str(profile), stdin="")
+    assert result.exit_code == 2 and "is for connect4 against 'dsa'" in result.output
+    fixed = _play_adaptive("-o", "random", stdin="")
+    assert fixed.exit_code == 2 and "does not adapt" in fixed.output
