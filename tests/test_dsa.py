@@ -458,3 +458,28 @@ def test_play_adaptive_rejects_a_profile_of_another_player(tmp_path: Path) -> No
     assert result.exit_code == 2 and "is for connect4 against 'dsa'" in result.output
     fixed = _play_adaptive("-o", "random", stdin="")
     assert fixed.exit_code == 2 and "does not adapt" in fixed.output
+
+
+# ---- series: stop and resume ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("spec", "wipe_states"),
+    [("dsa:sims=4", False), ("dsa:mode=intra,sims=4,carry=yes", False), ("dsa:sims=4", True)],
+    ids=["bayes-restore", "intra-restore", "bayes-replay"],
+)
+def test_series_stop_and_resume_plays_the_same_games(spec: str, wipe_states: bool) -> None:
+    """Stored states restore the adaptive player; without them, replaying the stored games
+    rebuilds an inter-game controller's state (its updates depend only on the results)."""
+    from sparring.evaluation.series import SeriesConfig, run_series
+    from sparring.evaluation.store import GameStore
+
+    config = SeriesConfig("connect4", spec, "random", games_per_series=5, series=1, seed=3)
+    straight = run_series(config, progress=False)
+    with GameStore(":memory:") as store:
+        run_series(config, store, progress=False, stop_after=2)
+        if wipe_states:
+            store._db.execute("UPDATE games SET player_states = NULL")  # as test_series does
+        resumed = run_series(config, store, progress=False)
+    assert (resumed.played, resumed.skipped) == (3, 2)
+    assert [r.moves for r in resumed.records] == [r.moves for r in straight.records]
+    final = [r.player_states for r in straight.records][-1]
+    assert final is not None and final[0]["games"] == 5  # type: ignore[index]
