@@ -406,12 +406,104 @@ def test_save_load_continue_gives_the_same_games(spec: str) -> None:
     assert _games(spec, 5, None) == _games(spec, 5, 2)
 
 
-def test_fixed_setting_player_unchanged_by_the_controller() -> None:
-    """A plain ``sa`` player is the FixedController path: the same game as before (pinned)."""
+FIXED_GAMES = {
+    # moves played by the sa player before the controller was wired in (commit 787515a),
+    # seed 1 as first player against sa:sims=8,z=-1 seeded 6
+    "sa:sims=16,z=1,rth=0.5": (
+        3,
+        3,
+        3,
+        3,
+        3,
+        3,
+        5,
+        4,
+        4,
+        4,
+        4,
+        5,
+        6,
+        4,
+        2,
+        2,
+        2,
+        2,
+        2,
+        2,
+        4,
+        5,
+        5,
+        6,
+        0,
+        1,
+        1,
+        1,
+        1,
+        5,
+        1,
+        6,
+        5,
+        0,
+        6,
+        0,
+        1,
+        6,
+        6,
+        0,
+        0,
+    ),
+    "sa:base=uct,sims=16,z=-inf,rth=0.1,floor=0.9": (5, 5, 0, 3, 6, 3, 6, 3, 2, 3),
+    "sa:elo=900": (
+        6,
+        3,
+        3,
+        3,
+        1,
+        1,
+        3,
+        3,
+        2,
+        3,
+        2,
+        2,
+        5,
+        5,
+        6,
+        6,
+        1,
+        1,
+        0,
+        2,
+        0,
+        0,
+        5,
+        5,
+        4,
+        0,
+        0,
+        6,
+        0,
+        4,
+        4,
+        4,
+        4,
+        6,
+        4,
+        6,
+    ),
+}
+
+
+@pytest.mark.parametrize("spec", sorted(FIXED_GAMES))
+def test_fixed_setting_players_play_the_games_they_played_before(spec: str) -> None:
+    """A plain ``sa`` player is the FixedController path: the same games as before."""
     game = get_game("connect4")
-    player = make_player("sa:base=uct,sims=16,z=-inf,rth=0.1,floor=0.9", game, 1)
+    player = make_player(spec, game, 1)
     assert type(player.controller).__name__ == "FixedController"  # type: ignore[attr-defined]
-    assert player.save_state() is None and player.move_info() is None
+    session = GameSession(game, (player, make_player("sa:sims=8,z=-1", game, 6)))
+    session.play_out()
+    assert session.moves == FIXED_GAMES[spec]
+    assert player.save_state() is None
 
 
 # ---- play --adaptive -------------------------------------------------------------------------
