@@ -354,6 +354,11 @@ def test_dsa_spec_parses_and_rejects_options_of_other_modes() -> None:
         parse_player("dsa:mode=fast")
     with pytest.raises(UnknownPlayerError, match="unknown option"):
         parse_player("dsa:zz=1")
+    game = get_game("connect4")
+    with pytest.raises(UnknownPlayerError, match="dz must be a number > 0"):
+        make_player("dsa:mode=inter,dz=-1", game, 1, PlayerCache())
+    with pytest.raises(UnknownPlayerError, match=r"eps must be in \(0, 0.5\]"):
+        make_player("dsa:mode=intra,eps=0.7", game, 1, PlayerCache())
 
 
 def test_dsa_player_defaults_per_game() -> None:
