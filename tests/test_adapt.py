@@ -398,7 +398,7 @@ def test_cli_end_to_end(tmp_path: Path) -> None:
         "tictactoe",
         "sa:base=uct,sims=4,z=0,rth=0.1",
         "--opponents",
-        "random,uct:sims=3,name=U3",
+        "random,sa:base=uct,sims=3,z=2,rth=0.1,name=S2",
         "--games",
         "2",
         "--repeats",
@@ -414,5 +414,9 @@ def test_cli_end_to_end(tmp_path: Path) -> None:
     data = json.loads((out / "results.json").read_text())
     assert data["games_stored"] == 2 * 2 * 2 + 2 * 2
     assert (out / "games.sqlite").is_file() and (out / "adapt.png").is_file()
+    report = (out / "report.md").read_text()
+    # The paper's Table 3 rows beside the SA z = 2 opponent (and "-" for Random).
+    assert "| *paper (Go): inter-game WR* | - | 43.4% |" in report
+    assert "| *paper (Go): w/o DSA WR* | - | 5.6% |" in report
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0 and "(0 played now)" in " ".join(again.output.split())

@@ -83,6 +83,27 @@ STORE_NAME = "games.sqlite"
 INTRA_MODES = ("intra", "elo-intra")
 """``mode=`` values of the ``dsa`` kind that adapt within a game (Table 4 analogue)."""
 
+PAPER_WITHOUT_DSA = {2.0: 5.6, 1.0: 8.8, 0.0: 50.0, -1.0: 78.4, -2.0: 87.6}
+"""Wu et al. 2019, Tables 3-4 "w/o DSA": win rate (%) of ELF's SA player at z = 0 against the
+SA opponent at z (Go)."""
+
+PAPER_ROWS: dict[str, tuple[tuple[str, dict[float, float], str], ...]] = {
+    "inter": (
+        ("inter-game WR", {2.0: 43.4, 1.0: 46.6, 0.0: 52.0, -1.0: 50.0, -2.0: 54.8}, "%"),
+        ("inter-game Avg. z", {2.0: 1.93, 1.0: 0.88, 0.0: -0.04, -1.0: -1.06, -2.0: -1.73}, ""),
+    ),
+    "intra": (
+        ("ΔZ=0.2 WR", {2.0: 29.0, 1.0: 38.0, 0.0: 43.0, -1.0: 64.0, -2.0: 71.0}, "%"),
+        ("ΔZ=0.2 Avg. z", {2.0: 1.85, 1.0: 0.92, 0.0: -0.10, -1.0: -1.39, -2.0: -1.57}, ""),
+        ("ΔZ=0.2 Std. z", {2.0: 1.82, 1.0: 1.81, 0.0: 1.41, -1.0: 1.73, -2.0: 1.56}, ""),
+        ("ΔZ=0.1 WR", {2.0: 15.0, 1.0: 32.0, 0.0: 49.0, -1.0: 73.0, -2.0: 72.0}, "%"),
+        ("ΔZ=0.1 Avg. z", {2.0: 1.02, 1.0: 0.75, 0.0: -0.21, -1.0: -0.66, -2.0: -0.96}, ""),
+        ("ΔZ=0.1 Std. z", {2.0: 0.94, 1.0: 0.90, 0.0: 0.81, -1.0: 0.84, -2.0: 0.85}, ""),
+    ),
+}
+"""The paper's Table 3 (inter) and Table 4 (intra) rows by opponent z (ELF OpenGo, Go), shown
+beside the measured rows for SA opponents at those z."""
+
 BASELINE_KEYS = ("base", "model", "sims", "cpuct", "c", "open", "rth")
 """Options of an adaptive spec copied into its default baseline (the search it adapts)."""
 
@@ -515,7 +536,7 @@ class CellStats:
     ladder_elo: float | None
     """The opponent's ladder Elo (None: not given)."""
     until_within: tuple[int | None, ...] | None
-    """Per repeat, :func:`games_until_within` (None when no ladder Elo)."""
+    """Per repeat, :func:`games_until_within` (None when no ladder Elo or no estimate)."""
     z_lines: np.ndarray = field(repr=False)
     """``repeats x games`` game z (NaN missing)."""
     elo_lines: np.ndarray = field(repr=False)
@@ -590,7 +611,7 @@ def cell_stats(
     scores = series_matrix(records, repeats, games, lambda g: g.score)
     finals = [row[~np.isnan(row)][-1] for row in estimate if np.any(~np.isnan(row))]
     until = None
-    if ladder_elo is not None:
+    if ladder_elo is not None and np.any(~np.isnan(estimate)):
         until = tuple(games_until_within(row, ladder_elo, within) for row in estimate)
     return CellStats(
         opponent=opponent,
@@ -880,6 +901,17 @@ def adaptive_table(result: AdaptResult, stats: AdaptiveStats) -> str:
     if any(c.ladder_elo is not None for c in stats.cells):
         rows.append(["opponent ladder Elo", *(_num(c.ladder_elo, 0) for c in stats.cells)])
     rows.append(["games", *(str(c.win.games) for c in stats.cells)])
+    if any(z in PAPER_WITHOUT_DSA for z in opp_z):
+
+        def paper(values: dict[float, float], unit: str) -> list[str]:
+            return [
+                "-" if z is None or z not in values else f"{values[z]:.{1 if unit else 2}f}{unit}"
+                for z in opp_z
+            ]
+
+        rows.append(["*paper (Go): w/o DSA WR*", *paper(PAPER_WITHOUT_DSA, "%")])
+        for name, values, unit in PAPER_ROWS["intra" if stats.intra else "inter"]:
+            rows.append([f"*paper (Go): {name}*", *paper(values, unit)])
     return _table(header, rows)
 
 
@@ -975,6 +1007,7 @@ def plot_adapt(result: AdaptResult, path: Path) -> Path:
     the series with a +-1 sd band (finite values only); dashed: the opponent's z / ladder Elo."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     rows = len(result.stats)
     figure = Figure(figsize=(12, 4.2 * rows))
@@ -998,6 +1031,7 @@ def plot_adapt(result: AdaptResult, path: Path) -> Path:
                 if target is not None and math.isfinite(target):
                     ax.axhline(target, color=colour, linestyle="--", linewidth=0.8)
             ax.set_xlabel("game")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_ylabel(ylabel)
             ax.set_title(f"{stats.label} ({stats.mode})", fontsize=10)
             ax.grid(alpha=0.3)
