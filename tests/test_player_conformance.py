@@ -52,8 +52,10 @@ TINY: dict[str, Tiny] = {
     "minimax2": Tiny(("minimax2",)),
     "az": Tiny(("az:sims=8",)),
     "sa": Tiny(("sa:sims=8,z=1,rth=0.5", "sa:base=uct,sims=8,z=1,rth=0.5")),
+    "dsa": Tiny(("dsa:sims=8", "dsa:mode=intra,sims=8", "dsa:mode=elo-intra,sims=8,elo0=1900")),
 }
-"""Tiny settings per registered kind (the shipped small networks for ``az`` and ``sa``)."""
+"""Tiny settings per registered kind (the shipped small networks for ``az``, ``sa`` and
+``dsa``)."""
 
 WHOLE_GAMES = ("connect4", "tictactoe", "othello6")
 """Games played to the end; every kind must play Connect4."""

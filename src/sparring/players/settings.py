@@ -325,6 +325,169 @@ class SASettings(_SpecText):
         return build_sa_player(self, game, seed, cache)
 
 
+DSAMode = Literal["inter", "intra", "elo-inter", "elo-intra", "bayes"]
+"""Dynamic strength adjustment modes (:mod:`sparring.strength.dsa`)."""
+DSA_DEFAULT_MODE: DSAMode = "bayes"
+"""The mode a ``dsa`` player gets by default: the Bayesian estimator, which uses every result
+so far (not only the last, as the step rules do) and spans the whole calibrated range."""
+DSA_MODE_OPTIONS: dict[str, frozenset[str]] = {
+    "inter": frozenset({"z0", "dz", "dzlow", "r", "zmin", "zmax", "rth"}),
+    "intra": frozenset({"z0", "dz", "eps", "cooldown", "carry", "zmin", "zmax", "rth"}),
+    "elo-inter": frozenset({"elo0", "step", "steplow", "r"}),
+    "elo-intra": frozenset({"elo0", "step", "eps", "cooldown", "carry"}),
+    "bayes": frozenset({"prior", "priorsd", "margin", "grid", "estimate"}),
+}
+"""The controller options each mode takes (spec keys)."""
+DSA_SEARCH_OPTIONS = frozenset({"base", "model", "sims", "cpuct", "c", "open", "calibration"})
+"""The ``dsa`` spec options of the search and its calibration (as ``sa``'s)."""
+
+
+@dataclass(frozen=True)
+class DSASettings(_SpecText):
+    """A strength-adjusted player whose setting adapts to the opponent (dynamic strength
+    adjustment, :mod:`sparring.strength.dsa`): the search of an ``sa`` player with a
+    calibration, and a controller of one :attr:`mode`.
+
+    Every controller option left None takes its default, per game where the calibration
+    gives one (:func:`sparring.players.dsa.controller_for`).  Options of another mode than
+    :attr:`mode` are rejected.
+    """
+
+    kind: ClassVar[str] = "dsa"
+    OPTION_KEYS: ClassVar[dict[str, str]] = {
+        "mode": "mode",
+        "base": "base",
+        "model": "model",
+        "simulations": "sims",
+        "c_puct": "cpuct",
+        "c": "c",
+        "n_open": "open",
+        "calibration": "calibration",
+        "z0": "z0",
+        "dz": "dz",
+        "dz_low": "dzlow",
+        "r": "r",
+        "eps": "eps",
+        "cooldown": "cooldown",
+        "carry": "carry",
+        "z_min": "zmin",
+        "z_max": "zmax",
+        "rth": "rth",
+        "elo0": "elo0",
+        "step": "step",
+        "step_low": "steplow",
+        "prior": "prior",
+        "prior_sd": "priorsd",
+        "margin": "margin",
+        "grid": "grid",
+        "estimate": "estimate",
+        "name": "name",
+    }
+
+    mode: DSAMode = DSA_DEFAULT_MODE
+    """``inter`` / ``intra`` (Wu et al., in ``z``), ``elo-inter`` / ``elo-intra`` (the same
+    rules in Elo through the calibration) or ``bayes`` (posterior over the opponent's Elo)."""
+    base: SearchBase | None = None
+    """The search, as ``sa``'s (None: ``az``, or the calibration's)."""
+    model: str | None = None
+    """Network name or file for ``base=az``; None: the game's shipped network."""
+    simulations: int | None = None
+    """Simulations per move, >= 1; None: the calibration's (another value: told, Elo
+    numbers may not hold)."""
+    c_puct: float | None = None
+    """``C_puct`` for ``base=az``; None: the calibration's."""
+    c: float | None = None
+    """UCT's ``C`` for ``base=uct``; None: the calibration's."""
+    n_open: int | None = None
+    """UCT's ``N_open`` for ``base=uct``; None: the calibration's."""
+    calibration: str | None = None
+    """Calibration file; None: the one shipped beside the network (``base=uct`` needs one)."""
+    z0: float | None = None
+    """inter / intra: the first ``z`` (default 0)."""
+    dz: float | None = None
+    """inter: ``dz_init`` (default: 100 Elo on the calibration's slope at z = 0); intra:
+    ``dZ_0`` (default 0.2)."""
+    dz_low: float | None = None
+    """inter: ``dz_low`` (default: 8 Elo on the calibration's slope)."""
+    r: float | None = None
+    """inter / elo-inter: the step's factor per game (default 0.95)."""
+    eps: float | None = None
+    """intra / elo-intra: Eq. 18's ``epsilon`` (default 0.1)."""
+    cooldown: int | None = None
+    """intra / elo-intra: plies to cool the step to 0 (default: 60 % of a typical game,
+    Connect4 22, 6x6 Othello 19)."""
+    carry: bool | None = None
+    """intra / elo-intra: start a game where the last ended (default: intra no, elo-intra
+    yes)."""
+    z_min: float | None = None
+    """inter / intra: the lowest ``z`` (default -3)."""
+    z_max: float | None = None
+    """inter / intra: the highest ``z`` (default 3)."""
+    rth: float | None = None
+    """inter / intra: the threshold ``R_th`` (default: the calibration's main one, 0.1)."""
+    elo0: float | None = None
+    """elo-inter / elo-intra: the first target Elo (default 1500)."""
+    step: float | None = None
+    """elo-inter: the first step in Elo (default 200); elo-intra: the step at ply 0
+    (default 100)."""
+    step_low: float | None = None
+    """elo-inter: the smallest step (default 16)."""
+    prior: float | None = None
+    """bayes: the prior mean of the opponent's Elo (default 1500)."""
+    prior_sd: float | None = None
+    """bayes: the prior's standard deviation (default 400; ``inf``: uniform)."""
+    margin: float | None = None
+    """bayes: the grid's extent beyond the calibrated range (default 400)."""
+    grid: float | None = None
+    """bayes: the grid spacing in Elo (default 2)."""
+    estimate: Literal["mean", "median"] | None = None
+    """bayes: play at the posterior ``mean`` (default) or ``median``."""
+    name: str | None = None
+    """Display name; None: ``DSA(MODE)``."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in DSA_MODE_OPTIONS:
+            raise UnknownPlayerError(f"mode must be one of {', '.join(DSA_MODE_OPTIONS)}")
+        if self.base is not None and self.base not in ("az", "uct"):
+            raise UnknownPlayerError(f"base must be az or uct, not {self.base!r}")
+        if self.base == "uct" and self.calibration is None:
+            raise UnknownPlayerError("base=uct needs calibration=PATH")
+        if self.simulations is not None and self.simulations < 1:
+            raise UnknownPlayerError("sims must be >= 1")
+        if self.cooldown is not None and self.cooldown < 1:
+            raise UnknownPlayerError("cooldown must be >= 1")
+        if self.estimate is not None and self.estimate not in ("mean", "median"):
+            raise UnknownPlayerError("estimate must be mean or median")
+        _check_name(self.name)
+        allowed = DSA_MODE_OPTIONS[self.mode]
+        for attr, key in self.OPTION_KEYS.items():
+            if key in allowed or key in DSA_SEARCH_OPTIONS or key in ("mode", "name"):
+                continue
+            if getattr(self, attr) is not None:
+                raise UnknownPlayerError(
+                    f"{key} is not an option of mode={self.mode} "
+                    f"(it takes {', '.join(sorted(allowed))})"
+                )
+
+    def search_settings(self) -> SASettings:
+        """The ``sa`` settings of the search (with the calibration, no setting)."""
+        return SASettings(
+            base=self.base,
+            model=self.model,
+            simulations=self.simulations,
+            c_puct=self.c_puct,
+            c=self.c,
+            n_open=self.n_open,
+            calibration=self.calibration,
+            elo=0.0,  # marks "resolved against a calibration"; never played
+        )
+
+    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        from sparring.players.dsa import build_dsa_player
+
+        return build_dsa_player(self, game, seed, cache)
+
+
 def build_player(
     settings: PlayerSettings,
     game: Game,
@@ -491,6 +654,65 @@ def parse_sa(spec: PlayerSpec) -> SASettings:
     )
 
 
+def _option_bool(spec: PlayerSpec, key: str) -> bool | None:
+    value = spec.options.get(key)
+    if value is None:
+        return None
+    if value.lower() in ("1", "yes", "true", "on"):
+        return True
+    if value.lower() in ("0", "no", "false", "off"):
+        return False
+    raise UnknownPlayerError(f"{key}={value!r} is not yes or no")
+
+
+@register(
+    "dsa",
+    "dynamic strength adjustment (Wu et al. 2019 and beyond): dsa:mode=inter|intra|elo-inter|"
+    "elo-intra|bayes (default bayes),model=..,sims=N, controller options (sparring.players.dsa)",
+)
+def parse_dsa(spec: PlayerSpec) -> DSASettings:
+    """``dsa:mode=MODE,key=value,...`` (the options of :class:`DSASettings`)."""
+    check_options(spec, set(DSASettings.OPTION_KEYS.values()))
+    options = spec.options
+    base = options.get("base")
+    mode = options.get("mode", DSA_DEFAULT_MODE).lower()
+    estimate = options.get("estimate")
+    z0 = (
+        None
+        if "z0" not in options
+        else _option_z(PlayerSpec(spec.kind, {"z": options["z0"]}, spec.text), 0.0)
+    )
+    return DSASettings(
+        mode=mode,  # type: ignore[arg-type]  # checked by DSASettings
+        base=None if base is None else base.lower(),  # type: ignore[arg-type]  # checked
+        model=options.get("model"),
+        simulations=_optional_int(spec, "sims"),
+        c_puct=_optional_float(spec, "cpuct"),
+        c=_optional_float(spec, "c"),
+        n_open=_optional_int(spec, "open"),
+        calibration=options.get("calibration"),
+        z0=z0,
+        dz=_optional_float(spec, "dz"),
+        dz_low=_optional_float(spec, "dzlow"),
+        r=_optional_float(spec, "r"),
+        eps=_optional_float(spec, "eps"),
+        cooldown=_optional_int(spec, "cooldown"),
+        carry=_option_bool(spec, "carry"),
+        z_min=_optional_float(spec, "zmin"),
+        z_max=_optional_float(spec, "zmax"),
+        rth=_optional_float(spec, "rth"),
+        elo0=_optional_float(spec, "elo0"),
+        step=_optional_float(spec, "step"),
+        step_low=_optional_float(spec, "steplow"),
+        prior=_optional_float(spec, "prior"),
+        prior_sd=_optional_float(spec, "priorsd"),
+        margin=_optional_float(spec, "margin"),
+        grid=_optional_float(spec, "grid"),
+        estimate=None if estimate is None else estimate.lower(),  # type: ignore[arg-type]
+        name=options.get("name"),
+    )
+
+
 for _kind, (_display, _sims) in MCTS_PRESETS.items():
     _register_mcts_preset(_kind, _display, _sims)
 for _kind, (_display, _r, _table) in MINIMAX_PRESETS.items():
@@ -498,7 +720,9 @@ for _kind, (_display, _r, _table) in MINIMAX_PRESETS.items():
 
 
 __all__ = [
+    "DSA_DEFAULT_MODE",
     "AlphaZeroSettings",
+    "DSASettings",
     "MinimaxSettings",
     "PlayerSettings",
     "RandomSettings",
@@ -506,6 +730,7 @@ __all__ = [
     "UCTSettings",
     "build_player",
     "parse_alphazero",
+    "parse_dsa",
     "parse_minimax",
     "parse_random",
     "parse_sa",

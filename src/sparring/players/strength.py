@@ -48,9 +48,10 @@ import numpy.typing as npt
 
 from sparring.errors import ConfigError, GameOverError, UnknownPlayerError
 from sparring.games.base import Game, State
-from sparring.players.base import Player
+from sparring.players.base import Player, PlayerState
 from sparring.players.uct import DEFAULT_C as UCT_DEFAULT_C
 from sparring.players.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
+from sparring.strength.controller import FixedController, MoveContext, StrengthController
 from sparring.strength.selection import (
     PAPER_RTH,
     StrengthSetting,
@@ -62,6 +63,7 @@ from sparring.strength.selection import (
 if TYPE_CHECKING:
     from sparring.players.cache import PlayerCache
     from sparring.players.settings import SASettings
+    from sparring.strength.target import Calibration
 
 SELECTIONS = ("threshold", "sephton", "topn")
 """Move selection rules: Wu et al.'s threshold (the default), Sephton's plain softmax, top n."""
@@ -72,10 +74,23 @@ UCT_DEFAULT_SIMULATIONS = 300
 
 
 class RootVisits(NamedTuple):
-    """The root of a finished search: legal moves and their visit counts."""
+    """The root of a finished search: legal moves, their visit counts and (where the search
+    reports them) their mean values and the root's value."""
 
     moves: npt.NDArray[np.int64]
     visits: npt.NDArray[np.int64]
+    q: npt.NDArray[np.float64] | None = None
+    """``Q(s_root, a)`` in ``[-1, 1]`` for the player to move, or None."""
+    value: float | None = None
+    """The search's value of the root for the player to move, or None."""
+
+    def best_win_rate(self) -> float | None:
+        """``(1 + Q) / 2`` of the most visited move (the first in move order on ties), or
+        None without values: Wu et al.'s ``W`` for intra-game DSA."""
+        if self.q is None or len(self.visits) == 0:
+            return None
+        q = float(self.q[int(np.argmax(self.visits))])
+        return min(max((1.0 + q) / 2.0, 0.0), 1.0)
 
 
 class RootSearch(Protocol):
@@ -108,7 +123,7 @@ class UCTRootSearch:
         from sparring.search.uct import uct_search
 
         result = uct_search(game, state, self.simulations, self._stream, self.c, self.n_open)
-        return RootVisits(result.moves, result.visits)
+        return RootVisits(result.moves, result.visits, result.q, result.value)
 
 
 class PUCTRootSearch:
@@ -123,7 +138,7 @@ class PUCTRootSearch:
         from sparring.search.puct import search
 
         result = search(game, state, self.evaluator, self.config, self.rng)
-        return RootVisits(result.moves, result.visits)
+        return RootVisits(result.moves, result.visits, result.q, result.value)
 
 
 def uct_root_search(simulations: int, c: float = 0.5, n_open: int = 5) -> SearchFactory:
@@ -140,15 +155,22 @@ class StrengthAdjustedPlayer(Player):
     """Searches, then draws its move from the SA policy of the root visit counts.
 
     ``search`` builds the underlying search from the player's seeded generator; ``setting``
-    is ``(z, R_th, floor)``.  ``selection`` picks the rule: ``"threshold"`` (Wu et al.),
-    ``"sephton"`` (softmax over every legal move, ``R_th`` ignored) or ``"topn"`` (softmax over
-    the ``top_n`` most visited moves).  The floor applies to the threshold rule only.
+    is either one fixed ``(z, R_th, floor)`` or a
+    :class:`~sparring.strength.controller.StrengthController` that chooses the setting of
+    every move (e.g. dynamic strength adjustment, :mod:`sparring.strength.dsa`).  The player
+    tells the controller when a game starts and how it ended, and saves / restores its state
+    as its own.  A controller that reads the search (``uses_search``) is asked after the
+    search; any other before it, so that a floor's random move skips the search (a fixed
+    setting plays exactly as the ``sa`` player always did).  ``selection`` picks the rule:
+    ``"threshold"`` (Wu et al.), ``"sephton"`` (softmax over every legal move, ``R_th``
+    ignored) or ``"topn"`` (softmax over the ``top_n`` most visited moves).  The floor
+    applies to the threshold rule only.
     """
 
     def __init__(
         self,
         search: SearchFactory,
-        setting: StrengthSetting,
+        setting: StrengthSetting | StrengthController,
         name: str = "SA",
         seed: int | None = None,
         selection: str = "threshold",
@@ -159,7 +181,11 @@ class StrengthAdjustedPlayer(Player):
             raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}")
         if top_n < 1:
             raise ValueError("top_n must be >= 1")
-        self.setting = setting
+        self.controller: StrengthController = (
+            FixedController(setting) if isinstance(setting, StrengthSetting) else setting
+        )
+        self.setting: StrengthSetting = self.controller.setting(MoveContext(0, 0))
+        """The setting of the last move (before the first: the controller's first answer)."""
         self.selection = selection
         self.top_n = top_n
         self._search_factory = search
@@ -167,15 +193,33 @@ class StrengthAdjustedPlayer(Player):
         self.last_root: RootVisits | None = None
         """The root of the last search (None before the first move or after a random move)."""
         self._info: dict[str, Any] | None = None
+        self._ply = 0
 
     def reseed(self, seed: int) -> None:
         """Reset the generator and rebuild the search from it (as built)."""
         super().reseed(seed)
         self.search = self._search_factory(self.rng)
 
+    def new_game(self, game: Game, player_index: int) -> None:
+        self._ply = 0
+        self.controller.new_game(player_index)
+
+    def observe(self, game: Game, move: int, state: State) -> None:
+        self._ply += 1
+
+    def game_over(self, game: Game, final_state: State, score: float) -> None:
+        self.controller.game_over(score)
+
+    def save_state(self) -> PlayerState | None:
+        return self.controller.save_state()
+
+    def restore_state(self, data: PlayerState | None) -> None:
+        self.controller.restore_state(data)
+
     def distribution(self, visits: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """The move distribution for root visit counts ``visits`` (without the floor's random
-        moves, which :meth:`select_move` plays with probability ``q``)."""
+        moves, which :meth:`select_move` plays with probability ``q``) at the setting of the
+        last move."""
         z, rth, _ = self.setting.effective
         if self.selection == "sephton":
             return sephton_distribution(visits, z)
@@ -183,29 +227,57 @@ class StrengthAdjustedPlayer(Player):
             return top_n_distribution(visits, z, self.top_n)
         return sa_distribution(visits, z, rth)
 
-    def select_move(self, game: Game, state: State) -> int:
-        if game.is_terminal(state):
-            raise GameOverError(f"{game.name}: the game is over, no move can be played")
+    def _random_move(self, game: Game, state: State) -> int | None:
+        """A floor's uniformly random move (with probability ``q`` of the current setting)."""
         _, _, q = self.setting.effective
         if q > 0.0 and self.rng.random() < q:
             legal = game.legal_moves(state)
             self.last_root = None
             self._info = {"random": True}
             return int(legal[self.rng.integers(len(legal))])
-        root = self.search(game, state)
-        p = self.distribution(root.visits)
-        index = int(self.rng.choice(len(p), p=p / p.sum()))
-        self.last_root = root
-        self._info = {
-            "moves": [int(m) for m in root.moves],
-            "visits": [int(v) for v in root.visits],
-        }
-        return int(root.moves[index])
+        return None
+
+    def select_move(self, game: Game, state: State) -> int:
+        if game.is_terminal(state):
+            raise GameOverError(f"{game.name}: the game is over, no move can be played")
+        index = game.to_move(state)
+        root: RootVisits | None = None
+        if self.controller.uses_search:
+            root = self.search(game, state)
+            self.setting = self.controller.setting(
+                MoveContext(self._ply, index, _clip(root.value), root.best_win_rate())
+            )
+        else:
+            self.setting = self.controller.setting(MoveContext(self._ply, index))
+        move = self._random_move(game, state)
+        if move is None:
+            if root is None:
+                root = self.search(game, state)
+            p = self.distribution(root.visits)
+            choice = int(self.rng.choice(len(p), p=p / p.sum()))
+            self.last_root = root
+            self._info = {
+                "moves": [int(m) for m in root.moves],
+                "visits": [int(v) for v in root.visits],
+            }
+            move = int(root.moves[choice])
+        extra = self.controller.annotation()
+        if extra is not None:
+            self._info = {**(self._info or {}), **extra}
+        return move
 
     def move_info(self) -> dict[str, Any] | None:
         """``{"moves": [...], "visits": [...]}``: the root of the search behind the last move
-        (``{"random": true}`` when the floor played a random move instead)."""
+        (``{"random": true}`` when the floor played a random move instead), plus the
+        controller's :meth:`~sparring.strength.controller.StrengthController.annotation`
+        (an adaptive player's ``z``, ``elo``, ``opponent_elo``, ``opponent_z``)."""
         return self._info
+
+
+def _clip(value: float | None) -> float | None:
+    if value is None or math.isnan(value):
+        return None
+    return min(max(value, -1.0), 1.0)
 
 
 # ---- building from settings -------------------------------------------------------------------
@@ -242,18 +314,30 @@ class ResolvedStrength(NamedTuple):
     """The player's default name: ``SA(elo=E)``, or ``SA(elo=E2, clamped from E)``."""
 
 
-def resolve_elo(settings: SASettings, game: Game, cache: PlayerCache) -> ResolvedStrength:
-    """Resolve ``settings.elo``: the calibration's setting, its search options merged in.
+class ResolvedCalibration(NamedTuple):
+    """An ``sa``-style player's calibration, with its search options merged into the settings."""
 
-    The calibration is the one given, else the one shipped beside the network; it must be
-    for ``game`` and its search options must agree with those given.  A network that differs
-    from the one calibrated, and a target outside the calibrated range (played at the
-    nearest end, and labelled so), are told once through :meth:`PlayerCache.notice`.
+    settings: SASettings
+    """The settings with the calibration's search options filled in (no ``elo``, no
+    ``calibration``)."""
+    calibration: Calibration
+    path: str
+    """The calibration file."""
+
+
+def resolve_calibration(
+    settings: SASettings, game: Game, cache: PlayerCache, *, strict: bool = True
+) -> ResolvedCalibration:
+    """The calibration of ``settings`` (the one given, else the one shipped beside the
+    network), for ``game``, with its search options merged in.
+
+    A search option given that differs from the calibration's is an error when ``strict``;
+    otherwise the given value is kept and the user told once (the calibration's Elo numbers
+    then may not hold: e.g. tiny test players).  A network that differs from the one
+    calibrated is told through :meth:`PlayerCache.notice`.
     """
     from sparring.strength.target import calibration_path_for_model
 
-    assert settings.elo is not None
-    elo = settings.elo
     path = settings.calibration
     model_file: Path | None = None
     if path is None:  # base=az (SASettings rejects base=uct without a calibration)
@@ -285,9 +369,11 @@ def resolve_elo(settings: SASettings, game: Game, cache: PlayerCache) -> Resolve
         given = getattr(settings, attr)
         if given is not None and given != value:
             shown = f"{given:g}" if isinstance(given, float) else str(given)
-            raise UnknownPlayerError(
-                f"calibration {path!r} was measured with {key}={text}, not {key}={shown}"
-            )
+            message = f"calibration {path!r} was measured with {key}={text}, not {key}={shown}"
+            if strict:
+                raise UnknownPlayerError(message)
+            cache.notice(message + "; its Elo numbers may not hold")
+            continue
         merged[attr] = value
     try:
         resolved = replace(settings, **merged, elo=None, calibration=None)  # type: ignore[arg-type]
@@ -300,6 +386,20 @@ def resolve_elo(settings: SASettings, game: Game, cache: PlayerCache) -> Resolve
                 f"calibration {path!r} was measured with another network than "
                 f"{str(model_file)!r}; its Elo numbers may not hold"
             )
+    return ResolvedCalibration(resolved, calibration, path)
+
+
+def resolve_elo(settings: SASettings, game: Game, cache: PlayerCache) -> ResolvedStrength:
+    """Resolve ``settings.elo``: the calibration's setting, its search options merged in.
+
+    The calibration is the one given, else the one shipped beside the network; it must be
+    for ``game`` and its search options must agree with those given
+    (:func:`resolve_calibration`).  A target outside the calibrated range (played at the
+    nearest end, and labelled so) is told once through :meth:`PlayerCache.notice`.
+    """
+    assert settings.elo is not None
+    elo = settings.elo
+    resolved, _, path = resolve_calibration(settings, game, cache)
     try:
         target = cache.target(path, elo)
     except ConfigError as exc:
@@ -307,6 +407,31 @@ def resolve_elo(settings: SASettings, game: Game, cache: PlayerCache) -> Resolve
     if target.clamped:
         cache.notice(target.describe())
     return ResolvedStrength(resolved, target.setting, target.player_label())
+
+
+def search_factory(settings: SASettings, game: Game, cache: PlayerCache) -> SearchFactory:
+    """The search of ``settings`` (``base=az``: PUCT with the network from ``cache``;
+    ``base=uct``: UCT), defaults filled in."""
+    base = settings.base or "az"
+    settings.check_base(base)
+    if base == "uct":
+        return uct_root_search(
+            settings.simulations or UCT_DEFAULT_SIMULATIONS,
+            UCT_DEFAULT_C if settings.c is None else settings.c,
+            settings.n_open or UCT_DEFAULT_N_OPEN,
+        )
+    from sparring.players.alphazero import (
+        DEFAULT_C_PUCT,
+        DEFAULT_SIMULATIONS,
+        TABLE_A1_SIMULATIONS,
+    )
+    from sparring.search.puct import PUCTConfig
+
+    model_file = _network_file(game, settings.model)
+    sims = settings.simulations or TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS)
+    c_puct = DEFAULT_C_PUCT if settings.c_puct is None else settings.c_puct
+    evaluator = cache.evaluator(game, model_file)
+    return network_root_search(evaluator, PUCTConfig(simulations=sims, c_puct=c_puct))
 
 
 def build_sa_player(
@@ -319,27 +444,7 @@ def build_sa_player(
     else:
         setting = settings.strength or StrengthSetting(math.inf, PAPER_RTH)
         label = f"SA({setting.label()})"
-    base = settings.base or "az"
-    settings.check_base(base)
-    if base == "uct":
-        factory = uct_root_search(
-            settings.simulations or UCT_DEFAULT_SIMULATIONS,
-            UCT_DEFAULT_C if settings.c is None else settings.c,
-            settings.n_open or UCT_DEFAULT_N_OPEN,
-        )
-    else:
-        from sparring.players.alphazero import (
-            DEFAULT_C_PUCT,
-            DEFAULT_SIMULATIONS,
-            TABLE_A1_SIMULATIONS,
-        )
-        from sparring.search.puct import PUCTConfig
-
-        model_file = _network_file(game, settings.model)
-        sims = settings.simulations or TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS)
-        c_puct = DEFAULT_C_PUCT if settings.c_puct is None else settings.c_puct
-        evaluator = cache.evaluator(game, model_file)
-        factory = network_root_search(evaluator, PUCTConfig(simulations=sims, c_puct=c_puct))
+    factory = search_factory(settings, game, cache)
     return StrengthAdjustedPlayer(
         factory, setting, settings.name or label, seed, settings.selection, settings.top_n
     )
@@ -348,6 +453,7 @@ def build_sa_player(
 __all__ = [
     "SELECTIONS",
     "PUCTRootSearch",
+    "ResolvedCalibration",
     "ResolvedStrength",
     "RootSearch",
     "RootVisits",
@@ -355,6 +461,8 @@ __all__ = [
     "UCTRootSearch",
     "build_sa_player",
     "network_root_search",
+    "resolve_calibration",
     "resolve_elo",
+    "search_factory",
     "uct_root_search",
 ]

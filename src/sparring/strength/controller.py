@@ -10,12 +10,12 @@ learns across games in a JSON record (:meth:`StrengthController.save_state` /
 :meth:`StrengthController.restore_state`), so a player can be saved between games and
 resumed with the same future.
 
-Only :class:`FixedController` (one setting for every move: a target Elo or explicit
-``z, rth, floor``) exists today.  Dynamic strength adjustment implements this interface:
+:class:`FixedController` plays one setting for every move (a target Elo or explicit
+``z, rth, floor``); :mod:`sparring.strength.dsa` adapts the setting to the opponent:
 
 * Wu et al. (AAAI 2019), *dynamic strength adjustment*: inter-game (move ``z`` after every
   result, :meth:`~StrengthController.game_over`) and intra-game (choose per move from the
-  root win rate, :attr:`MoveContext.win_rate`);
+  win rate of the most visited root move, :attr:`MoveContext.best_win_rate`);
 * Fujita (2022), AlphaDDA: the strength follows the network's value of the board
   (:attr:`MoveContext.root_value`).
 
@@ -28,7 +28,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import ClassVar, TypeAlias
 
 from sparring.strength.selection import StrengthSetting, format_z, parse_z
 
@@ -53,12 +53,17 @@ class MoveContext:
     """The search's value of the position for the player to move, in ``[-1, 1]`` (the root's
     mean backed-up value; for a network search, AlphaDDA's ``v``), or None if the search
     reports none."""
+    best_win_rate: float | None = None
+    """Wu et al.'s ``W``: the search's win rate ``(1 + Q) / 2`` in ``[0, 1]`` of the most
+    visited root move (a draw counting 1/2), or None if the search reports none."""
 
     def __post_init__(self) -> None:
         if self.ply < 0 or self.player_index not in (0, 1):
             raise ValueError("ply must be >= 0 and player_index 0 or 1")
         if self.root_value is not None and not -1.0 <= self.root_value <= 1.0:
             raise ValueError(f"root_value must be in [-1, 1], not {self.root_value}")
+        if self.best_win_rate is not None and not 0.0 <= self.best_win_rate <= 1.0:
+            raise ValueError(f"best_win_rate must be in [0, 1], not {self.best_win_rate}")
 
     @property
     def win_rate(self) -> float | None:
@@ -73,6 +78,17 @@ class StrengthController(ABC):
     :meth:`new_game` before a game, :meth:`setting` once per own move, :meth:`game_over`
     after the game; :meth:`save_state` / :meth:`restore_state` between games.
     """
+
+    uses_search: ClassVar[bool] = False
+    """Whether :meth:`setting` reads the search's root statistics (:attr:`MoveContext.
+    root_value`, :attr:`MoveContext.best_win_rate`).  If not, the player asks *before* its
+    search (so a floor's random move skips the search, as a fixed-strength player does);
+    if so, after it."""
+
+    def annotation(self) -> dict[str, JsonValue] | None:
+        """What the player adds to the annotations of the move just played (its
+        :meth:`~sparring.players.base.Player.move_info`); None (the default): nothing."""
+        return None
 
     @abstractmethod
     def setting(self, context: MoveContext) -> StrengthSetting:
