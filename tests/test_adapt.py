@@ -228,6 +228,10 @@ def test_specs_baseline_and_elos(tmp_path: Path) -> None:
     assert default_baseline("dsa:mode=inter,model=connect4,sims=50,dz=0.3") == (
         "sa:model=connect4,sims=50,rth=0.1,z=0"
     )
+    assert default_baseline("dsa:mode=intra,sims=50,z0=-1,rth=0.2") == "sa:sims=50,rth=0.2,z=-1"
+    assert default_baseline("dsa:mode=elo-inter,model=connect4") == "sa:model=connect4,elo=1500"
+    assert default_baseline("dsa:mode=elo-intra,elo0=1200") == "sa:elo=1200"
+    assert default_baseline("dsa:prior=1700,calibration=c.json") == "sa:calibration=c.json,elo=1700"
     ladder = Path(__file__).resolve().parents[1] / "docs/results/ladder-connect4.json"
     assert parse_elos(str(ladder), ["random", "mcts1", "sa:z=0"]) == (1000.0, 1982.53, None)
     assert parse_elos("1000, -, 1500.5", ["a", "b", "c"]) == (1000.0, None, 1500.5)

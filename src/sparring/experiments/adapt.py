@@ -104,8 +104,11 @@ PAPER_ROWS: dict[str, tuple[tuple[str, dict[float, float], str], ...]] = {
 """The paper's Table 3 (inter) and Table 4 (intra) rows by opponent z (ELF OpenGo, Go), shown
 beside the measured rows for SA opponents at those z."""
 
-BASELINE_KEYS = ("base", "model", "sims", "cpuct", "c", "open", "rth")
+SEARCH_KEYS = ("base", "model", "sims", "cpuct", "c", "open")
 """Options of an adaptive spec copied into its default baseline (the search it adapts)."""
+
+ELO_MODES = ("elo-inter", "elo-intra", "bayes")
+"""``mode=`` values of the ``dsa`` kind that adapt in Elo through the calibration."""
 
 
 # ---- configuration ---------------------------------------------------------------------------
@@ -134,7 +137,7 @@ class AdaptConfig:
     """Worker processes."""
     baseline: str | None = None
     """The un-adapted player of the "w/o DSA" row; None: :func:`default_baseline` of the
-    first adaptive spec (its base SA search at z = 0)."""
+    first adaptive spec (its search at its starting setting: z = 0 in the paper's modes)."""
     baseline_games: int | None = None
     """Games of each baseline match; None: ``games``; 0: no baseline row."""
     opponent_elos: tuple[float | None, ...] | None = None
@@ -235,13 +238,31 @@ class AdaptConfig:
 
 def default_baseline(adaptive: str) -> str:
     """The un-adapted player of an adaptive spec: an ``sa`` player with the adaptive spec's
-    search options (:data:`BASELINE_KEYS`) at ``z = 0`` (the paper's "w/o DSA": its SA
-    player at z = 0, R_th = 0.1)."""
-    parsed = PlayerSpec.parse(adaptive)
-    options = [f"{k}={v}" for k, v in parsed.options.items() if k in BASELINE_KEYS]
-    if "rth" not in parsed.options:
-        options.append("rth=0.1")
-    return "sa:" + ",".join([*options, "z=0"])
+    search options (:data:`SEARCH_KEYS`) at its starting setting, held fixed.
+
+    The z-space modes (``inter``, ``intra``, and kinds other than ``dsa``): ``z = z0`` (0 by
+    default) at ``R_th = rth`` (0.1), the paper's "w/o DSA" player (its SA player at z = 0);
+    the Elo-space modes: the calibrated setting for their first target (``elo0``,
+    default 1500), ``bayes``: for its prior mean (``prior``, default 1500).
+    """
+    from sparring.strength.dsa import BayesConfig, EloInterGameConfig, EloIntraGameConfig
+
+    options = PlayerSpec.parse(adaptive).options
+    mode = adaptive_mode(adaptive)
+    search = [f"{k}={v}" for k, v in options.items() if k in SEARCH_KEYS]
+    if mode not in ELO_MODES:
+        return "sa:" + ",".join(
+            [*search, f"rth={options.get('rth', '0.1')}", f"z={options.get('z0', '0')}"]
+        )
+    if "calibration" in options:
+        search.append(f"calibration={options['calibration']}")
+    if mode == "bayes":
+        start = options.get("prior", f"{BayesConfig().prior_mean:g}")
+    elif mode == "elo-inter":
+        start = options.get("elo0", f"{EloInterGameConfig().elo0:g}")
+    else:
+        start = options.get("elo0", f"{EloIntraGameConfig().elo0:g}")
+    return "sa:" + ",".join([*search, f"elo={start}"])
 
 
 def split_specs(text: str) -> tuple[str, ...]:
@@ -291,8 +312,14 @@ def parse_elos(text: str, opponents: Sequence[str]) -> tuple[float | None, ...]:
 
 
 def adaptive_mode(spec: str) -> str:
-    """The adaptation mode of an adaptive spec (its ``mode=`` option; ``inter`` when absent)."""
-    return PlayerSpec.parse(spec).options.get("mode", "inter").lower()
+    """The adaptation mode of an adaptive spec: a ``dsa`` spec's ``mode`` (its default when
+    absent), ``inter`` for other kinds unless they have a ``mode=`` option."""
+    parsed = PlayerSpec.parse(spec)
+    if parsed.kind == "dsa":
+        from sparring.players.settings import DSA_DEFAULT_MODE
+
+        return parsed.options.get("mode", DSA_DEFAULT_MODE).lower()
+    return parsed.options.get("mode", "inter").lower()
 
 
 def opponent_z(spec: str) -> float | None:
