@@ -233,10 +233,17 @@ def test_specs_baseline_and_elos(tmp_path: Path) -> None:
     assert default_baseline("dsa:mode=elo-intra,elo0=1200") == "sa:elo=1200"
     assert default_baseline("dsa:prior=1700,calibration=c.json") == "sa:calibration=c.json,elo=1700"
     ladder = Path(__file__).resolve().parents[1] / "docs/results/ladder-connect4.json"
-    assert parse_elos(str(ladder), ["random", "mcts1", "sa:z=0"]) == (1000.0, 1982.53, None)
-    assert parse_elos("1000, -, 1500.5", ["a", "b", "c"]) == (1000.0, None, 1500.5)
+    opponents = ["random", "mcts1", "sa:z=0,rth=0.1"]
+    assert parse_elos(str(ladder), opponents, "connect4") == (1000.0, 1982.53, None)
+    assert parse_elos("1000, -, 1500.5", ["a", "b", "c"], "connect4") == (1000.0, None, 1500.5)
     with pytest.raises(ConfigError):
-        parse_elos("1000", ["a", "b"])
+        parse_elos("1000", ["a", "b"], "connect4")
+    # The shipped calibration rates SA opponents at a fixed setting (the dsa annotations use
+    # the same number: 2085.52 at z = 0 on connect4).
+    both = parse_elos(f"{ladder}+calibration", opponents, "connect4")
+    assert both[:2] == (1000.0, 1982.53) and both[2] == pytest.approx(2085.52, abs=0.01)
+    z2, zm2 = parse_elos("calibration", ["sa:z=2,rth=0.1", "sa:z=-2,rth=0.1"], "connect4")
+    assert z2 is not None and zm2 is not None and z2 > both[2] > zm2
 
 
 def test_config_rejects_bad_values() -> None:

@@ -56,7 +56,9 @@ def adapt(
         str | None,
         typer.Option(
             help="The opponents' ladder Elos: a ladder JSON (e.g. "
-            "docs/results/ladder-connect4.json) or numbers separated by commas."
+            "docs/results/ladder-connect4.json), 'calibration' (SA opponents at a fixed z: "
+            "the shipped calibration's Elo; or calibration=PATH) or numbers separated by "
+            "commas; join sources with '+'."
         ),
     ] = None,
     within: Annotated[float, typer.Option(help="Elo distance of the games-until table.")] = 100.0,
@@ -98,7 +100,7 @@ def adapt(
         workers=workers,
         baseline=baseline,
         baseline_games=baseline_games,
-        opponent_elos=None if opponent_elos is None else parse_elos(opponent_elos, specs),
+        opponent_elos=None if opponent_elos is None else parse_elos(opponent_elos, specs, game),
         within=within,
         settle=settle,
         separation_margin=separation_margin,

@@ -288,27 +288,67 @@ def split_specs(text: str) -> tuple[str, ...]:
     return tuple(specs)
 
 
-def parse_elos(text: str, opponents: Sequence[str]) -> tuple[float | None, ...]:
-    """The opponents' ladder Elos from ``--opponent-elos``: a ladder JSON file (see
-    :mod:`sparring.evaluation.ladder`; opponents it lacks get None) or numbers separated by
-    commas, one per opponent (``-`` for unknown)."""
-    path = Path(text)
-    if text.endswith(".json") or path.is_file():
-        ladder = read_ladder(path)
-        elos: list[float | None] = []
-        for spec in opponents:
+def parse_elos(text: str, opponents: Sequence[str], game: str) -> tuple[float | None, ...]:
+    """The opponents' ladder Elos from ``--opponent-elos``: sources joined by ``+``, each
+    filling the opponents the earlier ones left unknown:
+
+    * a ladder JSON file (:mod:`sparring.evaluation.ladder`): the opponents it rates;
+    * ``calibration`` or ``calibration=PATH``: SA opponents at a fixed setting (``sa:...,z=Z``)
+      get the calibration's Elo of that setting (default: the calibration shipped beside the
+      game's network), on the calibration's (ladder) scale;
+    * numbers separated by commas, one per opponent (``-`` for unknown).
+    """
+    elos: list[float | None] = [None] * len(opponents)
+    for source in (part.strip() for part in text.split("+")):
+        if source == "calibration" or source.startswith("calibration="):
+            found = _calibration_elos(source.partition("=")[2] or None, opponents, game)
+        elif source.endswith(".json") or Path(source).is_file():
+            ladder = read_ladder(Path(source))
+            found = []
+            for spec in opponents:
+                try:
+                    found.append(ladder.by_spec(spec.strip()).elo)
+                except ConfigError:
+                    found.append(None)
+        else:
+            values = [v.strip() for v in source.split(",")]
+            if len(values) != len(opponents):
+                raise ConfigError(
+                    f"--opponent-elos: {len(values)} values for {len(opponents)} opponents"
+                )
             try:
-                elos.append(ladder.by_spec(spec.strip()).elo)
-            except ConfigError:
-                elos.append(None)
-        return tuple(elos)
-    values = [v.strip() for v in text.split(",")]
-    if len(values) != len(opponents):
-        raise ConfigError(f"--opponent-elos: {len(values)} values for {len(opponents)} opponents")
-    try:
-        return tuple(None if v in ("-", "") else float(v) for v in values)
-    except ValueError:
-        raise ConfigError(f"--opponent-elos: {text!r} is not numbers or a ladder file") from None
+                found = [None if v in ("-", "") else float(v) for v in values]
+            except ValueError:
+                raise ConfigError(
+                    f"--opponent-elos: {source!r} is not numbers, a ladder file or calibration"
+                ) from None
+        elos = [old if old is not None else new for old, new in zip(elos, found, strict=True)]
+    return tuple(elos)
+
+
+def _calibration_elos(path: str | None, opponents: Sequence[str], game: str) -> list[float | None]:
+    """The calibration's Elo of every SA opponent at a fixed setting (None for the others)."""
+    from sparring.nn.zoo import default_model
+    from sparring.players.settings import SASettings
+    from sparring.strength.target import (
+        calibration_path_for_model,
+        elo_for_setting,
+        load_calibration,
+    )
+
+    if path is None:
+        model = default_model(game)
+        found = None if model is None else calibration_path_for_model(model)
+        if found is None:
+            raise ConfigError(f"--opponent-elos: no calibration shipped for {game}")
+        path = str(found)
+    calibration = load_calibration(path)
+    out: list[float | None] = []
+    for spec in opponents:
+        settings = parse_player(spec)
+        strength = settings.strength if isinstance(settings, SASettings) else None
+        out.append(None if strength is None else elo_for_setting(calibration, strength))
+    return out
 
 
 def adaptive_mode(spec: str) -> str:
