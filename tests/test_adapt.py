@@ -419,6 +419,8 @@ def test_cli_end_to_end(tmp_path: Path) -> None:
         "--baseline-games",
         "2",
         "--no-progress",
+        "--note",
+        "Smoke run.",
     ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -426,6 +428,7 @@ def test_cli_end_to_end(tmp_path: Path) -> None:
     assert data["games_stored"] == 2 * 2 * 2 + 2 * 2
     assert (out / "games.sqlite").is_file() and (out / "adapt.png").is_file()
     report = (out / "report.md").read_text()
+    assert "**Smoke run.**" in report and data["note"] == "Smoke run."
     # The paper's Table 3 rows beside the SA z = 2 opponent (and "-" for Random).
     assert "| *paper (Go): inter-game WR* | - | 43.4% |" in report
     assert "| *paper (Go): w/o DSA WR* | - | 5.6% |" in report

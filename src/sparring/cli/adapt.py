@@ -71,6 +71,9 @@ def adapt(
     store: Annotated[
         Path | None, typer.Option(help="SQLite game store (default: OUT/games.sqlite).")
     ] = None,
+    note: Annotated[
+        str | None, typer.Option(help="A paragraph put first in the report (e.g. 'smoke run').")
+    ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Play adaptive players against opponents in series of games and report how well they
@@ -113,7 +116,7 @@ def adapt(
         db_path.parent.mkdir(parents=True, exist_ok=True)
         with GameStore(db_path) as db:
             result = run_adapt(config, db, progress=progress, console=console)
-        paths = write_report(result, out, command)
+        paths = write_report(result, out, command, note)
         console.print(
             f"{result.stored} of {result.expected} games stored in {db_path} "
             f"({result.played} played now)"

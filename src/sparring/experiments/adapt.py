@@ -1005,10 +1005,15 @@ def within_table(result: AdaptResult) -> str | None:
     return _table(header, rows)
 
 
-def report_markdown(result: AdaptResult, command: str | None = None) -> str:
-    """The markdown report (see the module docstring for every definition)."""
+def report_markdown(
+    result: AdaptResult, command: str | None = None, note: str | None = None
+) -> str:
+    """The markdown report (see the module docstring for every definition); ``note`` is a
+    paragraph put first (e.g. "smoke run")."""
     c = result.config
     lines = [f"# Dynamic strength adjustment on {c.game}", ""]
+    if note:
+        lines += [f"**{note}**", ""]
     if command:
         lines += ["Command:", "", "```", command, "```", ""]
     status = "complete" if result.complete else "INCOMPLETE (partial results)"
@@ -1126,14 +1131,18 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def write_report(result: AdaptResult, out: Path, command: str | None = None) -> dict[str, Path]:
+def write_report(
+    result: AdaptResult, out: Path, command: str | None = None, note: str | None = None
+) -> dict[str, Path]:
     """Write ``report.md``, ``results.json`` and ``adapt.png`` into ``out``; returns the paths."""
     out.mkdir(parents=True, exist_ok=True)
     paths = {key: out / name for key, name in FILES.items()}
-    paths["report"].write_text(report_markdown(result, command))
+    paths["report"].write_text(report_markdown(result, command, note))
     data = _clean(result.to_json())
     if command:
         data["command"] = command
+    if note:
+        data["note"] = note
     paths["results"].write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
     plot_adapt(result, paths["plot"])
     return paths
