@@ -370,7 +370,7 @@ def _conformance_specs() -> list[str]:
 def test_reseed_plays_as_a_fresh_player(spec: str) -> None:
     """For every registered kind (the conformance suite's tiny settings): after a game, a
     player reseeded with ``s`` plays the next game exactly as a player freshly built with
-    ``s`` does (what a resumed series relies on)."""
+    ``s`` and given the used player's saved state does (what a resumed series relies on)."""
     from sparring.games import get_game
     from sparring.players import make_player
     from sparring.players.base import RandomPlayer
@@ -385,5 +385,8 @@ def test_reseed_plays_as_a_fresh_player(spec: str) -> None:
 
     used = make_player(spec, game, 1)
     play(used, 2)
+    state = used.save_state()  # what a learning player (dsa) carries into the next game
     used.reseed(5)
-    assert play(used, 3) == play(make_player(spec, game, 5), 3)
+    fresh = make_player(spec, game, 5)
+    fresh.restore_state(state)
+    assert play(used, 3) == play(fresh, 3)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import datetime
+import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -16,6 +17,7 @@ from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import Game
 from sparring.nn.zoo import default_model
 from sparring.players import make_player, player_kinds
+from sparring.players.base import PlayerState
 from sparring.session import GameSession, RecordFormat, default_format
 from sparring.strength.target import spec_for_elo
 
@@ -209,9 +211,35 @@ def play(
             "chess) or a move list (.txt; other suffixes: the game's natural record)."
         ),
     ] = None,
+    adaptive: Annotated[
+        bool,
+        typer.Option(
+            "--adaptive",
+            help="Play a series of games against a player that adapts its strength to yours "
+            "(dynamic strength adjustment, default spec 'dsa': Bayesian estimate of your Elo); "
+            "after each game it shows its estimate of your Elo.",
+        ),
+    ] = False,
+    profile: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --adaptive: the adaptive player's state (JSON), loaded if the file "
+            "exists and written after every game, so the next session continues."
+        ),
+    ] = None,
 ) -> None:
     """Play a game against an AI in the terminal; type a move, 'undo', 'save FILE', 'help' or
-    'quit'.  Ctrl-C ends the game (exit code 130)."""
+    'quit'.  Ctrl-C ends the game (exit code 130).  With --adaptive, a series of games
+    against an AI that adapts to your strength."""
+    if profile is not None and not adaptive:
+        raise typer.BadParameter("--profile is for --adaptive", param_hint="--profile")
+    if adaptive:
+        if elo is not None:
+            raise typer.BadParameter("--adaptive chooses the strength itself", param_hint="--elo")
+        if save is not None:
+            raise typer.BadParameter("--save records one game; not with --adaptive")
+        _play_adaptive(game_name, opponent or "dsa", second, position, seed, profile)
+        return
     try:
         game = get_game(game_name)
         if save is not None:
@@ -247,6 +275,122 @@ def play(
         console.print("You win!" if score == 1 else "Draw." if score == 0.5 else f"{ai.name} wins.")
     if save is not None:
         _save(session, save)
+
+
+PROFILE_FORMAT = "sparring-adaptive-profile"
+"""The ``format`` field of a ``play --adaptive --profile`` file."""
+
+
+def _load_profile(path: Path, game: Game, spec: str) -> dict[str, Any] | None:
+    """The player state stored in the profile ``path`` (None if the file does not exist);
+    SparringError if it is for another game or player, or malformed."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise SparringError(f"profile {str(path)!r} cannot be read: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
+        raise SparringError(f"{str(path)!r} is not a sparring adaptive profile")
+    if data.get("game") != game.name or data.get("spec") != spec:
+        raise SparringError(
+            f"profile {str(path)!r} is for {data.get('game')} against {data.get('spec')!r}, "
+            f"not {game.name} against {spec!r}"
+        )
+    state = data.get("state")
+    return state if isinstance(state, dict) else None
+
+
+def _write_profile(path: Path, game: Game, spec: str, state: PlayerState | None) -> None:
+    record: dict[str, Any] = {"format": PROFILE_FORMAT, "version": 1, "game": game.name}
+    record.update(spec=spec, state=state)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(record, indent=2) + "\n")
+    tmp.replace(path)
+
+
+def _estimate_line(state: PlayerState | None) -> str:
+    """What the adaptive player thinks of the person, from its saved state."""
+    games = state.get("games", 0) if state else 0
+    if not state or not games or state.get("opponent_elo") is None:
+        start = (
+            "" if not state or state.get("elo") is None else f"; I start at Elo {state['elo']:.0f}"
+        )
+        return f"No estimate of your strength yet{start}."
+    opp = float(state["opponent_elo"])  # type: ignore[arg-type]
+    elo = float(state.get("elo", opp))  # type: ignore[arg-type]
+    return (
+        f"My estimate of your Elo after {games} game(s): {opp:.0f} "
+        f"(Random = 1000 on this scale); next game I play at Elo {elo:.0f}."
+    )
+
+
+def _ask_again() -> bool:
+    try:
+        answer = input("Play another game? [y/n] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes", "")
+
+
+def _play_adaptive(
+    game_name: str,
+    spec: str,
+    second: bool,
+    position: str | None,
+    seed: int | None,
+    profile: Path | None,
+) -> None:
+    """``play --adaptive``: games against the adaptive player ``spec`` until the person
+    stops, colours alternating (the person first unless ``second``); the player's state is
+    kept in ``profile`` after every finished game."""
+    try:
+        game = get_game(game_name)
+        ai = make_player(spec, game, seed)
+        if ai.save_state() is None:
+            raise SparringError(f"{spec!r} does not adapt (keeps no state); use a dsa:... spec")
+        if profile is not None:
+            state = _load_profile(profile, game, spec)
+            if state is not None:
+                ai.restore_state(state)
+                console.print(f"continuing from {profile}")
+        start = game.parse_position(position) if position is not None else None
+    except (SparringError, ValueError) as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    console.print(_estimate_line(ai.save_state()))
+    human = 1 if second else 0
+    number = 0
+    try:
+        while True:
+            number += 1
+            players = (None, ai) if human == 0 else (ai, None)
+            names = ("You", ai.name) if human == 0 else (ai.name, "You")
+            session = GameSession(game, players, start=start, names=names)
+            order = "moves first" if session.to_move == human else "moves second"
+            console.print(
+                f"Game {number}: you are {side_name(game, human)} ({order}) against {ai.name}."
+            )
+            _play_loop(session, human, ai.name, None)
+            if session.resigned is None:
+                console.print(game.render(session.state))
+            score = session.score_for(human)
+            console.print(
+                "You win!" if score == 1 else "Draw." if score == 0.5 else f"{ai.name} wins."
+            )
+            state = ai.save_state()
+            if profile is not None:
+                _write_profile(profile, game, spec, state)
+            console.print(_estimate_line(state))
+            if not _ask_again():
+                break
+            human = 1 - human
+    except BaseException as exc:
+        if isinstance(exc, typer.Exit) or not is_interrupt(exc):
+            raise
+        console.print("\ninterrupted; game abandoned")
+        raise typer.Exit(130) from None
 
 
 def bench(

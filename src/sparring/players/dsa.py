@@ -11,7 +11,7 @@ search        ``base``, ``model``, ``sims``, ``cpuct``, ``c``, ``open``, ``calib
 inter         ``z0`` (0), ``dz`` (``dz_init``), ``dzlow``, ``r`` (0.95), ``zmin`` / ``zmax``
               (-3 / 3), ``rth`` (0.1); ``dz`` / ``dzlow`` default to 100 / 8 Elo on the
               calibration's slope at ``z = 0`` (:func:`~sparring.strength.dsa.derived_inter_steps`:
-              Connect4 0.681 / 0.054, 6x6 Othello 0.737 / 0.059)
+              Connect4 0.681 / 0.055, 6x6 Othello 0.737 / 0.059)
 intra         ``z0`` (0), ``dz`` (``dZ_0``, 0.2), ``eps`` (0.1), ``cooldown`` (plies; 60 % of a
               typical game: Connect4 22, 6x6 Othello 19), ``carry`` (no), ``zmin``, ``zmax``,
               ``rth``

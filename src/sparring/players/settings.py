@@ -677,11 +677,6 @@ def parse_dsa(spec: PlayerSpec) -> DSASettings:
     base = options.get("base")
     mode = options.get("mode", DSA_DEFAULT_MODE).lower()
     estimate = options.get("estimate")
-    z0 = (
-        None
-        if "z0" not in options
-        else _option_z(PlayerSpec(spec.kind, {"z": options["z0"]}, spec.text), 0.0)
-    )
     return DSASettings(
         mode=mode,  # type: ignore[arg-type]  # checked by DSASettings
         base=None if base is None else base.lower(),  # type: ignore[arg-type]  # checked
@@ -691,7 +686,7 @@ def parse_dsa(spec: PlayerSpec) -> DSASettings:
         c=_optional_float(spec, "c"),
         n_open=_optional_int(spec, "open"),
         calibration=options.get("calibration"),
-        z0=z0,
+        z0=_optional_float(spec, "z0"),
         dz=_optional_float(spec, "dz"),
         dz_low=_optional_float(spec, "dzlow"),
         r=_optional_float(spec, "r"),
