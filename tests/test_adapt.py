@@ -434,3 +434,30 @@ def test_cli_end_to_end(tmp_path: Path) -> None:
     assert "| *paper (Go): w/o DSA WR* | - | 5.6% |" in report
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0 and "(0 played now)" in " ".join(again.output.split())
+
+
+def test_with_the_dsa_kind_on_connect4() -> None:
+    """The real adaptive player (tiny searches): its annotations give each game's z, and the
+    paper's step rule moves z by dz against the result (down after a win, up after a loss)."""
+    config = AdaptConfig(
+        game="connect4",
+        adaptive=("dsa:mode=inter,sims=4",),
+        opponents=("sa:sims=4,z=0,rth=0.1",),
+        games=3,
+        repeats=1,
+        baseline_games=0,
+        opponent_elos=(None,),
+    )
+    assert config.baseline_spec == "sa:sims=4,rth=0.1,z=0"
+    result = run_adapt(config, progress=False)
+    (stats,) = result.stats
+    (cell,) = stats.cells
+    z, scores = cell.z_lines[0], cell.scores[0]
+    assert z[0] == 0.0 and cell.win.games == 3
+    # dz_init = 0.681 on connect4 (100 Elo on its calibration's slope), shrunk by r = 0.95
+    # per game: after game i (0-based) z moves by 0.681 * 0.95**i.
+    assert set(scores[:2]) != {0.5}  # at least one decided game among the first two
+    for i in range(2):
+        step = 0.0 if scores[i] == 0.5 else 0.681 * 0.95**i * (1 if scores[i] == 0.0 else -1)
+        assert z[i + 1] == pytest.approx(z[i] + step)
+    assert np.all(np.isfinite(cell.elo_lines))
