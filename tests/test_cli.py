@@ -147,6 +147,8 @@ def test_oracle_needs_at_least_one_position() -> None:
     result = run_cli("oracle", "random", "--positions", "0")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr and "--positions" in result.stderr
+
+
 # ---- play: driven by GameSession (in-process, with stub opponents) ------------------------------
 class _Stub(Player):
     """An opponent that passes (Go), plays the first legal move, or raises ``error``."""

@@ -23,7 +23,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-COMMAND_MODULES = ("basic", "evaluation", "training", "strength", "estimation")
+COMMAND_MODULES = ("basic", "evaluation", "training", "strength", "estimation", "adapt")
 """Modules of this package whose ``register(app)`` adds commands."""
 
 for _name in COMMAND_MODULES:

@@ -1,0 +1,1148 @@
+"""The dynamic strength adjustment experiment (Wu et al., AAAI 2019, Tables 3-4, Fig. 5).
+
+``sparring adapt GAME ADAPTIVE_SPEC --opponents SPEC,SPEC,... --games G --repeats R --out DIR``
+plays every adaptive player (e.g. ``dsa:mode=inter,model=connect4``) against every opponent as
+``R`` series of ``G`` games (:mod:`sparring.evaluation.series`: the same player objects through
+a series, colours alternating, the adaptive player first in the even-numbered games, all
+series in one pool, every game stored, a killed run resumes replaying nothing finished), and
+the same opponents against the un-adapted base player (the "w/o DSA" row, ``G`` games each with
+:func:`~sparring.evaluation.match.run_match`).  :func:`write_report` writes
+
+* ``report.md``: per adaptive player the Table 3 / Table 4 analogue (columns: opponents),
+* ``results.json``: every number of the report plus the per-game series,
+* ``adapt.png``: the Fig. 5 analogue (per adaptive player: the game's z and the estimate of
+  the opponent's Elo against the game number, one line per opponent, mean over repeats with a
+  band of +- one standard deviation over the repeats).
+
+What is measured (definitions shared by the report, the JSON and the tests):
+
+* **Win rate** of the adaptive player: mean score over all games (draws counted half; wins,
+  draws and losses also given), with a 95% normal interval ``1.96 * sd / sqrt(n)`` where ``sd``
+  is the population standard deviation of the per-game scores (for a win/loss series this is
+  the paper's ``1.96 sqrt(p (1 - p) / n)``: 50% over 500 games gives +-4.4%, its Table 3).
+* **The game's z** is the z annotated on the adaptive player's *last* move of the game: in the
+  inter-game modes z is held within a game, so it is the z played; in the intra-game modes it
+  is "the value z at the end of the game" of the paper's Table 4.  ``Avg. z`` / ``Std. z`` are
+  the mean and population standard deviation over all games of all repeats (the paper's Table 3
+  averages over all games: its z = 2 opponent's 1.93 includes the first games at z near 0),
+  infinite z left out and counted; the same over the games after the first ``settle`` is
+  given too.  ``Elo`` is the same for the annotated calibrated Elo of the setting played.
+* **The estimate of the opponent** after a game is the adaptive player's saved state after it
+  (``opponent_elo``, or ``elo`` where the player keeps no separate estimate: the step rule's
+  next setting *is* its estimate), else the last move's annotation.
+* **Games until within** ``within`` Elo (with ``opponent_elos``): per repeat, the smallest
+  ``n`` such that the estimate after game ``n`` and after every later game of the series is
+  within ``within`` of the opponent's ladder Elo (None: not by the end); reported per repeat
+  and as the mean and maximum over the repeats that got there.
+* **Separation game** (several opponents): the opponents' *expected order* is that of their
+  ladder Elos when given, else of their z when every opponent is an SA player with a fixed z,
+  else the order of their mean z over the last ``settle`` games.  The separation game is the
+  smallest game number ``n`` (1-based) such that in game ``n`` and every later game the mean z
+  lines (mean over repeats of the game's z) are strictly in the expected order with adjacent
+  gaps of at least ``separation_margin``; None when the last game is not ordered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+import numpy as np
+from rich.console import Console
+
+from sparring.errors import ConfigError
+from sparring.evaluation.ladder import read_ladder
+from sparring.evaluation.match import (
+    GameCallback,
+    MatchConfig,
+    _check_int,
+    _check_text,
+    _config_from_mapping,
+    player_labels,
+    run_match,
+)
+from sparring.evaluation.series import SeriesConfig, run_series_set
+from sparring.evaluation.store import GameRecord, GameStore
+from sparring.games import get_game
+from sparring.players.registry import PlayerSpec, parse_player
+
+Z95 = 1.959963984540054
+"""Two-sided 95% normal quantile."""
+
+FILES = {"report": "report.md", "results": "results.json", "plot": "adapt.png"}
+"""The files :func:`write_report` writes into the output directory."""
+
+STORE_NAME = "games.sqlite"
+"""The game store in the output directory when no other is given."""
+
+INTRA_MODES = ("intra", "elo-intra")
+"""``mode=`` values of the ``dsa`` kind that adapt within a game (Table 4 analogue)."""
+
+PAPER_WITHOUT_DSA = {2.0: 5.6, 1.0: 8.8, 0.0: 50.0, -1.0: 78.4, -2.0: 87.6}
+"""Wu et al. 2019, Tables 3-4 "w/o DSA": win rate (%) of ELF's SA player at z = 0 against the
+SA opponent at z (Go)."""
+
+PAPER_ROWS: dict[str, tuple[tuple[str, dict[float, float], str], ...]] = {
+    "inter": (
+        ("inter-game WR", {2.0: 43.4, 1.0: 46.6, 0.0: 52.0, -1.0: 50.0, -2.0: 54.8}, "%"),
+        ("inter-game Avg. z", {2.0: 1.93, 1.0: 0.88, 0.0: -0.04, -1.0: -1.06, -2.0: -1.73}, ""),
+    ),
+    "intra": (
+        ("ΔZ=0.2 WR", {2.0: 29.0, 1.0: 38.0, 0.0: 43.0, -1.0: 64.0, -2.0: 71.0}, "%"),
+        ("ΔZ=0.2 Avg. z", {2.0: 1.85, 1.0: 0.92, 0.0: -0.10, -1.0: -1.39, -2.0: -1.57}, ""),
+        ("ΔZ=0.2 Std. z", {2.0: 1.82, 1.0: 1.81, 0.0: 1.41, -1.0: 1.73, -2.0: 1.56}, ""),
+        ("ΔZ=0.1 WR", {2.0: 15.0, 1.0: 32.0, 0.0: 49.0, -1.0: 73.0, -2.0: 72.0}, "%"),
+        ("ΔZ=0.1 Avg. z", {2.0: 1.02, 1.0: 0.75, 0.0: -0.21, -1.0: -0.66, -2.0: -0.96}, ""),
+        ("ΔZ=0.1 Std. z", {2.0: 0.94, 1.0: 0.90, 0.0: 0.81, -1.0: 0.84, -2.0: 0.85}, ""),
+    ),
+}
+"""The paper's Table 3 (inter) and Table 4 (intra) rows by opponent z (ELF OpenGo, Go), shown
+beside the measured rows for SA opponents at those z."""
+
+SEARCH_KEYS = ("base", "model", "sims", "cpuct", "c", "open")
+"""Options of an adaptive spec copied into its default baseline (the search it adapts)."""
+
+ELO_MODES = ("elo-inter", "elo-intra", "bayes")
+"""``mode=`` values of the ``dsa`` kind that adapt in Elo through the calibration."""
+
+
+# ---- configuration ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AdaptConfig:
+    """One DSA experiment: every adaptive spec against every opponent, ``repeats`` series of
+    ``games`` games each, and the opponents against the un-adapted ``baseline``.
+
+    Invalid values raise :class:`~sparring.errors.ConfigError`; :meth:`from_mapping` also
+    rejects unknown keys.
+    """
+
+    game: str
+    """Registry name of the game."""
+    adaptive: tuple[str, ...]
+    """Specs of the adaptive players (e.g. ``dsa:mode=inter,model=connect4``)."""
+    opponents: tuple[str, ...]
+    """Specs of the opponents (distinct)."""
+    games: int = 100
+    """Games per series (the paper: 100)."""
+    repeats: int = 5
+    """Series per adaptive player and opponent (the paper: 5 inter-game, 1 intra-game)."""
+    seed: int = 0
+    """Base seed of every series and baseline match."""
+    workers: int = 1
+    """Worker processes."""
+    baseline: str | None = None
+    """The un-adapted player of the "w/o DSA" row; None: :func:`default_baseline` of the
+    first adaptive spec (its search at its starting setting: z = 0 in the paper's modes)."""
+    baseline_games: int | None = None
+    """Games of each baseline match; None: ``games``; 0: no baseline row."""
+    opponent_elos: tuple[float | None, ...] | None = None
+    """The opponents' ladder Elos (aligned with :attr:`opponents`; None entries unknown)."""
+    within: float = 100.0
+    """Elo distance of the games-until-within table."""
+    settle: int = 10
+    """Games left out of the "after the first games" averages (and the last games that fix
+    the empirical order of the separation rule)."""
+    separation_margin: float = 0.0
+    """Smallest gap between adjacent mean z lines for them to count as separated (z units)."""
+
+    def __post_init__(self) -> None:
+        _check_text("adapt", "game", self.game)
+        for name in ("adaptive", "opponents"):
+            specs = getattr(self, name)
+            if not isinstance(specs, tuple) or not specs:
+                raise ConfigError(f"adapt config: {name} must be a non-empty list of specs")
+            for spec in specs:
+                _check_text("adapt", name, spec)
+            if len({s.strip() for s in specs}) < len(specs):
+                raise ConfigError(f"adapt config: {name} has a spec twice")
+        _check_int("adapt", "games", self.games, 1)
+        _check_int("adapt", "repeats", self.repeats, 1)
+        _check_int("adapt", "seed", self.seed, 0)
+        _check_int("adapt", "workers", self.workers, 1)
+        _check_int("adapt", "settle", self.settle, 0)
+        if self.baseline is not None:
+            _check_text("adapt", "baseline", self.baseline)
+        if self.baseline_games is not None:
+            _check_int("adapt", "baseline_games", self.baseline_games, 0)
+        if self.opponent_elos is not None and len(self.opponent_elos) != len(self.opponents):
+            raise ConfigError(
+                f"adapt config: {len(self.opponent_elos)} opponent Elos for "
+                f"{len(self.opponents)} opponents"
+            )
+        if not (math.isfinite(self.within) and self.within > 0):
+            raise ConfigError(f"adapt config: within must be > 0, not {self.within}")
+        if not (math.isfinite(self.separation_margin) and self.separation_margin >= 0):
+            raise ConfigError("adapt config: separation_margin must be >= 0")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Self:
+        """Build from a dict (e.g. a TOML table or results.json's ``config``); unknown keys
+        raise ``ConfigError``; lists become tuples."""
+        if isinstance(data, Mapping):
+            data = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        return _config_from_mapping(cls, data, "adapt")
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The configuration as a JSON-compatible dict (the inverse of :meth:`from_mapping`)."""
+        return {
+            k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self).items()
+        }
+
+    @property
+    def baseline_spec(self) -> str:
+        """The spec of the "w/o DSA" player."""
+        return self.baseline or default_baseline(self.adaptive[0])
+
+    @property
+    def baseline_match_games(self) -> int:
+        """Games of each baseline match (0: none)."""
+        return self.games if self.baseline_games is None else self.baseline_games
+
+    def series_configs(self) -> list[SeriesConfig]:
+        """The series runs, adaptive spec by adaptive spec, opponent by opponent."""
+        return [
+            SeriesConfig(
+                self.game,
+                adaptive,
+                opponent,
+                games_per_series=self.games,
+                series=self.repeats,
+                seed=self.seed,
+                workers=self.workers,
+            )
+            for adaptive in self.adaptive
+            for opponent in self.opponents
+        ]
+
+    def baseline_configs(self) -> list[MatchConfig]:
+        """The "w/o DSA" matches, one per opponent (none when ``baseline_games`` is 0)."""
+        if self.baseline_match_games == 0:
+            return []
+        return [
+            MatchConfig(
+                self.game,
+                self.baseline_spec,
+                opponent,
+                games=self.baseline_match_games,
+                seed=self.seed,
+                workers=self.workers,
+            )
+            for opponent in self.opponents
+        ]
+
+
+def default_baseline(adaptive: str) -> str:
+    """The un-adapted player of an adaptive spec: an ``sa`` player with the adaptive spec's
+    search options (:data:`SEARCH_KEYS`) at its starting setting, held fixed.
+
+    The z-space modes (``inter``, ``intra``, and kinds other than ``dsa``): ``z = z0`` (0 by
+    default) at ``R_th = rth`` (0.1), the paper's "w/o DSA" player (its SA player at z = 0);
+    the Elo-space modes: the calibrated setting for their first target (``elo0``,
+    default 1500), ``bayes``: for its prior mean (``prior``, default 1500).
+    """
+    from sparring.strength.dsa import BayesConfig, EloInterGameConfig, EloIntraGameConfig
+
+    options = PlayerSpec.parse(adaptive).options
+    mode = adaptive_mode(adaptive)
+    search = [f"{k}={v}" for k, v in options.items() if k in SEARCH_KEYS]
+    if mode not in ELO_MODES:
+        return "sa:" + ",".join(
+            [*search, f"rth={options.get('rth', '0.1')}", f"z={options.get('z0', '0')}"]
+        )
+    if "calibration" in options:
+        search.append(f"calibration={options['calibration']}")
+    if mode == "bayes":
+        start = options.get("prior", f"{BayesConfig().prior_mean:g}")
+    elif mode == "elo-inter":
+        start = options.get("elo0", f"{EloInterGameConfig().elo0:g}")
+    else:
+        start = options.get("elo0", f"{EloIntraGameConfig().elo0:g}")
+    return "sa:" + ",".join([*search, f"elo={start}"])
+
+
+def split_specs(text: str) -> tuple[str, ...]:
+    """Split ``--opponents`` text into specs: on ``;`` when it holds one, else on commas,
+    where a piece ``key=value`` without a ``:`` before its ``=`` continues the spec before it
+    (``sa:z=2,rth=0.1,random`` is ``sa:z=2,rth=0.1`` and ``random``)."""
+    if ";" in text:
+        pieces = [p.strip() for p in text.split(";")]
+        if not all(pieces):
+            raise ConfigError(f"empty spec in {text!r}")
+        return tuple(pieces)
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            raise ConfigError(f"empty spec in {text!r}")
+        eq, colon = piece.find("="), piece.find(":")
+        if eq >= 0 and (colon < 0 or colon > eq):
+            if not specs:
+                raise ConfigError(f"{piece!r} in {text!r} is an option with no spec before it")
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return tuple(specs)
+
+
+def parse_elos(text: str, opponents: Sequence[str], game: str) -> tuple[float | None, ...]:
+    """The opponents' ladder Elos from ``--opponent-elos``: sources joined by ``+``, each
+    filling the opponents the earlier ones left unknown:
+
+    * a ladder JSON file (:mod:`sparring.evaluation.ladder`): the opponents it rates;
+    * ``calibration`` or ``calibration=PATH``: SA opponents at a fixed setting (``sa:...,z=Z``)
+      get the calibration's Elo of that setting (default: the calibration shipped beside the
+      game's network), on the calibration's (ladder) scale;
+    * numbers separated by commas, one per opponent (``-`` for unknown).
+    """
+    elos: list[float | None] = [None] * len(opponents)
+    for source in (part.strip() for part in text.split("+")):
+        if source == "calibration" or source.startswith("calibration="):
+            found = _calibration_elos(source.partition("=")[2] or None, opponents, game)
+        elif source.endswith(".json") or Path(source).is_file():
+            ladder = read_ladder(Path(source))
+            found = []
+            for spec in opponents:
+                try:
+                    found.append(ladder.by_spec(spec.strip()).elo)
+                except ConfigError:
+                    found.append(None)
+        else:
+            values = [v.strip() for v in source.split(",")]
+            if len(values) != len(opponents):
+                raise ConfigError(
+                    f"--opponent-elos: {len(values)} values for {len(opponents)} opponents"
+                )
+            try:
+                found = [None if v in ("-", "") else float(v) for v in values]
+            except ValueError:
+                raise ConfigError(
+                    f"--opponent-elos: {source!r} is not numbers, a ladder file or calibration"
+                ) from None
+        elos = [old if old is not None else new for old, new in zip(elos, found, strict=True)]
+    return tuple(elos)
+
+
+def _calibration_elos(path: str | None, opponents: Sequence[str], game: str) -> list[float | None]:
+    """The calibration's Elo of every SA opponent at a fixed setting (None for the others)."""
+    from sparring.nn.zoo import default_model
+    from sparring.players.settings import SASettings
+    from sparring.strength.target import (
+        calibration_path_for_model,
+        elo_for_setting,
+        load_calibration,
+    )
+
+    if path is None:
+        model = default_model(game)
+        found = None if model is None else calibration_path_for_model(model)
+        if found is None:
+            raise ConfigError(f"--opponent-elos: no calibration shipped for {game}")
+        path = str(found)
+    calibration = load_calibration(path)
+    out: list[float | None] = []
+    for spec in opponents:
+        settings = parse_player(spec)
+        strength = settings.strength if isinstance(settings, SASettings) else None
+        out.append(None if strength is None else elo_for_setting(calibration, strength))
+    return out
+
+
+def adaptive_mode(spec: str) -> str:
+    """The adaptation mode of an adaptive spec: a ``dsa`` spec's ``mode`` (its default when
+    absent), ``inter`` for other kinds unless they have a ``mode=`` option."""
+    parsed = PlayerSpec.parse(spec)
+    if parsed.kind == "dsa":
+        from sparring.players.settings import DSA_DEFAULT_MODE
+
+        return parsed.options.get("mode", DSA_DEFAULT_MODE).lower()
+    return parsed.options.get("mode", "inter").lower()
+
+
+def opponent_z(spec: str) -> float | None:
+    """The fixed z of an SA opponent spec (``sa:...,z=Z``), else None."""
+    try:
+        settings = parse_player(spec)
+    except Exception:
+        return None
+    strength = getattr(settings, "strength", None)
+    if getattr(settings, "kind", "") != "sa" or strength is None:
+        return None
+    return float(strength.z)
+
+
+# ---- per-game numbers ------------------------------------------------------------------------
+def _as_float(value: Any) -> float | None:
+    """A JSON number or ``"inf"`` / ``"-inf"`` as a float (None for null or junk)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+@dataclass(frozen=True)
+class GameNumbers:
+    """What one game of a series says about the adaptive player (A)."""
+
+    score: float
+    """A's score: 1, 0.5 or 0."""
+    z: float | None
+    """The z on A's last annotated move (may be +-inf; None: no annotation)."""
+    elo: float | None
+    """The calibrated Elo on A's last annotated move."""
+    estimate_elo: float | None
+    """A's estimate of the opponent's Elo after the game."""
+    estimate_z: float | None
+    """A's estimate of the opponent's z after the game."""
+
+
+def game_numbers(record: GameRecord) -> GameNumbers:
+    """The numbers of one game, A being the adaptive player (see the module docstring)."""
+    last: dict[str, Any] = {}
+    if record.annotations is not None:
+        parity = 0 if record.a_first else 1
+        for index, note in enumerate(record.annotations):
+            if index % 2 == parity and isinstance(note, dict) and "z" in note:
+                last = note
+    state = record.player_states[0] if record.player_states is not None else None
+    state = state if isinstance(state, dict) else {}
+
+    def estimate(own: str, key: str) -> float | None:
+        for source, name in ((state, own), (state, key), (last, own), (last, key)):
+            value = _as_float(source.get(name))
+            if value is not None:
+                return value
+        return None
+
+    return GameNumbers(
+        score=record.score_a,
+        z=_as_float(last.get("z")),
+        elo=_as_float(last.get("elo")),
+        estimate_elo=estimate("opponent_elo", "elo"),
+        estimate_z=estimate("opponent_z", "z"),
+    )
+
+
+def series_matrix(
+    records: Sequence[GameRecord], repeats: int, games: int, value: Callable[[GameNumbers], Any]
+) -> np.ndarray:
+    """A ``repeats x games`` float array of ``value`` of every stored game (NaN: missing)."""
+    out = np.full((repeats, games), np.nan)
+    for record in records:
+        if record.pairing < repeats and record.game_index < games:
+            v = value(game_numbers(record))
+            out[record.pairing, record.game_index] = np.nan if v is None else v
+    return out
+
+
+# ---- statistics ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WinRate:
+    """A player's score over games, draws counted half, with a 95% normal interval."""
+
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+    @classmethod
+    def of(cls, scores: Sequence[float]) -> WinRate:
+        """Count the scores (1, 0.5, 0)."""
+        return cls(
+            len(scores),
+            sum(1 for s in scores if s == 1.0),
+            sum(1 for s in scores if s == 0.5),
+            sum(1 for s in scores if s == 0.0),
+        )
+
+    @property
+    def rate(self) -> float | None:
+        """Mean score (None without games)."""
+        return None if self.games == 0 else (self.wins + 0.5 * self.draws) / self.games
+
+    @property
+    def ci95(self) -> float | None:
+        """Half width of the 95% interval: ``1.96 * sd(scores) / sqrt(games)``."""
+        p = self.rate
+        if p is None:
+            return None
+        second = (self.wins + 0.25 * self.draws) / self.games
+        return Z95 * math.sqrt(max(second - p * p, 0.0) / self.games)
+
+    def to_json(self) -> dict[str, Any]:
+        """All numbers as a dict."""
+        return {
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "rate": self.rate,
+            "ci95": self.ci95,
+        }
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Mean and population standard deviation of the finite values; infinities counted."""
+
+    n: int
+    mean: float | None
+    sd: float | None
+    plus_inf: int = 0
+    minus_inf: int = 0
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> Moments:
+        """Of the non-NaN entries of ``values``."""
+        v = np.asarray(values, dtype=float).ravel()
+        v = v[~np.isnan(v)]
+        finite = v[np.isfinite(v)]
+        return cls(
+            n=int(finite.size),
+            mean=float(finite.mean()) if finite.size else None,
+            sd=float(finite.std()) if finite.size else None,
+            plus_inf=int(np.sum(v == np.inf)),
+            minus_inf=int(np.sum(v == -np.inf)),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """All numbers as a dict."""
+        return dataclasses.asdict(self)
+
+
+def games_until_within(estimates: np.ndarray, target: float, within: float) -> int | None:
+    """The smallest game number ``n`` (1-based) such that the estimate after game ``n`` and
+    after every later game is within ``within`` of ``target``; None when the last is not
+    (or is missing)."""
+    close = np.abs(np.asarray(estimates, dtype=float) - target) <= within  # NaN -> False
+    if close.size == 0 or not close[-1]:
+        return None
+    outside = np.flatnonzero(~close)
+    return 1 if outside.size == 0 else int(outside[-1]) + 2
+
+
+def separation_game(lines: np.ndarray, order: Sequence[int], margin: float = 0.0) -> int | None:
+    """The smallest game number ``n`` (1-based) such that in game ``n`` and every later game
+    the rows of ``lines`` (one per opponent, one column per game) taken in ``order`` (expected
+    strongest first) are strictly decreasing with gaps of at least ``margin``; None when the
+    last game is not so ordered or there are fewer than two lines."""
+    values = np.asarray(lines, dtype=float)[list(order)]
+    if values.shape[0] < 2 or values.shape[1] == 0:
+        return None
+    gaps = values[:-1] - values[1:]
+    ok = np.all((gaps > 0) & (gaps >= margin), axis=0)  # NaN gaps -> False
+    if not ok[-1]:
+        return None
+    bad = np.flatnonzero(~ok)
+    return 1 if bad.size == 0 else int(bad[-1]) + 2
+
+
+def expected_order(
+    opponents: Sequence[str],
+    elos: Sequence[float | None] | None,
+    lines: np.ndarray,
+    settle: int,
+) -> tuple[list[int], str]:
+    """The opponents' expected order (strongest first) and the rule that gave it: ladder Elos,
+    else fixed SA z, else the mean over the last ``settle`` games of ``lines``."""
+    if elos is not None and all(e is not None for e in elos):
+        keys = [float(e) for e in elos if e is not None]
+        return sorted(range(len(keys)), key=lambda i: -keys[i]), "ladder Elo"
+    zs = [opponent_z(s) for s in opponents]
+    if all(z is not None for z in zs):
+        keys = [float(z) for z in zs if z is not None]
+        return sorted(range(len(keys)), key=lambda i: -keys[i]), "opponent z"
+    tail = np.asarray(lines, dtype=float)[:, -max(settle, 1) :]
+    finite = np.where(np.isfinite(tail), tail, np.nan)
+    means = [
+        float(np.mean(row[~np.isnan(row)])) if np.any(~np.isnan(row)) else 0.0 for row in finite
+    ]
+    return sorted(range(len(means)), key=lambda i: -means[i]), "mean z of the last games"
+
+
+def _nan_mean_sd(matrix: np.ndarray) -> tuple[list[float | None], list[float | None]]:
+    """Per column mean and population sd over the rows (finite values only)."""
+    means: list[float | None] = []
+    sds: list[float | None] = []
+    for column in np.asarray(matrix, dtype=float).T:
+        finite = column[np.isfinite(column)]
+        means.append(float(finite.mean()) if finite.size else None)
+        sds.append(float(finite.std()) if finite.size else None)
+    return means, sds
+
+
+@dataclass(frozen=True)
+class CellStats:
+    """The numbers of one adaptive player against one opponent."""
+
+    opponent: str
+    """The opponent's spec."""
+    label: str
+    """The opponent's display label."""
+    win: WinRate
+    """The adaptive player's score."""
+    z: Moments
+    """The game's z over all games."""
+    z_settled: Moments
+    """The game's z over the games after the first ``settle``."""
+    elo: Moments
+    """The Elo played, over all games."""
+    elo_settled: Moments
+    """The Elo played after the first ``settle`` games."""
+    estimate_final: Moments
+    """The estimate of the opponent's Elo after each repeat's last game."""
+    ladder_elo: float | None
+    """The opponent's ladder Elo (None: not given)."""
+    until_within: tuple[int | None, ...] | None
+    """Per repeat, :func:`games_until_within` (None when no ladder Elo or no estimate)."""
+    z_lines: np.ndarray = field(repr=False)
+    """``repeats x games`` game z (NaN missing)."""
+    elo_lines: np.ndarray = field(repr=False)
+    """``repeats x games`` Elo played."""
+    estimate_lines: np.ndarray = field(repr=False)
+    """``repeats x games`` estimate of the opponent's Elo after each game."""
+    scores: np.ndarray = field(repr=False)
+    """``repeats x games`` scores (NaN missing)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Every number, the per-game series included (non-finite values as strings)."""
+        z_mean, z_sd = _nan_mean_sd(self.z_lines)
+        est_mean, est_sd = _nan_mean_sd(self.estimate_lines)
+        reached = [n for n in (self.until_within or ()) if n is not None]
+        return {
+            "opponent": self.opponent,
+            "label": self.label,
+            "win": self.win.to_json(),
+            "z": self.z.to_json(),
+            "z_settled": self.z_settled.to_json(),
+            "elo": self.elo.to_json(),
+            "elo_settled": self.elo_settled.to_json(),
+            "estimate_final": self.estimate_final.to_json(),
+            "ladder_elo": self.ladder_elo,
+            "until_within": None if self.until_within is None else list(self.until_within),
+            "until_within_mean": float(np.mean(reached)) if reached else None,
+            "until_within_max": max(reached) if reached else None,
+            "per_game": {
+                "z_mean": z_mean,
+                "z_sd": z_sd,
+                "estimate_elo_mean": est_mean,
+                "estimate_elo_sd": est_sd,
+                "z": _json_matrix(self.z_lines),
+                "elo": _json_matrix(self.elo_lines),
+                "estimate_elo": _json_matrix(self.estimate_lines),
+                "score": _json_matrix(self.scores),
+            },
+        }
+
+
+def _json_matrix(matrix: np.ndarray) -> list[list[float | str | None]]:
+    out: list[list[float | str | None]] = []
+    for row in np.asarray(matrix, dtype=float):
+        out.append(
+            [
+                None
+                if math.isnan(v)
+                else ("inf" if v == math.inf else "-inf")
+                if math.isinf(v)
+                else float(v)
+                for v in row
+            ]
+        )
+    return out
+
+
+def cell_stats(
+    records: Sequence[GameRecord],
+    *,
+    opponent: str,
+    label: str,
+    repeats: int,
+    games: int,
+    settle: int,
+    ladder_elo: float | None = None,
+    within: float = 100.0,
+) -> CellStats:
+    """The numbers of one adaptive player (A) against one opponent from its series' games."""
+    z = series_matrix(records, repeats, games, lambda g: g.z)
+    elo = series_matrix(records, repeats, games, lambda g: g.elo)
+    estimate = series_matrix(records, repeats, games, lambda g: g.estimate_elo)
+    scores = series_matrix(records, repeats, games, lambda g: g.score)
+    finals = [row[~np.isnan(row)][-1] for row in estimate if np.any(~np.isnan(row))]
+    until = None
+    if ladder_elo is not None and np.any(~np.isnan(estimate)):
+        until = tuple(games_until_within(row, ladder_elo, within) for row in estimate)
+    return CellStats(
+        opponent=opponent,
+        label=label,
+        win=WinRate.of([float(s) for s in scores.ravel() if not math.isnan(s)]),
+        z=Moments.of(z),
+        z_settled=Moments.of(z[:, settle:]),
+        elo=Moments.of(elo),
+        elo_settled=Moments.of(elo[:, settle:]),
+        estimate_final=Moments.of(np.array(finals, dtype=float)),
+        ladder_elo=ladder_elo,
+        until_within=until,
+        z_lines=z,
+        elo_lines=elo,
+        estimate_lines=estimate,
+        scores=scores,
+    )
+
+
+@dataclass(frozen=True)
+class AdaptiveStats:
+    """One adaptive player against all opponents."""
+
+    spec: str
+    label: str
+    mode: str
+    cells: tuple[CellStats, ...]
+    order: tuple[int, ...]
+    """Expected order of the opponents, strongest first (see :func:`expected_order`)."""
+    order_rule: str
+    separation_z: int | None
+    """:func:`separation_game` of the mean z lines."""
+    separation_estimate: int | None
+    """:func:`separation_game` of the mean estimate-of-opponent-Elo lines (margin 0)."""
+
+    @property
+    def intra(self) -> bool:
+        """Whether it adapts within games (a Table 4 analogue)."""
+        return self.mode in INTRA_MODES
+
+    def to_json(self) -> dict[str, Any]:
+        """Every number."""
+        return {
+            "spec": self.spec,
+            "label": self.label,
+            "mode": self.mode,
+            "expected_order": [self.cells[i].opponent for i in self.order],
+            "order_rule": self.order_rule,
+            "separation_game_z": self.separation_z,
+            "separation_game_estimate": self.separation_estimate,
+            "opponents": [c.to_json() for c in self.cells],
+        }
+
+
+def _mean_line(matrix: np.ndarray) -> np.ndarray:
+    means, _ = _nan_mean_sd(matrix)
+    return np.array([np.nan if m is None else m for m in means])
+
+
+def adaptive_stats(
+    config: AdaptConfig,
+    spec: str,
+    label: str,
+    results: Sequence[Sequence[GameRecord]],
+    labels: Sequence[str],
+) -> AdaptiveStats:
+    """The numbers of adaptive player ``spec`` from its series against each opponent."""
+    elos = config.opponent_elos
+    cells = tuple(
+        cell_stats(
+            records,
+            opponent=opponent,
+            label=opp_label,
+            repeats=config.repeats,
+            games=config.games,
+            settle=config.settle,
+            ladder_elo=None if elos is None else elos[i],
+            within=config.within,
+        )
+        for i, (opponent, opp_label, records) in enumerate(
+            zip(config.opponents, labels, results, strict=True)
+        )
+    )
+    z_lines = np.array([_mean_line(c.z_lines) for c in cells])
+    est_lines = np.array([_mean_line(c.estimate_lines) for c in cells])
+    order, rule = expected_order(config.opponents, elos, z_lines, config.settle)
+    return AdaptiveStats(
+        spec=spec,
+        label=label,
+        mode=adaptive_mode(spec),
+        cells=cells,
+        order=tuple(order),
+        order_rule=rule,
+        separation_z=separation_game(z_lines, order, config.separation_margin),
+        separation_estimate=separation_game(est_lines, order),
+    )
+
+
+# ---- running ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AdaptResult:
+    """The games and numbers of a (possibly partly played) experiment."""
+
+    config: AdaptConfig
+    adaptive_labels: tuple[str, ...]
+    opponent_labels: tuple[str, ...]
+    baseline_label: str
+    stats: tuple[AdaptiveStats, ...]
+    baseline: tuple[WinRate, ...] | None
+    """Per opponent, the baseline player's score (None: no baseline row)."""
+    played: int
+    """Games played by this call."""
+    stored: int
+    """Games of the experiment in the store."""
+    expected: int
+    """Games the experiment asks for."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether every game is stored."""
+        return self.stored == self.expected
+
+    def to_json(self) -> dict[str, Any]:
+        """Every number of the report."""
+        return {
+            "config": self.config.to_mapping(),
+            "baseline_spec": self.config.baseline_spec,
+            "baseline_label": self.baseline_label,
+            "opponent_labels": list(self.opponent_labels),
+            "complete": self.complete,
+            "games_stored": self.stored,
+            "games_expected": self.expected,
+            "baseline": None if self.baseline is None else [w.to_json() for w in self.baseline],
+            "adaptive": [s.to_json() for s in self.stats],
+        }
+
+
+def check_config(config: AdaptConfig) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """Validate the game and every spec before any game is played; returns the display labels
+    of the adaptive players, the opponents and the baseline."""
+    game = get_game(config.game)
+    adaptive = player_labels(game, config.adaptive)
+    opponents = player_labels(game, config.opponents)
+    (baseline,) = player_labels(game, [config.baseline_spec])
+    return adaptive, opponents, baseline
+
+
+def run_adapt(
+    config: AdaptConfig,
+    store: GameStore | None = None,
+    *,
+    progress: bool = True,
+    console: Console | None = None,
+    on_game: GameCallback | None = None,
+    stop_after: int | None = None,
+) -> AdaptResult:
+    """Play (or resume) the experiment: all series in one pool (:func:`run_series_set`), then
+    the baseline matches; every game is stored as it ends (``store=None``: in memory).
+
+    ``stop_after`` plays at most that many new games in all (series first); ``on_game`` gets
+    every newly stored game (an exception it raises stops the run with the game stored).
+    """
+    adaptive_labels, opponent_labels, baseline_label = check_config(config)
+    own = store is None
+    db = GameStore(":memory:") if store is None else store
+    try:
+        series = run_series_set(
+            config.series_configs(),
+            db,
+            workers=config.workers,
+            progress=progress,
+            console=console,
+            on_game=on_game,
+            stop_after=stop_after,
+        )
+        played = sum(s.played for s in series)
+        budget = None if stop_after is None else stop_after - played
+        baselines = []
+        for match in config.baseline_configs():
+            if budget is not None and budget <= 0:
+                budget = 0
+            result = run_match(
+                match, db, progress=progress, console=console, on_game=on_game, stop_after=budget
+            )
+            played += result.played
+            if budget is not None:
+                budget -= result.played
+            baselines.append(result)
+        n = len(config.opponents)
+        stats = tuple(
+            adaptive_stats(
+                config,
+                spec,
+                label,
+                [series[a * n + o].records for o in range(n)],
+                opponent_labels,
+            )
+            for a, (spec, label) in enumerate(zip(config.adaptive, adaptive_labels, strict=True))
+        )
+        baseline = (
+            tuple(WinRate.of([r.score_a for r in b.records]) for b in baselines)
+            if baselines
+            else None
+        )
+        stored = sum(len(s.records) for s in series) + sum(len(b.records) for b in baselines)
+        expected = sum(s.expected for s in series) + sum(b.expected for b in baselines)
+        return AdaptResult(
+            config=config,
+            adaptive_labels=adaptive_labels,
+            opponent_labels=opponent_labels,
+            baseline_label=baseline_label,
+            stats=stats,
+            baseline=baseline,
+            played=played,
+            stored=stored,
+            expected=expected,
+        )
+    finally:
+        if own:
+            db.close()
+
+
+# ---- report ----------------------------------------------------------------------------------
+def _pct(win: WinRate | None) -> str:
+    if win is None or win.rate is None:
+        return "-"
+    return f"{100 * win.rate:.1f}% (±{100 * (win.ci95 or 0.0):.1f}%)"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _moments(m: Moments, digits: int = 2) -> tuple[str, str]:
+    infinite = []
+    if m.plus_inf:
+        infinite.append(f"{m.plus_inf}×+inf")
+    if m.minus_inf:
+        infinite.append(f"{m.minus_inf}×-inf")
+    note = f" ({', '.join(infinite)} left out)" if infinite else ""
+    return _num(m.mean, digits) + note, _num(m.sd, digits)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 1)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def adaptive_table(result: AdaptResult, stats: AdaptiveStats) -> str:
+    """The Table 3 (inter-game) or Table 4 (intra-game) analogue of one adaptive player:
+    one column per opponent."""
+    k = result.config.settle
+    header = ["", *(c.label for c in stats.cells)]
+    rows: list[list[str]] = []
+    if result.baseline is not None:
+        rows.append([f"w/o DSA WR ({result.baseline_label})", *map(_pct, result.baseline)])
+        rows.append(
+            [
+                "w/o DSA W/D/L",
+                *(f"{w.wins}/{w.draws}/{w.losses}" for w in result.baseline),
+            ]
+        )
+    rows.append([f"{stats.label} WR (draws ½)", *(_pct(c.win) for c in stats.cells)])
+    rows.append(["W/D/L", *(f"{c.win.wins}/{c.win.draws}/{c.win.losses}" for c in stats.cells)])
+    z_all = [_moments(c.z) for c in stats.cells]
+    z_late = [_moments(c.z_settled) for c in stats.cells]
+    rows.append(["Avg. z (all games)", *(m for m, _ in z_all)])
+    rows.append(["Std. z (all games)", *(s for _, s in z_all)])
+    rows.append([f"Avg. z (games > {k})", *(m for m, _ in z_late)])
+    rows.append([f"Std. z (games > {k})", *(s for _, s in z_late)])
+    opp_z = [opponent_z(c.opponent) for c in stats.cells]
+    if any(z is not None for z in opp_z):
+        rows.append(["opponent z", *(_num(z) for z in opp_z)])
+    elo_all = [_moments(c.elo, 0) for c in stats.cells]
+    rows.append(["Avg. Elo played", *(m for m, _ in elo_all)])
+    rows.append(["Std. Elo played", *(s for _, s in elo_all)])
+    rows.append(
+        [
+            "final estimate of opp. Elo (mean ± sd over repeats)",
+            *(
+                f"{_num(c.estimate_final.mean, 0)} ± {_num(c.estimate_final.sd, 0)}"
+                for c in stats.cells
+            ),
+        ]
+    )
+    if any(c.ladder_elo is not None for c in stats.cells):
+        rows.append(["opponent ladder Elo", *(_num(c.ladder_elo, 0) for c in stats.cells)])
+    rows.append(["games", *(str(c.win.games) for c in stats.cells)])
+    if any(z in PAPER_WITHOUT_DSA for z in opp_z):
+
+        def paper(values: dict[float, float], unit: str) -> list[str]:
+            return [
+                "-" if z is None or z not in values else f"{values[z]:.{1 if unit else 2}f}{unit}"
+                for z in opp_z
+            ]
+
+        rows.append(["*paper (Go): w/o DSA WR*", *paper(PAPER_WITHOUT_DSA, "%")])
+        for name, values, unit in PAPER_ROWS["intra" if stats.intra else "inter"]:
+            rows.append([f"*paper (Go): {name}*", *paper(values, unit)])
+    return _table(header, rows)
+
+
+def within_table(result: AdaptResult) -> str | None:
+    """Games until the estimate stays within ``within`` Elo of the ladder Elo: adaptive player
+    x opponent (mean and max over the repeats that got there, and how many did)."""
+    if result.config.opponent_elos is None:
+        return None
+    header = ["estimator", *result.opponent_labels]
+    rows = []
+    for stats in result.stats:
+        row = [stats.label]
+        for cell in stats.cells:
+            if cell.until_within is None:
+                row.append("-")
+                continue
+            reached = [n for n in cell.until_within if n is not None]
+            total = len(cell.until_within)
+            if not reached:
+                row.append(f"never (0/{total})")
+            else:
+                row.append(f"{np.mean(reached):.1f} (max {max(reached)}, {len(reached)}/{total})")
+        rows.append(row)
+    return _table(header, rows)
+
+
+def report_markdown(
+    result: AdaptResult, command: str | None = None, note: str | None = None
+) -> str:
+    """The markdown report (see the module docstring for every definition); ``note`` is a
+    paragraph put first (e.g. "smoke run")."""
+    c = result.config
+    lines = [f"# Dynamic strength adjustment on {c.game}", ""]
+    if note:
+        lines += [f"**{note}**", ""]
+    if command:
+        lines += ["Command:", "", "```", command, "```", ""]
+    status = "complete" if result.complete else "INCOMPLETE (partial results)"
+    lines += [
+        f"{c.games} games per series, {c.repeats} series per opponent, seed {c.seed}; "
+        f"{result.stored} of {result.expected} games stored ({status}). The adaptive player "
+        'moves first in the even-numbered games of each series. Baseline ("w/o DSA"): '
+        f"`{c.baseline_spec}`, {c.baseline_match_games} games per opponent.",
+        "",
+        "Opponents: "
+        + ", ".join(
+            f"{lab} (`{s}`)" for lab, s in zip(result.opponent_labels, c.opponents, strict=True)
+        )
+        + ".",
+        "",
+        "WR: the adaptive player's mean score, draws counted half, ± the 95% normal interval "
+        "(1.96 sd/sqrt(n) of the per-game scores). A game's z is the z on the adaptive "
+        "player's last move of the game (inter-game: the z it played; intra-game: the paper's "
+        "end-of-game z); averages over all games of all series (the paper's Table 3 and 4), "
+        f"and over the games after the first {c.settle}. The estimate of the opponent after "
+        "a game is the player's saved opponent_elo (its Elo played next where it keeps none).",
+        "",
+    ]
+    for stats in result.stats:
+        kind = "Table 4 analogue (intra-game)" if stats.intra else "Table 3 analogue (inter-game)"
+        lines += [f"## {stats.label}: {kind}", "", f"Spec: `{stats.spec}`", ""]
+        lines += [adaptive_table(result, stats), ""]
+        order = " > ".join(stats.cells[i].label for i in stats.order)
+        sep_z = stats.separation_z
+        sep_e = stats.separation_estimate
+        lines += [
+            f"Separation (expected order by {stats.order_rule}: {order}): the mean z lines "
+            "(mean over the series of each game's z) are strictly in this order"
+            + (f" with gaps >= {c.separation_margin:g}" if c.separation_margin else "")
+            + (
+                f" from game {sep_z} on (through game {c.games})"
+                if sep_z is not None
+                else " not at the last game (never separated)"
+            )
+            + "; the mean estimated-opponent-Elo lines "
+            + (f"from game {sep_e} on." if sep_e is not None else "not at the last game."),
+            "",
+        ]
+    table = within_table(result)
+    if table is not None:
+        lines += [
+            f"## Games until the estimate stays within {c.within:g} Elo of the ladder Elo",
+            "",
+            "Per series: the first game after which the estimate of the opponent's Elo stays "
+            f"within {c.within:g} Elo through game {c.games}; mean and max over the series "
+            "that got there, and how many did.",
+            "",
+            table,
+            "",
+        ]
+    lines += [f"Figure: [{FILES['plot']}]({FILES['plot']}) (Fig. 5 analogue).", ""]
+    return "\n".join(lines)
+
+
+def plot_adapt(result: AdaptResult, path: Path) -> Path:
+    """The Fig. 5 analogue: per adaptive player (a row), the game's z (left) and the estimate
+    of the opponent's Elo (right) against the game number, one line per opponent, mean over
+    the series with a +-1 sd band (finite values only); dashed: the opponent's z / ladder Elo."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    rows = len(result.stats)
+    figure = Figure(figsize=(12, 4.2 * rows))
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(rows, 2, squeeze=False)
+    x = np.arange(1, result.config.games + 1)
+    colours = [f"C{i}" for i in range(10)]
+    for row, stats in enumerate(result.stats):
+        for col, (attr, ylabel) in enumerate(
+            (("z_lines", "z of the game"), ("estimate_lines", "estimated opponent Elo"))
+        ):
+            ax = axes[row][col]
+            for i, cell in enumerate(stats.cells):
+                colour = colours[i % len(colours)]
+                mean, sd = _nan_mean_sd(getattr(cell, attr))
+                m = np.array([np.nan if v is None else v for v in mean])
+                s = np.array([np.nan if v is None else v for v in sd])
+                ax.plot(x, m, color=colour, label=cell.label, linewidth=1.4)
+                ax.fill_between(x, m - s, m + s, color=colour, alpha=0.15, linewidth=0)
+                target = opponent_z(cell.opponent) if col == 0 else cell.ladder_elo
+                if target is not None and math.isfinite(target):
+                    ax.axhline(target, color=colour, linestyle="--", linewidth=0.8)
+            ax.set_xlabel("game")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_ylabel(ylabel)
+            ax.set_title(f"{stats.label} ({stats.mode})", fontsize=10)
+            ax.grid(alpha=0.3)
+            if col == 0:
+                ax.legend(fontsize=8, title="opponent", title_fontsize=8)
+    figure.suptitle(
+        f"{result.config.game}: dynamic strength adjustment, mean over "
+        f"{result.config.repeats} series (band: ±1 sd)",
+        fontsize=11,
+    )
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    return path
+
+
+def _clean(value: Any) -> Any:
+    """Non-finite floats as strings, for strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def write_report(
+    result: AdaptResult, out: Path, command: str | None = None, note: str | None = None
+) -> dict[str, Path]:
+    """Write ``report.md``, ``results.json`` and ``adapt.png`` into ``out``; returns the paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {key: out / name for key, name in FILES.items()}
+    paths["report"].write_text(report_markdown(result, command, note))
+    data = _clean(result.to_json())
+    if command:
+        data["command"] = command
+    if note:
+        data["note"] = note
+    paths["results"].write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+    plot_adapt(result, paths["plot"])
+    return paths
