@@ -199,9 +199,10 @@ def test_table_defaults_and_spec_round_trip() -> None:
     p3o = make_player("alphadda3:wdiv=edge,history=code", get_game("othello6"), 0)
     assert isinstance(p3o, AlphaDDA3Player)
     assert (p3o.history.n_h, p3o.c, p3o.per_edge, p3o.history.carry) == (1, 0.75, True, True)
-    text = "alphadda1:nh=2,asim=1.6,bsim0=-1.2,nmax=300,floor=on,fstart=0.4,history=code"
+    text = "alphadda1:nh=2,asim=1.6,bsim0=-1.2,nmax=300,floor=on,fstart=0.4,fmix=on,history=code"
     settings = parse_alphadda1(PlayerSpec.parse(text))
     assert parse_alphadda1(PlayerSpec.parse(settings.spec())) == settings
+    assert settings.floor_mix == "on" and settings.n_h == 2 and settings.b_sim0 == -1.2
     with pytest.raises(UnknownPlayerError):
         make_player("alphadda2:pmax=1", C4, 0)
     with pytest.raises(UnknownPlayerError):

@@ -30,6 +30,7 @@ mixed in) at level ``f = clip(fslope (vbar_n c - fstart), 0, fmax)``
 (:func:`~sparring.strength.alphadda.floor_level`); ``f = 0`` plays the paper's move.  Defaults:
 ``fslope = 2``, ``fmax = 1`` (the least visited legal move at ``vbar_n c = 1``; the second
 stage of the floor climbs back towards Random, so it is off unless ``fmax > 1`` is asked for),
+``fmix = off`` (``on``: the floor's move only with probability ``min(f, 1)``),
 and ``fstart`` = the ``vbar_n c`` where AlphaDDA2's ``P_drop`` reaches ``P_max``
 (``P_max / A_drop - P_drop0``: Connect4 0.295, 6x6 Othello 0.69), and 0.5 for AlphaDDA1,
 whose ``N_sim`` never reaches 1 for ``|vbar_n| <= 1`` with Table 1's values (Connect4: 7 at
@@ -119,6 +120,9 @@ class FloorRule:
     start: float
     slope: float = FLOOR_SLOPE
     maximum: float = FLOOR_MAX
+    mix: bool = False
+    """Play the floor's move only with probability ``min(f, 1)`` (else the paper's move), so
+    that strength falls gradually from ``f = 0`` instead of jumping at the floor's start."""
 
     def level(self, x: float) -> float:
         """:func:`~sparring.strength.alphadda.floor_level` of ``x``."""
@@ -214,7 +218,9 @@ class AlphaDDAPlayer(Player):
         level = self.floor.level(vbar * c) if self.floor is not None else 0.0
         if self.floor is not None:
             self.info["floor"] = round(level, 6)
-        if level > 0.0:
+        if level > 0.0 and (
+            self.floor is None or not self.floor.mix or self.rng.random() < min(level, 1.0)
+        ):
             setting = StrengthSetting(-math.inf, PAPER_RTH, level)
             p = strength_distribution(result.visits.astype(np.float64), setting)
             return int(result.moves[self.rng.choice(len(p), p=p)])
@@ -339,9 +345,11 @@ def _check_common(n_h: int | None, history: str, name: str) -> None:
     _check_name(name)
 
 
-def _check_floor(floor: str, start: float | None, slope: float, maximum: float) -> None:
-    if floor not in ("on", "off"):
-        raise UnknownPlayerError("floor must be 'on' or 'off'")
+def _check_floor(
+    floor: str, start: float | None, slope: float, maximum: float, mix: str = "off"
+) -> None:
+    if floor not in ("on", "off") or mix not in ("on", "off"):
+        raise UnknownPlayerError("floor and fmix must be 'on' or 'off'")
     if start is not None and not math.isfinite(start):
         raise UnknownPlayerError("fstart must be a finite number")
     if not slope >= 0 or not math.isfinite(slope):
@@ -362,7 +370,7 @@ class AlphaDDA1Settings(_SpecText):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "model": "model", "n_h": "nh", "a_sim": "asim", "b_sim0": "bsim0", "n_max": "nmax",
         "c_puct": "cpuct", "history": "history", "floor": "floor", "floor_start": "fstart",
-        "floor_slope": "fslope", "floor_max": "fmax", "name": "name",
+        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix", "name": "name",
     }  # fmt: skip
 
     model: str | None = None
@@ -387,6 +395,8 @@ class AlphaDDA1Settings(_SpecText):
     """``fslope``: floor levels per unit of ``vbar_n c``."""
     floor_max: float = FLOOR_MAX
     """``fmax``: the highest floor level, in [0, 2]."""
+    floor_mix: OnOff = "off"
+    """``fmix``: the floor's move only with probability ``min(f, 1)`` (:class:`FloorRule`)."""
     name: str = "AlphaDDA1"
     """Display name."""
 
@@ -399,7 +409,7 @@ class AlphaDDA1Settings(_SpecText):
                 raise UnknownPlayerError("asim and bsim0 must be finite numbers")
         if not self.c_puct >= 0:
             raise UnknownPlayerError("cpuct must be >= 0")
-        _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max)
+        _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator = cache.evaluator(game, network_file(game, self.model))
@@ -407,7 +417,7 @@ class AlphaDDA1Settings(_SpecText):
         floor = None
         if self.floor == "on":
             start = FLOOR_START_ALPHADDA1 if self.floor_start is None else self.floor_start
-            floor = FloorRule(start, self.floor_slope, self.floor_max)
+            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on")
         return AlphaDDA1Player(
             evaluator,
             _history(self.n_h or n_h, self.history),
@@ -430,7 +440,7 @@ class AlphaDDA2Settings(_SpecText):
         "model": "model", "n_h": "nh", "a_drop": "adrop", "p_drop0": "pdrop0", "p_max": "pmax",
         "simulations": "sims", "c_puct": "cpuct", "sign": "sign", "value_net": "vnet",
         "history": "history", "floor": "floor", "floor_start": "fstart",
-        "floor_slope": "fslope", "floor_max": "fmax", "name": "name",
+        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix", "name": "name",
     }  # fmt: skip
 
     model: str | None = None
@@ -461,6 +471,8 @@ class AlphaDDA2Settings(_SpecText):
     """``fslope``."""
     floor_max: float = FLOOR_MAX
     """``fmax``, in [0, 2]."""
+    floor_mix: OnOff = "off"
+    """``fmix`` (:class:`FloorRule`)."""
     name: str = "AlphaDDA2"
     """Display name."""
 
@@ -479,7 +491,7 @@ class AlphaDDA2Settings(_SpecText):
             raise UnknownPlayerError("sign must be 'colour' or 'none'")
         if self.value_net not in ("clean", "damaged"):
             raise UnknownPlayerError("vnet must be 'clean' or 'damaged'")
-        _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max)
+        _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         file = network_file(game, self.model)
@@ -497,7 +509,7 @@ class AlphaDDA2Settings(_SpecText):
             start = self.floor_start
             if start is None:
                 start = self.p_max / a_drop - p_drop0 if a_drop > 0 else 1.0
-            floor = FloorRule(start, self.floor_slope, self.floor_max)
+            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on")
         sims = self.simulations or _row(TABLE_A1_SIMULATIONS, game)
         return AlphaDDA2Player(
             evaluator, _history(self.n_h or n_h, self.history), damaged, a_drop, p_drop0,
@@ -574,14 +586,14 @@ def _name(spec: PlayerSpec, default: str) -> str:
     return spec.options.get("name", default)
 
 
-_FLOOR_KEYS = {"floor", "fstart", "fslope", "fmax"}
+_FLOOR_KEYS = {"floor", "fstart", "fslope", "fmax", "fmix"}
 
 
 @register(
     "alphadda1",
     "AlphaDDA1 (Fujita 2022): simulations from the mean value, Eq. 2-3 "
     "(alphadda1[:nh=,asim=,bsim0=,nmax=,cpuct=,history=paper|code,floor=on,fstart=,fslope=,"
-    "fmax=,model=,name=]; defaults Table 1)",
+    "fmax=,fmix=on,model=,name=]; defaults Table 1)",
 )
 def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
     """``alphadda1[:...]`` (see :class:`AlphaDDA1Settings`)."""
@@ -599,6 +611,7 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
         floor_start=_opt_float(spec, "fstart"),
         floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
+        floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
         name=_name(spec, "AlphaDDA1"),
     )
 
@@ -607,7 +620,7 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
     "alphadda2",
     "AlphaDDA2 (Fujita 2022): head dropout from the mean value, Eq. 4-5 "
     "(alphadda2[:nh=,adrop=,pdrop0=,pmax=,sims=,cpuct=,sign=colour|none,vnet=clean|damaged,"
-    "history=paper|code,floor=on,fstart=,fslope=,fmax=,model=,name=]; defaults Table 2)",
+    "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,model=,name=]; defaults Table 2)",
 )
 def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
     """``alphadda2[:...]`` (see :class:`AlphaDDA2Settings`)."""
@@ -628,6 +641,7 @@ def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
         floor_start=_opt_float(spec, "fstart"),
         floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
+        floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
         name=_name(spec, "AlphaDDA2"),
     )
 
