@@ -306,3 +306,30 @@ def test_alphadda3_score_config_is_checked() -> None:
     with pytest.raises(ValueError):
         AlphaDDA3Score(1.0, 0.0, 0)
     assert AlphaDDA3Score(1.0, 0.5, -1, per_edge=True).hook().params == (1.0, 0.5, -1.0, 1.0, 0.0)
+
+
+def test_code_history_is_saved_and_restored() -> None:
+    """``history=code`` keeps the last 2 values across games: :meth:`save_state` holds them, and
+    a fresh player restored from it plays the next game as the used one does."""
+    from sparring.players.base import RandomPlayer
+    from sparring.session import GameSession
+
+    def play(player: AlphaDDA1Player, opponent_seed: int) -> tuple[int, ...]:
+        session = GameSession(C4, (player, RandomPlayer(seed=opponent_seed)))
+        session.play_out()
+        return session.moves
+
+    spec = "alphadda1:nmax=4,history=code"
+    used = make_player(spec, C4, 1)
+    assert isinstance(used, AlphaDDA1Player)
+    play(used, 2)
+    saved = used.save_state()
+    assert saved is not None and len(saved["values"]) == 2  # type: ignore[arg-type]
+    assert saved["values"] == used.history.to_list()
+    fresh = make_player(spec, C4, 5)
+    assert isinstance(fresh, AlphaDDA1Player)
+    fresh.restore_state(saved)
+    used.reseed(5)
+    assert play(used, 3) == play(fresh, 3)
+    with pytest.raises(ValueError):
+        fresh.restore_state({"values": ["x"]})

@@ -52,7 +52,7 @@ TINY: dict[str, Tiny] = {
     "minimax2": Tiny(("minimax2",)),
     "az": Tiny(("az:sims=8",)),
     "sa": Tiny(("sa:sims=8,z=1,rth=0.5", "sa:base=uct,sims=8,z=1,rth=0.5")),
-    "alphadda1": Tiny(("alphadda1:nmax=4", "alphadda1:nmax=4,floor=on,fstart=-1,history=code")),
+    "alphadda1": Tiny(("alphadda1:nmax=4", "alphadda1:nmax=4,floor=on,fstart=-1")),
     "alphadda2": Tiny(("alphadda2:sims=4,adrop=1,pdrop0=1.5,floor=on,fstart=0.5",)),
     "alphadda3": Tiny(("alphadda3:sims=8",)),
 }

@@ -290,7 +290,11 @@ class AlphaDDA2Player(AlphaDDAPlayer):
     def reseed(self, seed: int) -> None:
         super().reseed(seed)
         self._seed = seed
-        self._damaged_evaluator = None  # rebuilt with masks seeded from ``seed``
+        if self._damaged_evaluator is not None:  # masks drawn afresh from ``seed``
+            import torch
+
+            model = self._damaged_evaluator.model
+            model.set_dropout(model.dropout, torch.Generator().manual_seed(seed))
 
     def new_game(self, game: Game, player_index: int) -> None:
         super().new_game(game, player_index)
