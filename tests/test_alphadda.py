@@ -333,3 +333,24 @@ def test_code_history_is_saved_and_restored() -> None:
     assert play(used, 3) == play(fresh, 3)
     with pytest.raises(ValueError):
         fresh.restore_state({"values": ["x"]})
+
+
+def test_alphadda2_damaged_value_option() -> None:
+    """``vnet=damaged`` (the author's code): ``v_n`` comes from the network with the previous
+    move's dropout on; the first move of a game has none, so it matches the clean value."""
+    state = C4.initial_state()
+    clean = make_player("alphadda2:sims=4,adrop=1,pdrop0=1.5", C4, 3)
+    damaged = make_player("alphadda2:sims=4,adrop=1,pdrop0=1.5,vnet=damaged", C4, 3)
+    for player in (clean, damaged):
+        player.new_game(C4, 0)
+        player.select_move(C4, state)
+    first_clean, first_damaged = clean.move_info(), damaged.move_info()
+    assert first_clean is not None and first_damaged is not None
+    assert first_damaged["v"] == first_clean["v"]
+    assert first_damaged["p_drop"] > 0.5
+    later = C4.play(C4.play(state, 3), 3)
+    clean.select_move(C4, later)
+    damaged.select_move(C4, later)
+    second_clean, second_damaged = clean.move_info(), damaged.move_info()
+    assert second_clean is not None and second_damaged is not None
+    assert second_damaged["v"] != pytest.approx(second_clean["v"], abs=1e-4)
