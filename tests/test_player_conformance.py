@@ -53,6 +53,9 @@ TINY: dict[str, Tiny] = {
     "az": Tiny(("az:sims=8",)),
     "sa": Tiny(("sa:sims=8,z=1,rth=0.5", "sa:base=uct,sims=8,z=1,rth=0.5")),
     "dsa": Tiny(("dsa:sims=8", "dsa:mode=intra,sims=8", "dsa:mode=elo-intra,sims=8,elo0=1900")),
+    "alphadda1": Tiny(("alphadda1:nmax=4", "alphadda1:nmax=4,floor=on,fstart=-1")),
+    "alphadda2": Tiny(("alphadda2:sims=4,adrop=1,pdrop0=1.5,floor=on,fstart=0.5",)),
+    "alphadda3": Tiny(("alphadda3:sims=8",)),
 }
 """Tiny settings per registered kind (the shipped small networks for ``az``, ``sa`` and
 ``dsa``)."""

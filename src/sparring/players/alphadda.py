@@ -1,0 +1,689 @@
+"""AlphaDDA1, AlphaDDA2 and AlphaDDA3 (Fujita 2022, sections 3.1-3.4), and the floor variant.
+
+Each is the AlphaZero player (PUCT search with the game's network, most visited move) whose
+strength follows the value signal of section 3.1: before each of its moves it evaluates the
+current position with the *undamaged* network, turns the value to the first player's side
+(``v_n``) and takes Eq. 1's mean ``vbar_n`` of its last ``N_h`` own-move values
+(:class:`~sparring.strength.alphadda.ValueHistory`, cleared by :meth:`new_game`).  Then
+
+* ``alphadda1`` searches ``N_sim`` simulations (Eq. 2-3, :func:`~sparring.strength.alphadda.
+  simulations`);
+* ``alphadda2`` searches with the heads' dropout at ``P_drop`` (Eq. 4-5, with the colour sign:
+  see :mod:`sparring.strength.alphadda` for why), applied to the fully connected layers of the
+  policy and value heads (Fig. 2) for this move's search only;
+* ``alphadda3`` searches with AlphaDDA3's score (Eq. 6-7) as the search's score hook
+  (:mod:`sparring.search.alphadda3`).
+
+Defaults are the paper's Tables 1-3 for Connect4, 6x6 Othello and Othello (8x8); other games
+take Connect4's row.  Every parameter is a spec option.  Options for the author's code where it
+differs from the paper (default: the paper): ``history=code`` (the last 2 values only, kept
+across games), ``pmax=0.99``, ``sign=none`` (Eq. 4 as printed, no colour), ``vnet=damaged``
+(``v_n`` from the network with the previous move's dropout still on), ``wdiv=edge``
+(``W/n`` in Eq. 6).  The code's 20% random root picks of AlphaDDA3 are not offered.
+
+**The floor** (beyond the paper; ``floor=on`` for ``alphadda1`` and ``alphadda2``).  The
+paper's AlphaDDA1/2 cannot play below ``N_sim = 1`` / ``P_drop = 0.95``, both stronger than
+Random (its Discussion).  With the floor, the move is drawn from the search's root visits by
+the SA floor of :func:`~sparring.strength.selection.floor_schedule` (``z = -inf``: the least
+visited candidate, the threshold relaxing to 0 at level 1; above 1, uniformly random moves
+mixed in) at level ``f = clip(fslope (vbar_n c - fstart), 0, fmax)``
+(:func:`~sparring.strength.alphadda.floor_level`); ``f = 0`` plays the paper's move.  Defaults:
+``fslope = 2``, ``fmax = 1`` (the least visited legal move at ``vbar_n c = 1``; the second
+stage of the floor climbs back towards Random, so it is off unless ``fmax > 1`` is asked for),
+``fmix = off`` (``on``: the floor's move only with probability ``min(f, 1)``),
+and ``fstart`` = the ``vbar_n c`` where AlphaDDA2's ``P_drop`` reaches ``P_max``
+(``P_max / A_drop - P_drop0``: Connect4 0.295, 6x6 Othello 0.69), and 0.5 for AlphaDDA1,
+whose ``N_sim`` never reaches 1 for ``|vbar_n| <= 1`` with Table 1's values (Connect4: 7 at
+``vbar_n c = 1``).  Entering the floor jumps from the most visited move to the least visited
+candidate (``R_th = 0.1``): the floor is a coarser continuation, to be tuned.
+
+Each move's annotations (:meth:`move_info`): ``v`` (``v_n``), ``vbar``, the parameter set
+(``sims``; ``p_drop``; ``c`` for AlphaDDA3), ``floor`` (the level, with the floor on), and the
+root ``moves`` and ``visits``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+import numpy as np
+
+from sparring.errors import GameOverError, UnknownPlayerError
+from sparring.players.alphazero import DEFAULT_C_PUCT, load_network_evaluator, network_file
+from sparring.players.base import Player
+from sparring.players.registry import PlayerSpec, check_options, option_float, option_int, register
+from sparring.players.settings import _check_name, _SpecText
+from sparring.search.alphadda3 import AlphaDDA3Score
+from sparring.search.puct import PUCTConfig, search
+from sparring.strength.alphadda import (
+    P_MAX,
+    ValueHistory,
+    colour,
+    dropout_probability,
+    floor_level,
+    simulations,
+)
+from sparring.strength.selection import PAPER_RTH, StrengthSetting, strength_distribution
+
+if TYPE_CHECKING:
+    from sparring.games.base import Game, State
+    from sparring.players.base import JsonValue, PlayerState
+    from sparring.players.cache import PlayerCache
+    from sparring.search.evaluator import Evaluator
+    from sparring.search.stats import RootStats
+
+History = Literal["paper", "code"]
+"""``paper``: Eq. 1 over the game's own moves, cleared each game; ``code``: the author's
+harness, the last 2 values kept across games."""
+OnOff = Literal["on", "off"]
+
+TABLE_1: dict[str, tuple[int, float, float, int]] = {
+    "connect4": (3, 2.0, -1.4, 200),
+    "othello6": (4, 1.4, -1.6, 200),
+    "othello": (2, 2.8, -1.4, 400),
+}
+"""AlphaDDA1's ``(N_h, A_sim, B_sim0, N_max)`` (Table 1) by game."""
+TABLE_2: dict[str, tuple[int, float, float]] = {
+    "connect4": (1, 10.0, -0.2),
+    "othello6": (4, 5.0, -0.5),
+    "othello": (4, 20.0, -0.9),
+}
+"""AlphaDDA2's ``(N_h, A_drop, P_drop0)`` (Table 2) by game."""
+TABLE_3: dict[str, tuple[int, float]] = {
+    "connect4": (5, 1.25),
+    "othello6": (1, 0.75),
+    "othello": (5, 0.6),
+}
+"""AlphaDDA3's ``(N_h, C)`` (Table 3) by game."""
+TABLE_A1_SIMULATIONS: dict[str, int] = {"connect4": 200, "othello6": 200, "othello": 400}
+"""``N_sim`` of Table A1 (AlphaDDA2 and AlphaDDA3 search as AlphaZero does)."""
+FALLBACK_GAME = "connect4"
+"""The table row used for games the paper does not play."""
+FLOOR_SLOPE = 2.0
+FLOOR_MAX = 1.0
+FLOOR_START_ALPHADDA1 = 0.5
+
+
+def _row(table: dict[str, Any], game: Game) -> Any:
+    return table.get(game.name, table[FALLBACK_GAME])
+
+
+# ---- the players ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FloorRule:
+    """The floor variant's mapping from ``x = vbar_n c`` to the SA floor level."""
+
+    start: float
+    slope: float = FLOOR_SLOPE
+    maximum: float = FLOOR_MAX
+    mix: bool = False
+    """Play the floor's move only with probability ``min(f, 1)`` (else the paper's move), so
+    that strength falls gradually from ``f = 0`` instead of jumping at the floor's start."""
+
+    def level(self, x: float) -> float:
+        """:func:`~sparring.strength.alphadda.floor_level` of ``x``."""
+        return floor_level(x, self.start, self.slope, self.maximum)
+
+
+class AlphaDDAPlayer(Player):
+    """The common part of AlphaDDA1-3: the value signal, the search, the move choice.
+
+    Subclasses set this move's search config in :meth:`configure` from ``vbar_n`` and record
+    the parameter in :attr:`info`.
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        history: ValueHistory,
+        c_puct: float,
+        name: str,
+        seed: int | None,
+        floor: FloorRule | None = None,
+    ) -> None:
+        super().__init__(name, seed)
+        self.evaluator = evaluator
+        """The undamaged network (the value signal; the search unless damaged)."""
+        self.history = history
+        self.c_puct = c_puct
+        self.floor = floor
+        self.player_index: int | None = None
+        self.info: dict[str, Any] = {}
+        self.last_result: RootStats | None = None
+
+    # -- lifecycle
+    def new_game(self, game: Game, player_index: int) -> None:
+        self.player_index = player_index
+        self.history.new_game()
+
+    def save_state(self) -> PlayerState | None:
+        if not self.history.carry:
+            return None
+        values: list[JsonValue] = [float(v) for v in self.history.to_list()]
+        return {"values": values}
+
+    def restore_state(self, data: PlayerState | None) -> None:
+        if not self.history.carry:
+            super().restore_state(data)  # (nothing kept between games)
+            return
+        if data is None:
+            self.history.restore([])
+            return
+        values = data.get("values") if isinstance(data, dict) else None
+        if not isinstance(values, list):
+            raise ValueError(f"{self.name}: expected {{'values': [floats]}}, got {data!r}")
+        numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+        if len(numbers) != len(values):
+            raise ValueError(f"{self.name}: expected {{'values': [floats]}}, got {data!r}")
+        self.history.restore([float(v) for v in numbers])
+
+    def move_info(self) -> dict[str, Any] | None:
+        return dict(self.info) if self.info else None
+
+    # -- the move
+    def signal_value(self, game: Game, state: State) -> float:
+        """``v_n``: the network's value of ``state`` from the first player's side."""
+        planes = game.encode(state)[None].astype(np.float32, copy=False)
+        legal = game.legal_mask(state)[None]
+        _, values = self.value_evaluator().evaluate(planes, legal, np.asarray(state)[None])
+        return float(values[0]) * colour(game.to_move(state))
+
+    def value_evaluator(self) -> Evaluator:
+        """The network that gives ``v_n`` (the undamaged one)."""
+        return self.evaluator
+
+    def configure(self, vbar: float, c: int, game: Game) -> tuple[PUCTConfig, Evaluator]:
+        """This move's search config and evaluator from ``vbar_n`` and the colour ``c``."""
+        raise NotImplementedError
+
+    def select_move(self, game: Game, state: State) -> int:
+        if game.is_terminal(state):
+            raise GameOverError(f"{game.name}: the game is over, no move can be played")
+        mover = game.to_move(state)
+        if self.player_index is None:
+            self.player_index = mover
+        c = colour(mover)
+        v = self.signal_value(game, state)
+        vbar = self.history.add(v)
+        self.info = {"v": round(v, 6), "vbar": round(vbar, 6)}
+        config, evaluator = self.configure(vbar, c, game)
+        result = search(game, state, evaluator, config, self.rng)
+        self.last_result = result
+        self.info["moves"] = [int(m) for m in result.moves]
+        self.info["visits"] = [int(n) for n in result.visits]
+        level = self.floor.level(vbar * c) if self.floor is not None else 0.0
+        if self.floor is not None:
+            self.info["floor"] = round(level, 6)
+        if level > 0.0 and (
+            self.floor is None or not self.floor.mix or self.rng.random() < min(level, 1.0)
+        ):
+            setting = StrengthSetting(-math.inf, PAPER_RTH, level)
+            p = strength_distribution(result.visits.astype(np.float64), setting)
+            return int(result.moves[self.rng.choice(len(p), p=p)])
+        best = result.best_moves()
+        return int(best[self.rng.integers(len(best))])
+
+
+class AlphaDDA1Player(AlphaDDAPlayer):
+    """AlphaDDA1: ``N_sim`` from ``vbar_n`` (Eq. 2-3)."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        history: ValueHistory,
+        a_sim: float,
+        b_sim0: float,
+        n_max: int,
+        c_puct: float = DEFAULT_C_PUCT,
+        name: str = "AlphaDDA1",
+        seed: int | None = None,
+        floor: FloorRule | None = None,
+    ) -> None:
+        super().__init__(evaluator, history, c_puct, name, seed, floor)
+        self.a_sim, self.b_sim0, self.n_max = a_sim, b_sim0, n_max
+
+    def configure(self, vbar: float, c: int, game: Game) -> tuple[PUCTConfig, Evaluator]:
+        sims = simulations(vbar, c, self.a_sim, self.b_sim0, self.n_max)
+        self.info["sims"] = sims
+        return PUCTConfig(simulations=sims, c_puct=self.c_puct), self.evaluator
+
+
+class AlphaDDA2Player(AlphaDDAPlayer):
+    """AlphaDDA2: the heads' dropout at ``P_drop`` from ``vbar_n`` (Eq. 4-5) for the search."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        history: ValueHistory,
+        damaged: Any,
+        a_drop: float,
+        p_drop0: float,
+        sims: int,
+        p_max: float = P_MAX,
+        colour_sign: bool = True,
+        damaged_value: bool = False,
+        c_puct: float = DEFAULT_C_PUCT,
+        name: str = "AlphaDDA2",
+        seed: int | None = None,
+        floor: FloorRule | None = None,
+    ) -> None:
+        super().__init__(evaluator, history, c_puct, name, seed, floor)
+        self.damaged = damaged
+        """A callable ``seed -> TorchEvaluator`` building the network with dropout (lazily)."""
+        self._damaged_evaluator: Any = None
+        self._seed = seed
+        self.a_drop, self.p_drop0, self.sims, self.p_max = a_drop, p_drop0, sims, p_max
+        self.colour_sign = colour_sign
+        self.damaged_value = damaged_value
+        self.p_drop = 0.0
+
+    def _network(self, p: float) -> Evaluator:
+        if self._damaged_evaluator is None:
+            self._damaged_evaluator = self.damaged(self._seed)
+        self._damaged_evaluator.model.set_dropout(p)
+        return self._damaged_evaluator
+
+    def reseed(self, seed: int) -> None:
+        super().reseed(seed)
+        self._seed = seed
+        if self._damaged_evaluator is not None:  # masks drawn afresh from ``seed``
+            import torch
+
+            model = self._damaged_evaluator.model
+            model.set_dropout(model.dropout, torch.Generator().manual_seed(seed))
+
+    def new_game(self, game: Game, player_index: int) -> None:
+        super().new_game(game, player_index)
+        self.p_drop = 0.0
+
+    def value_evaluator(self) -> Evaluator:
+        if self.damaged_value and self.p_drop > 0.0:
+            return self._network(self.p_drop)
+        return self.evaluator
+
+    def configure(self, vbar: float, c: int, game: Game) -> tuple[PUCTConfig, Evaluator]:
+        p = dropout_probability(vbar, c, self.a_drop, self.p_drop0, self.p_max, self.colour_sign)
+        self.p_drop = p
+        self.info["p_drop"] = round(p, 6)
+        config = PUCTConfig(simulations=self.sims, c_puct=self.c_puct)
+        return config, (self._network(p) if p > 0.0 else self.evaluator)
+
+
+class AlphaDDA3Player(AlphaDDAPlayer):
+    """AlphaDDA3: the search with Eq. 6-7's score (:class:`~sparring.search.alphadda3.
+    AlphaDDA3Score`)."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        history: ValueHistory,
+        c: float,
+        sims: int,
+        per_edge: bool = False,
+        keep_value: bool = False,
+        name: str = "AlphaDDA3",
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(evaluator, history, DEFAULT_C_PUCT, name, seed)
+        self.c, self.sims, self.per_edge, self.keep_value = c, sims, per_edge, keep_value
+
+    def configure(self, vbar: float, c: int, game: Game) -> tuple[PUCTConfig, Evaluator]:
+        score = AlphaDDA3Score(self.c, max(-1.0, min(1.0, vbar)), c, self.per_edge,
+                               self.keep_value)  # fmt: skip
+        self.info["c"] = self.c
+        return PUCTConfig(simulations=self.sims, score_hook=score.hook()), self.evaluator
+
+
+# ---- typed settings and specs -----------------------------------------------------------------
+
+
+def _check_common(n_h: int | None, history: str, name: str) -> None:
+    if n_h is not None and n_h < 1:
+        raise UnknownPlayerError("nh must be >= 1")
+    if history not in ("paper", "code"):
+        raise UnknownPlayerError("history must be 'paper' or 'code'")
+    _check_name(name)
+
+
+def _check_floor(
+    floor: str, start: float | None, slope: float, maximum: float, mix: str = "off"
+) -> None:
+    if floor not in ("on", "off") or mix not in ("on", "off"):
+        raise UnknownPlayerError("floor and fmix must be 'on' or 'off'")
+    if start is not None and not math.isfinite(start):
+        raise UnknownPlayerError("fstart must be a finite number")
+    if not slope >= 0 or not math.isfinite(slope):
+        raise UnknownPlayerError("fslope must be >= 0")
+    if not 0.0 <= maximum <= 2.0:
+        raise UnknownPlayerError("fmax must be in [0, 2]")
+
+
+def _history(n_h: int, history: str) -> ValueHistory:
+    return ValueHistory(n_h, carry=history == "code")
+
+
+@dataclass(frozen=True)
+class AlphaDDA1Settings(_SpecText):
+    """AlphaDDA1 (section 3.2); fields left None take Table 1's row for the game."""
+
+    kind: ClassVar[str] = "alphadda1"
+    OPTION_KEYS: ClassVar[dict[str, str]] = {
+        "model": "model", "n_h": "nh", "a_sim": "asim", "b_sim0": "bsim0", "n_max": "nmax",
+        "c_puct": "cpuct", "history": "history", "floor": "floor", "floor_start": "fstart",
+        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix", "name": "name",
+    }  # fmt: skip
+
+    model: str | None = None
+    """Shipped network name or network file; None: the game's shipped network."""
+    n_h: int | None = None
+    """``N_h`` of Eq. 1, >= 1."""
+    a_sim: float | None = None
+    """``A_sim`` of Eq. 2."""
+    b_sim0: float | None = None
+    """``B_sim0`` of Eq. 2."""
+    n_max: int | None = None
+    """``N_max`` of Eq. 3, >= 1."""
+    c_puct: float = DEFAULT_C_PUCT
+    """``C_puct`` of Eq. 8."""
+    history: History = "paper"
+    """Eq. 1's window: the paper's, or the author's code's (see :data:`History`)."""
+    floor: OnOff = "off"
+    """The floor variant (module doc)."""
+    floor_start: float | None = None
+    """``fstart``: the ``vbar_n c`` where the floor starts (None: 0.5)."""
+    floor_slope: float = FLOOR_SLOPE
+    """``fslope``: floor levels per unit of ``vbar_n c``."""
+    floor_max: float = FLOOR_MAX
+    """``fmax``: the highest floor level, in [0, 2]."""
+    floor_mix: OnOff = "off"
+    """``fmix``: the floor's move only with probability ``min(f, 1)`` (:class:`FloorRule`)."""
+    name: str = "AlphaDDA1"
+    """Display name."""
+
+    def __post_init__(self) -> None:
+        _check_common(self.n_h, self.history, self.name)
+        if self.n_max is not None and self.n_max < 1:
+            raise UnknownPlayerError("nmax must be >= 1")
+        for value in (self.a_sim, self.b_sim0):
+            if value is not None and not math.isfinite(value):
+                raise UnknownPlayerError("asim and bsim0 must be finite numbers")
+        if not self.c_puct >= 0:
+            raise UnknownPlayerError("cpuct must be >= 0")
+        _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
+
+    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        evaluator = cache.evaluator(game, network_file(game, self.model))
+        n_h, a_sim, b_sim0, n_max = _row(TABLE_1, game)
+        floor = None
+        if self.floor == "on":
+            start = FLOOR_START_ALPHADDA1 if self.floor_start is None else self.floor_start
+            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on")
+        return AlphaDDA1Player(
+            evaluator,
+            _history(self.n_h or n_h, self.history),
+            a_sim if self.a_sim is None else self.a_sim,
+            b_sim0 if self.b_sim0 is None else self.b_sim0,
+            self.n_max or n_max,
+            self.c_puct,
+            self.name,
+            seed,
+            floor,
+        )
+
+
+@dataclass(frozen=True)
+class AlphaDDA2Settings(_SpecText):
+    """AlphaDDA2 (section 3.3); fields left None take Table 2's row for the game."""
+
+    kind: ClassVar[str] = "alphadda2"
+    OPTION_KEYS: ClassVar[dict[str, str]] = {
+        "model": "model", "n_h": "nh", "a_drop": "adrop", "p_drop0": "pdrop0", "p_max": "pmax",
+        "simulations": "sims", "c_puct": "cpuct", "sign": "sign", "value_net": "vnet",
+        "history": "history", "floor": "floor", "floor_start": "fstart",
+        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix", "name": "name",
+    }  # fmt: skip
+
+    model: str | None = None
+    """Shipped network name or network file; None: the game's shipped network."""
+    n_h: int | None = None
+    """``N_h`` of Eq. 1, >= 1."""
+    a_drop: float | None = None
+    """``A_drop`` of Eq. 4."""
+    p_drop0: float | None = None
+    """``P_drop0`` of Eq. 4."""
+    p_max: float = P_MAX
+    """``P_max`` of Eq. 5 (paper 0.95; the author's code 0.99), in [0, 1)."""
+    simulations: int | None = None
+    """Simulations per move (None: Table A1's ``N_sim``)."""
+    c_puct: float = DEFAULT_C_PUCT
+    """``C_puct`` of Eq. 8."""
+    sign: Literal["colour", "none"] = "colour"
+    """Eq. 4 with ``vbar_n c`` (default, see :mod:`sparring.strength.alphadda`) or as printed."""
+    value_net: Literal["clean", "damaged"] = "clean"
+    """``v_n`` from the undamaged network (paper) or with the previous dropout on (code)."""
+    history: History = "paper"
+    """Eq. 1's window (see :data:`History`)."""
+    floor: OnOff = "off"
+    """The floor variant (module doc)."""
+    floor_start: float | None = None
+    """``fstart`` (None: where ``P_drop`` reaches ``P_max``)."""
+    floor_slope: float = FLOOR_SLOPE
+    """``fslope``."""
+    floor_max: float = FLOOR_MAX
+    """``fmax``, in [0, 2]."""
+    floor_mix: OnOff = "off"
+    """``fmix`` (:class:`FloorRule`)."""
+    name: str = "AlphaDDA2"
+    """Display name."""
+
+    def __post_init__(self) -> None:
+        _check_common(self.n_h, self.history, self.name)
+        for value in (self.a_drop, self.p_drop0):
+            if value is not None and not math.isfinite(value):
+                raise UnknownPlayerError("adrop and pdrop0 must be finite numbers")
+        if not 0.0 <= self.p_max < 1.0:
+            raise UnknownPlayerError("pmax must be in [0, 1)")
+        if self.simulations is not None and self.simulations < 1:
+            raise UnknownPlayerError("sims must be >= 1")
+        if not self.c_puct >= 0:
+            raise UnknownPlayerError("cpuct must be >= 0")
+        if self.sign not in ("colour", "none"):
+            raise UnknownPlayerError("sign must be 'colour' or 'none'")
+        if self.value_net not in ("clean", "damaged"):
+            raise UnknownPlayerError("vnet must be 'clean' or 'damaged'")
+        _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
+
+    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        file = network_file(game, self.model)
+        evaluator = cache.evaluator(game, file)
+        n_h, a_drop, p_drop0 = _row(TABLE_2, game)
+        a_drop = a_drop if self.a_drop is None else self.a_drop
+        p_drop0 = p_drop0 if self.p_drop0 is None else self.p_drop0
+
+        def damaged(mask_seed: int | None) -> Evaluator:
+            # any p > 0 gives the torch network; the player sets P_drop before each search
+            return load_network_evaluator(game, file, 0.5, mask_seed)
+
+        floor = None
+        if self.floor == "on":
+            start = self.floor_start
+            if start is None:
+                start = self.p_max / a_drop - p_drop0 if a_drop > 0 else 1.0
+            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on")
+        sims = self.simulations or _row(TABLE_A1_SIMULATIONS, game)
+        return AlphaDDA2Player(
+            evaluator, _history(self.n_h or n_h, self.history), damaged, a_drop, p_drop0,
+            sims, self.p_max, self.sign == "colour", self.value_net == "damaged",
+            self.c_puct, self.name, seed, floor,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AlphaDDA3Settings(_SpecText):
+    """AlphaDDA3 (section 3.4); fields left None take Table 3's row for the game."""
+
+    kind: ClassVar[str] = "alphadda3"
+    OPTION_KEYS: ClassVar[dict[str, str]] = {
+        "model": "model", "n_h": "nh", "c": "c", "simulations": "sims", "w_div": "wdiv",
+        "keep_value": "keepw", "history": "history", "name": "name",
+    }  # fmt: skip
+
+    model: str | None = None
+    """Shipped network name or network file; None: the game's shipped network."""
+    n_h: int | None = None
+    """``N_h`` of Eq. 1, >= 1."""
+    c: float | None = None
+    """``C`` of Eq. 6, >= 0."""
+    simulations: int | None = None
+    """Simulations per move (None: Table A1's ``N_sim``)."""
+    w_div: Literal["node", "edge"] = "node"
+    """``W'/N(s_t)`` (Eq. 6) or ``W'/n(s_t, a)`` (the author's code)."""
+    keep_value: OnOff = "off"
+    """Keep the value sum in ``W'`` (:attr:`AlphaDDA3Score.keep_value`)."""
+    history: History = "paper"
+    """Eq. 1's window (see :data:`History`)."""
+    name: str = "AlphaDDA3"
+    """Display name."""
+
+    def __post_init__(self) -> None:
+        _check_common(self.n_h, self.history, self.name)
+        if self.c is not None and not self.c >= 0:
+            raise UnknownPlayerError("c must be >= 0")
+        if self.simulations is not None and self.simulations < 1:
+            raise UnknownPlayerError("sims must be >= 1")
+        if self.w_div not in ("node", "edge"):
+            raise UnknownPlayerError("wdiv must be 'node' or 'edge'")
+        if self.keep_value not in ("on", "off"):
+            raise UnknownPlayerError("keepw must be 'on' or 'off'")
+
+    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        evaluator = cache.evaluator(game, network_file(game, self.model))
+        n_h, c = _row(TABLE_3, game)
+        return AlphaDDA3Player(
+            evaluator, _history(self.n_h or n_h, self.history),
+            c if self.c is None else self.c,
+            self.simulations or _row(TABLE_A1_SIMULATIONS, game),
+            self.w_div == "edge", self.keep_value == "on", self.name, seed,
+        )  # fmt: skip
+
+
+def _choice(spec: PlayerSpec, key: str, allowed: tuple[str, ...], default: str) -> Any:
+    value = spec.options.get(key, default)
+    if value not in allowed:
+        raise UnknownPlayerError(f"{key} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+def _opt_int(spec: PlayerSpec, key: str) -> int | None:
+    return None if key not in spec.options else option_int(spec, key, 1)
+
+
+def _opt_float(spec: PlayerSpec, key: str) -> float | None:
+    return None if key not in spec.options else option_float(spec, key, 0.0)
+
+
+def _name(spec: PlayerSpec, default: str) -> str:
+    return spec.options.get("name", default)
+
+
+_FLOOR_KEYS = {"floor", "fstart", "fslope", "fmax", "fmix"}
+
+
+@register(
+    "alphadda1",
+    "AlphaDDA1 (Fujita 2022): simulations from the mean value, Eq. 2-3 "
+    "(alphadda1[:nh=,asim=,bsim0=,nmax=,cpuct=,history=paper|code,floor=on,fstart=,fslope=,"
+    "fmax=,fmix=on,model=,name=]; defaults Table 1)",
+)
+def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
+    """``alphadda1[:...]`` (see :class:`AlphaDDA1Settings`)."""
+    check_options(spec, {"model", "nh", "asim", "bsim0", "nmax", "cpuct", "history", "name"}
+                  | _FLOOR_KEYS)  # fmt: skip
+    return AlphaDDA1Settings(
+        model=spec.options.get("model"),
+        n_h=_opt_int(spec, "nh"),
+        a_sim=_opt_float(spec, "asim"),
+        b_sim0=_opt_float(spec, "bsim0"),
+        n_max=_opt_int(spec, "nmax"),
+        c_puct=option_float(spec, "cpuct", DEFAULT_C_PUCT),
+        history=_choice(spec, "history", ("paper", "code"), "paper"),
+        floor=_choice(spec, "floor", ("on", "off"), "off"),
+        floor_start=_opt_float(spec, "fstart"),
+        floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
+        floor_max=option_float(spec, "fmax", FLOOR_MAX),
+        floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
+        name=_name(spec, "AlphaDDA1"),
+    )
+
+
+@register(
+    "alphadda2",
+    "AlphaDDA2 (Fujita 2022): head dropout from the mean value, Eq. 4-5 "
+    "(alphadda2[:nh=,adrop=,pdrop0=,pmax=,sims=,cpuct=,sign=colour|none,vnet=clean|damaged,"
+    "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,model=,name=]; defaults Table 2)",
+)
+def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
+    """``alphadda2[:...]`` (see :class:`AlphaDDA2Settings`)."""
+    check_options(spec, {"model", "nh", "adrop", "pdrop0", "pmax", "sims", "cpuct", "sign",
+                         "vnet", "history", "name"} | _FLOOR_KEYS)  # fmt: skip
+    return AlphaDDA2Settings(
+        model=spec.options.get("model"),
+        n_h=_opt_int(spec, "nh"),
+        a_drop=_opt_float(spec, "adrop"),
+        p_drop0=_opt_float(spec, "pdrop0"),
+        p_max=option_float(spec, "pmax", P_MAX),
+        simulations=_opt_int(spec, "sims"),
+        c_puct=option_float(spec, "cpuct", DEFAULT_C_PUCT),
+        sign=_choice(spec, "sign", ("colour", "none"), "colour"),
+        value_net=_choice(spec, "vnet", ("clean", "damaged"), "clean"),
+        history=_choice(spec, "history", ("paper", "code"), "paper"),
+        floor=_choice(spec, "floor", ("on", "off"), "off"),
+        floor_start=_opt_float(spec, "fstart"),
+        floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
+        floor_max=option_float(spec, "fmax", FLOOR_MAX),
+        floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
+        name=_name(spec, "AlphaDDA2"),
+    )
+
+
+@register(
+    "alphadda3",
+    "AlphaDDA3 (Fujita 2022): search with the score of Eq. 6-7 "
+    "(alphadda3[:nh=,c=,sims=,wdiv=node|edge,keepw=on|off,history=paper|code,model=,name=]; "
+    "defaults Table 3)",
+)
+def parse_alphadda3(spec: PlayerSpec) -> AlphaDDA3Settings:
+    """``alphadda3[:...]`` (see :class:`AlphaDDA3Settings`)."""
+    check_options(spec, {"model", "nh", "c", "sims", "wdiv", "keepw", "history", "name"})
+    return AlphaDDA3Settings(
+        model=spec.options.get("model"),
+        n_h=_opt_int(spec, "nh"),
+        c=_opt_float(spec, "c"),
+        simulations=_opt_int(spec, "sims"),
+        w_div=_choice(spec, "wdiv", ("node", "edge"), "node"),
+        keep_value=_choice(spec, "keepw", ("on", "off"), "off"),
+        history=_choice(spec, "history", ("paper", "code"), "paper"),
+        name=_name(spec, "AlphaDDA3"),
+    )
+
+
+__all__ = [
+    "TABLE_1",
+    "TABLE_2",
+    "TABLE_3",
+    "AlphaDDA1Player",
+    "AlphaDDA1Settings",
+    "AlphaDDA2Player",
+    "AlphaDDA2Settings",
+    "AlphaDDA3Player",
+    "AlphaDDA3Settings",
+    "AlphaDDAPlayer",
+    "FloorRule",
+    "parse_alphadda1",
+    "parse_alphadda2",
+    "parse_alphadda3",
+]
