@@ -53,14 +53,20 @@ class StrengthEvaluator:
 
     ``beta`` is the first score output (the Bradley-Terry score of SE and SE-inf networks).
     ``game`` encodes parents missing from the cache.  ``capacity`` bounds the cache of trunk
-    outputs (features and policy logits) by position.
+    outputs (features and policy logits) by position.  ``threads``: if not None,
+    :func:`torch.set_num_threads` is called with it (a process-wide PyTorch setting, as
+    :class:`~sparring.nn.evaluators.TorchEvaluator` does).
     """
 
-    def __init__(self, model: StrengthNet, game: Game, capacity: int = 1024) -> None:
+    def __init__(
+        self, model: StrengthNet, game: Game, capacity: int = 1024, threads: int | None = 1
+    ) -> None:
         if capacity < 1:
             raise ValueError("capacity must be >= 1")
         if model.config.kind not in ("se", "se_inf"):
             raise ValueError(f"SE-MCTS needs an SE or SE-inf network, not {model.config.kind!r}")
+        if threads is not None:
+            torch.set_num_threads(int(threads))
         self.model = model.eval()
         self.game = game
         """Encodes a parent missing from the cache."""
