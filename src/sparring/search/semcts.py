@@ -53,6 +53,11 @@ What the paper leaves open, decided after reading the authors' code (rlglab/stre
   The authors index the target by each tree node's own move number; over the few plies a
   search looks ahead the smoothed curve changes by a small fraction of the gap between ranks.
 
+Virtual loss: with :attr:`PUCTConfig.leaves_per_batch <sparring.search.puct.PUCTConfig>`
+``> 1`` the hook's ``n`` counts the simulations in flight through an edge while ``aux`` does
+not yet hold their ``beta``, so ``beta-bar`` leans toward 0 while leaves wait (as ``Q`` leans
+toward a loss, by design); the players search one leaf at a time.
+
 Play: no root noise and the most visited move (the players in
 :mod:`sparring.estimation.human_like`), as in the authors' SE-MCTS runs.
 """
