@@ -5,9 +5,11 @@ Positions: plies 20, 60 and 100 of the first games of a candidate file (Go 5d, c
 search, then ``--repeats`` timed searches of ``--sims`` simulations; the figure is the total
 simulations over the total time.  "plain" is the PUCT search with the estimator's policy and
 value (the trunk alone, ``StrengthEvaluator.evaluate``), "SE-MCTS" the same search with
-:class:`~sparring.search.semcts.SEMCTSConfig`'s hook and ``beta`` of every leaf's edge
-(``evaluate_edge_aux``).  Also the per-move time of the ``sparring play go --rank 3d``
-player (``se-inf-mcts:rank=3d``, 100 simulations) on the Go positions.
+:class:`~sparring.search.semcts.SEMCTSConfig`'s hook and ``beta - beta_t(d)`` of every leaf's
+edge (``CentredStrengthEvaluator.evaluate_edge_aux``), as the players search.  Also the
+per-move time of the ``sparring play go --rank 3d`` player (``se-inf-mcts:rank=3d``, 100
+simulations) on the Go positions.  The two modes alternate search by search, so that a
+change in the machine's load hits both alike.
 
 Usage: ``PYTHONPATH=src python scripts/bench_semcts.py [--sims 100] [--repeats 3]``
 (prints Markdown rows).
@@ -24,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from sparring.estimation.human_like import load_strength_evaluator
-from sparring.estimation.semcts import RankTarget
+from sparring.estimation.semcts import CentredStrengthEvaluator, RankTarget, StrengthEvaluator
 from sparring.estimation.shipped import resolve_estimator
 from sparring.games.base import Game, State
 from sparring.games.chess import Chess
@@ -62,19 +64,25 @@ def positions(game_name: str, games: int) -> tuple[Game, list[tuple[int, State]]
     return game, out
 
 
-def rate(game: Game, evaluator: object, states: list[tuple[int, State]], sims: int,
-         repeats: int, target: RankTarget | None) -> float:  # fmt: skip
-    total_sims, total_time = 0, 0.0
-    for ply, state in states:
-        hook = None if target is None else SEMCTSConfig(target.at(ply)).hook()
-        config = PUCTConfig(simulations=sims, score_hook=hook)
-        search(game, state, evaluator, config)  # type: ignore[arg-type]  # warm-up
+def rates(game: Game, evaluator: StrengthEvaluator, states: list[tuple[int, State]],
+          sims: int, repeats: int, target: RankTarget) -> tuple[float, float]:  # fmt: skip
+    """(plain, SE-MCTS) simulations per second, the two searches alternating."""
+    centred = CentredStrengthEvaluator(evaluator, target)  # as the players search: target 0
+    modes = (
+        (evaluator, PUCTConfig(simulations=sims)),
+        (centred, PUCTConfig(simulations=sims, score_hook=SEMCTSConfig(0.0).hook())),
+    )
+    done, spent = [0, 0], [0.0, 0.0]
+    for _, state in states:
+        for ev, config in modes:
+            search(game, state, ev, config)  # warm-up
         for _ in range(repeats):
-            start = time.perf_counter()
-            result = search(game, state, evaluator, config)  # type: ignore[arg-type]
-            total_time += time.perf_counter() - start
-            total_sims += result.simulations
-    return total_sims / total_time
+            for i, (ev, config) in enumerate(modes):
+                start = time.perf_counter()
+                result = search(game, state, ev, config)
+                spent[i] += time.perf_counter() - start
+                done[i] += result.simulations
+    return done[0] / spent[0], done[1] / spent[1]
 
 
 def main() -> None:
@@ -93,8 +101,7 @@ def main() -> None:
         name = f"{game_name}-se-inf"
         evaluator, metadata = load_strength_evaluator(game, resolve_estimator(name))
         target = RankTarget.from_metadata(metadata, rank)
-        plain = rate(game, evaluator, states, args.sims, args.repeats, None)
-        se = rate(game, evaluator, states, args.sims, args.repeats, target)
+        plain, se = rates(game, evaluator, states, args.sims, args.repeats, target)
         print(f"| {game_name} | {name} (target {rank}) | {len(states)} | {args.sims} | "
               f"{plain:,.0f} | {se:,.0f} | {se / plain:.2f} |")  # fmt: skip
     go, states = positions("go", args.games)

@@ -178,6 +178,21 @@ def test_strength_evaluator_scores_the_edge_into_each_leaf() -> None:
     )
     assert root_only[2].tolist() == [0.0]
 
+    # Centred for the players: beta minus the target at the edge's own move number (the
+    # parent's ply): -2 at ply 0, -2.2 at ply 1 on this curve; a root stays 0.
+    from sparring.estimation.semcts import CentredStrengthEvaluator, RankTarget
+
+    centred = CentredStrengthEvaluator(evaluator, RankTarget("x", 0.0, (0.0, 10.0), (-2.0, -4.0)))
+    deeper = go.play(leaves[0], 100)
+    rows = np.stack([leaves[0], deeper, leaves[0]])
+    rows_planes = np.stack([go.encode(r) for r in rows]).astype(np.float32)
+    rows_legal = np.stack([go.legal_mask(r) for r in rows])
+    rows_parents = np.stack([root, leaves[0], leaves[0]])
+    rows_moves = np.array([72, 100, -1])
+    _, _, raw = evaluator.evaluate_edge_aux(rows_planes, rows_legal, rows, rows_parents, rows_moves)
+    _, _, aux = centred.evaluate_edge_aux(rows_planes, rows_legal, rows, rows_parents, rows_moves)
+    assert np.allclose(aux, [raw[0] + 2.0, raw[1] + 2.2, 0.0], atol=1e-5)
+
 
 def test_rank_target_interpolates_the_move_curve() -> None:
     """Buckets of 20 plies (first moves 1, 21, 41) centred on plies 9.5, 29.5, 49.5; the
@@ -255,8 +270,8 @@ def test_specs_round_trip_and_ranks_must_fit_the_game() -> None:
 
 
 def test_se_inf_mcts_follows_the_target_per_move_number() -> None:
-    """The Go player's search aims at its rank's curve at the current ply, and a stronger
-    target changes the hook's parameter, not the search otherwise."""
+    """The Go player's search aims at its rank's curve: its evaluator subtracts the rank's
+    target at each edge's move number, and the hook aims at 0."""
     from sparring.estimation.human_like import RankedSearchPlayer
     from sparring.players.registry import make_player
 
@@ -264,12 +279,17 @@ def test_se_inf_mcts_follows_the_target_per_move_number() -> None:
     strong = make_player("se-inf-mcts:rank=9d,sims=4", go, 0)
     weak = make_player("se-inf-mcts:rank=3-5k,sims=4", go, 0)
     assert isinstance(strong, RankedSearchPlayer) and isinstance(weak, RankedSearchPlayer)
+    from sparring.estimation.semcts import CentredStrengthEvaluator
+
     state = go.play(go.initial_state(), 72)
     assert strong.target is not None and weak.target is not None
+    assert isinstance(strong.evaluator, CentredStrengthEvaluator)
+    assert strong.evaluator.target is strong.target
     hook = strong.search_config(go, state).score_hook
-    assert hook is not None and hook.params[2] == strong.target.at(1)
+    assert hook is not None and hook.params[2] == 0.0  # the scores are centred on the target
     assert strong.target.at(100) > weak.target.at(100)  # 9d scores above 3-5k mid-game
     move = strong.select_move(go, state)
     assert go.is_legal(state, move)
     info = strong.move_info()
-    assert info is not None and sum(info["visits"]) == 4 and info["target"] == hook.params[2]
+    assert info is not None and sum(info["visits"]) == 4
+    assert info["target"] == strong.target.at(1)

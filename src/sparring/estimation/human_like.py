@@ -134,7 +134,9 @@ def load_strength_evaluator(game: Game, path: Path) -> tuple[StrengthEvaluator, 
 
 class RankedSearchPlayer(Player):
     """Plays the most visited move of a PUCT search (ties at random); with a ``target`` the
-    search is SE-MCTS (Eq. 6) aiming at ``target.at(ply)`` for the move at ``ply``."""
+    search is SE-MCTS (Eq. 6) aiming at ``target.at(d)`` for each edge at move number ``d``
+    (``evaluator`` must then be a :class:`~sparring.estimation.semcts.StrengthEvaluator`;
+    the player wraps it in a :class:`~sparring.estimation.semcts.CentredStrengthEvaluator`)."""
 
     def __init__(
         self,
@@ -147,17 +149,24 @@ class RankedSearchPlayer(Player):
     ) -> None:
         super().__init__(name, seed)
         self.evaluator = evaluator
+        if target is not None:
+            from sparring.estimation.semcts import CentredStrengthEvaluator, StrengthEvaluator
+
+            if not isinstance(evaluator, StrengthEvaluator):
+                raise TypeError("SE-MCTS needs a StrengthEvaluator")
+            self.evaluator = CentredStrengthEvaluator(evaluator, target)
         self.config = config
         self.target = target
         self.c1 = c1
         self._info: dict[str, Any] | None = None
 
     def search_config(self, game: Game, state: State) -> PUCTConfig:
-        """The search of the move at ``state``: Eq. 6 with this move number's target."""
+        """The search of the move at ``state``: Eq. 6 with target 0 on the centred scores
+        ``beta - beta_t(d)`` of the :class:`CentredStrengthEvaluator` (each edge against
+        the target at its own move number ``d``)."""
         if self.target is None:
             return self.config
-        beta_t = self.target.at(game.ply(state))
-        hook = SEMCTSConfig(beta_t, self.config.c_puct, self.c1).hook()
+        hook = SEMCTSConfig(0.0, self.config.c_puct, self.c1).hook()
         return replace(self.config, score_hook=hook)
 
     def select_move(self, game: Game, state: State) -> int:
@@ -170,8 +179,8 @@ class RankedSearchPlayer(Player):
             "moves": [int(m) for m in result.moves],
             "visits": [int(v) for v in result.visits],
         }
-        if config.score_hook is not None:
-            self._info["target"] = float(config.score_hook.params[2])
+        if self.target is not None:
+            self._info["target"] = self.target.at(game.ply(state))
         return int(best[self.rng.integers(len(best))])
 
     def move_info(self) -> dict[str, Any] | None:

@@ -10,6 +10,8 @@
   Chen et al. 2025, section 3.3 ("each node is evaluated by the strength estimator to obtain a
   strength score ``beta(s, a)``"); the hook using ``beta`` is
   :mod:`sparring.search.semcts`.
+* :class:`CentredStrengthEvaluator` gives ``beta(s, a) - beta_t(d)`` instead, ``d`` the
+  edge's own move number: what the players search with (target 0 in the hook).
 * :class:`RankTarget` is ``beta_t``, the target rank's composite score at move number ``d``
   (section 4.3, ``beta-bar_i^d``), from the estimator's per-move-number reference curves
   (the candidate games' mean ``beta`` per rank in 20-ply buckets, written by ``se-eval``).
@@ -157,6 +159,56 @@ class StrengthEvaluator:
         return priors, values, aux
 
 
+class CentredStrengthEvaluator:
+    """A :class:`StrengthEvaluator` whose auxiliary output is ``beta(s, a) - beta_t(d)``, the
+    edge's strength score minus the target at the edge's own move number ``d`` (the ply of
+    ``s``), for SE-MCTS with target 0 (:class:`~sparring.search.semcts.SEMCTSConfig`).
+
+    Why centre per leaf rather than compare the subtree mean with one target: the authors
+    compare each node's mean with the target at *that node's* move number, which a
+    per-search target cannot do; and a terminal leaf, which the search backs up with an
+    auxiliary 0 (no network call), then counts as "on target" instead of as ``beta = 0``,
+    far above every rank's score (about -11 to -16 for the shipped networks), which would
+    drag the mean of its edges up by more than the gap between ranks.
+    """
+
+    def __init__(self, evaluator: StrengthEvaluator, target: RankTarget) -> None:
+        self.evaluator = evaluator
+        self.target = target
+
+    def evaluate(
+        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
+    ) -> tuple[Priors, Values]:
+        """The wrapped evaluator's priors and values."""
+        return self.evaluator.evaluate(planes, legal, states)
+
+    def evaluate_aux(
+        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
+    ) -> tuple[Priors, Values, Aux]:
+        """Not available (see :meth:`StrengthEvaluator.evaluate_aux`)."""
+        return self.evaluator.evaluate_aux(planes, legal, states)
+
+    def evaluate_edge_aux(
+        self,
+        planes: PlanesBatch,
+        legal: LegalBatch,
+        states: StateBatch,
+        parents: StateBatch,
+        moves: Moves,
+    ) -> tuple[Priors, Values, Aux]:
+        """:meth:`StrengthEvaluator.evaluate_edge_aux` with ``beta_t(ply(parent))``
+        subtracted from each edge's ``beta`` (a root's 0 is left as it is)."""
+        priors, values, beta = self.evaluator.evaluate_edge_aux(
+            planes, legal, states, parents, moves
+        )
+        game = self.evaluator.game
+        aux = np.array(beta, dtype=np.float32)
+        for b in range(len(aux)):
+            if moves[b] >= 0:
+                aux[b] -= self.target.at(game.ply(parents[b]))
+        return priors, values, aux
+
+
 @dataclass(frozen=True)
 class RankTarget:
     """``beta_t(d)``: a rank's composite strength score at ply ``d`` (Chen et al. 4.3).
@@ -207,4 +259,4 @@ class RankTarget:
         return cls(rank, overall, tuple(centres), tuple(scores))
 
 
-__all__ = ["BUCKET_PLIES", "RankTarget", "StrengthEvaluator"]
+__all__ = ["BUCKET_PLIES", "CentredStrengthEvaluator", "RankTarget", "StrengthEvaluator"]

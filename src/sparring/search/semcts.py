@@ -30,9 +30,7 @@ What the paper leaves open, decided after reading the authors' code (rlglab/stre
   path, without a sign change, so ``beta-bar(s, a) = aux / N(s, a)`` mixes both players' moves
   below ``(s, a)``, as in the authors' backup (``score``/``weight`` summed along the path).
   That fits the candidate games, whose two players are of the same rank.  A terminal leaf
-  reached in the tree backs up an auxiliary 0 (the search calls no network there), which
-  pulls the mean of its edges toward 0; with 19x19 Go and chess searches of a few hundred
-  simulations from a middle-game position terminal leaves are rare.
+  reached in the tree backs up an auxiliary 0 (the search calls no network there).
 * **Unvisited edges.**  ``delta = 0`` (no penalty) for an edge with no visit, as the authors
   do: nothing is known of its subtree, and ``P`` alone orders the unvisited moves.
 * **Normalisation.**  ``hat delta = (delta - min) / (max - min)`` with the minimum and maximum
@@ -48,10 +46,13 @@ What the paper leaves open, decided after reading the authors' code (rlglab/stre
 * **The weight.**  ``c_1 = 2.0`` (the authors' ``s_weight``), subtracted from ``P`` inside the
   exploration term scaled by the same ``c`` as Eq. 8 (:attr:`SEMCTSConfig.c_puct`, which must
   equal the search's ``C_puct``).
-* **The target.**  ``beta_t`` is the target rank's composite score at the move number of the
-  move being chosen (one value per search; :class:`sparring.estimation.semcts.RankTarget`).
-  The authors index the target by each tree node's own move number; over the few plies a
-  search looks ahead the smoothed curve changes by a small fraction of the gap between ranks.
+* **The target.**  ``beta_t`` is one number per search here (``params``); the players
+  (:mod:`sparring.estimation.human_like`) instead search with the *centred* scores
+  ``beta(s, a) - beta_t(d)`` of :class:`sparring.estimation.semcts.CentredStrengthEvaluator`
+  (``d`` the edge's own move number, :class:`~sparring.estimation.semcts.RankTarget`) and
+  target 0.  That compares every edge with the target at its own move number, as the
+  authors index their target by each node's move count, and makes a terminal leaf's
+  auxiliary 0 mean "on target" rather than a score far above every rank's.
 
 Virtual loss: with :attr:`PUCTConfig.leaves_per_batch <sparring.search.puct.PUCTConfig>`
 ``> 1`` the hook's ``n`` counts the simulations in flight through an edge while ``aux`` does
