@@ -83,6 +83,19 @@ def test_play_opponent_spec_defaults_and_target_elo() -> None:
     assert opponent_spec("connect4", "sa:base=uct", 1400) == "sa:base=uct,elo=1400"
 
 
+def test_play_go_and_chess_at_a_rank_pick_se_inf_mcts() -> None:
+    from sparring.cli.basic import opponent_spec
+    from sparring.errors import SparringError
+
+    assert opponent_spec("go", None, None, "3d") == "se-inf-mcts:rank=3d"
+    assert opponent_spec("chess", None, 1500) == "se-inf-mcts:elo=1500"
+    assert opponent_spec("chess", None, None, "1400-1600") == "se-inf-mcts:rank=1400-1600"
+    bad = (("connect4", None, None, "3d"), ("go", None, 1500, None), ("go", "az", None, "3d"))
+    for game, opponent, elo, rank in bad:
+        with pytest.raises(SparringError):
+            opponent_spec(game, opponent, elo, rank)
+
+
 def test_play_at_a_target_elo_with_a_calibration() -> None:
     calibration = "docs/strength/connect4-uct/calibration.json"
     result = run_cli(

@@ -38,6 +38,10 @@ class Tiny:
     big_games: bool = True
     """Also play the opening moves of 9x9 Go and chess where the kind supports them (False for
     the presets whose fixed 50-300 whole-game playouts per move make that slow)."""
+    games: tuple[str, ...] | None = None
+    """The only games the kind plays (e.g. 19x19 Go and chess for the strength-estimator
+    kinds), each checked over its first :data:`OPENING_PLIES` plies (ended by a resignation
+    where a finished game is needed); None: whole games of :data:`WHOLE_GAMES`."""
 
 
 TINY: dict[str, Tiny] = {
@@ -56,12 +60,24 @@ TINY: dict[str, Tiny] = {
     "alphadda1": Tiny(("alphadda1:nmax=4", "alphadda1:nmax=4,floor=on,fstart=-1")),
     "alphadda2": Tiny(("alphadda2:sims=4,adrop=1,pdrop0=1.5,floor=on,fstart=0.5",)),
     "alphadda3": Tiny(("alphadda3:sims=8",)),
+    "human-mcts": Tiny(("human-mcts:sims=4",), big_games=False, games=("go", "chess")),
+    "sa-mcts": Tiny(("sa-mcts:sims=4,z=1",), big_games=False, games=("go", "chess")),
+    "se-mcts": Tiny(
+        ("se-mcts:rank=5d,sims=4", "se-mcts:elo=1900,sims=4"),
+        big_games=False,
+        games=("go", "chess"),
+    ),
+    "se-inf-mcts": Tiny(
+        ("se-inf-mcts:rank=3-5k,sims=4", "se-inf-mcts:elo=1500,sims=4"),
+        big_games=False,
+        games=("go", "chess"),
+    ),
 }
 """Tiny settings per registered kind (the shipped small networks for ``az``, ``sa`` and
 ``dsa``)."""
 
 WHOLE_GAMES = ("connect4", "tictactoe", "othello6")
-"""Games played to the end; every kind must play Connect4."""
+"""Games played to the end; every kind must play Connect4 (except kinds with ``games``)."""
 OPENING_GAMES = ("go9", "chess")
 """Games of which only the first moves are played (where the kind supports them)."""
 OPENING_PLIES = 4
@@ -69,6 +85,27 @@ OPENING_PLIES = 4
 
 def _specs() -> list[str]:
     return [spec for kind in sorted(player_kinds()) for spec in TINY.get(kind, Tiny(())).specs]
+
+
+def _tiny(spec: str) -> Tiny:
+    return TINY[spec.split(":")[0]]
+
+
+def _home(spec: str) -> tuple[Game, int | None]:
+    """The game the lifecycle, seed and state tests use for ``spec`` and how many plies they
+    play (None: to the end): Connect4, or the first playable game of a kind with ``games``
+    (where the spec's rank belongs: a Go rank or a chess band)."""
+    games = _tiny(spec).games
+    if games is None:
+        return get_game("connect4"), None
+    for name in games:
+        game = get_game(name)
+        try:
+            make_player(spec, game, 0)
+        except SparringError:
+            continue
+        return game, OPENING_PLIES
+    raise AssertionError(f"{spec} plays none of {games}")
 
 
 def _build(spec: str, game: Game, seed: int) -> Player | None:
@@ -110,7 +147,9 @@ def _assert_replays(game: Game, session: GameSession) -> None:
 @pytest.mark.parametrize("spec", _specs())
 def test_only_legal_moves_over_whole_games(spec: str) -> None:
     played = []
-    for name in WHOLE_GAMES:
+    games = _tiny(spec).games
+    plies = None if games is None else OPENING_PLIES
+    for name in games or WHOLE_GAMES:
         game = get_game(name)
         for seat in (0, 1):
             player = _build(spec, game, 3 + seat)
@@ -118,15 +157,18 @@ def test_only_legal_moves_over_whole_games(spec: str) -> None:
                 continue
             other = RandomPlayer(seed=10 + seat)
             players = (player, other) if seat == 0 else (other, player)
-            session = _play(game, players)
-            assert session.is_over and session.resigned is None
-            assert session.outcome is game.status(session.state)
+            session = _play(game, players, plies)
+            if plies is None:
+                assert session.is_over and session.resigned is None
+                assert session.outcome is game.status(session.state)
+            else:
+                assert session.ply == plies
             _assert_replays(game, session)
             played.append(name)
-    assert "connect4" in played
+    assert "connect4" in played if games is None else played
 
 
-@pytest.mark.parametrize("spec", [s for s in _specs() if TINY[s.split(":")[0]].big_games])
+@pytest.mark.parametrize("spec", [s for s in _specs() if _tiny(s).big_games])
 def test_only_legal_moves_in_the_openings_of_go_and_chess(spec: str) -> None:
     for name in OPENING_GAMES:
         game = get_game(name)
@@ -141,11 +183,11 @@ def test_only_legal_moves_in_the_openings_of_go_and_chess(spec: str) -> None:
 # ---- seeded reproducibility --------------------------------------------------------------------
 @pytest.mark.parametrize("spec", _specs())
 def test_same_seeds_give_the_same_games(spec: str) -> None:
-    game = get_game("connect4")
+    game, plies = _home(spec)
     games = []
     for _ in range(2):
         first, second = make_player(spec, game, 21), make_player(spec, game, 22)
-        session = _play(game, (first, second))
+        session = _play(game, (first, second), plies)
         games.append((session.moves, session.outcome))
     assert games[0] == games[1]
 
@@ -184,13 +226,15 @@ def _spy(player: Player, log: list[tuple[Any, ...]]) -> None:
 
 @pytest.mark.parametrize("spec", _specs())
 def test_lifecycle_hooks_are_called_in_order(spec: str) -> None:
-    game = get_game("connect4")
+    game, plies = _home(spec)
     for seat in (0, 1):
         log: list[tuple[Any, ...]] = []
         player = make_player(spec, game, 31)
         _spy(player, log)
         other = RandomPlayer(seed=32)
-        session = _play(game, (player, other) if seat == 0 else (other, player))
+        session = _play(game, (player, other) if seat == 0 else (other, player), plies)
+        if not session.is_over:
+            session.resign(1 - seat)  # a game cut short: the opponent resigns
         states = [session.state_at(i).tobytes() for i in range(session.ply + 1)]
         expected: list[tuple[Any, ...]] = [("new_game", seat)]
         for i, (move, mover) in enumerate(zip(session.moves, session.movers, strict=True)):
@@ -205,9 +249,11 @@ def test_lifecycle_hooks_are_called_in_order(spec: str) -> None:
 # ---- state round trip ----------------------------------------------------------------------------
 @pytest.mark.parametrize("spec", _specs())
 def test_save_state_round_trips_through_json(spec: str) -> None:
-    game = get_game("connect4")
+    game, plies = _home(spec)
     player = make_player(spec, game, 41)
-    _play(game, (player, RandomPlayer(seed=42)))  # one game, so there is something to keep
+    session = _play(game, (player, RandomPlayer(seed=42)), plies)  # something to keep
+    if not session.is_over:
+        session.resign(1)
     saved = player.save_state()
     text = json.dumps(saved)
     assert json.loads(text) == saved
@@ -218,5 +264,5 @@ def test_save_state_round_trips_through_json(spec: str) -> None:
         with pytest.raises(ValueError, match="keeps no state"):
             fresh.restore_state({"learned": 1})
     # a restored player goes on playing legal moves
-    session = _play(game, (RandomPlayer(seed=43), fresh))
+    session = _play(game, (RandomPlayer(seed=43), fresh), plies)
     _assert_replays(game, session)

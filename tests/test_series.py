@@ -371,16 +371,19 @@ def test_reseed_plays_as_a_fresh_player(spec: str) -> None:
     """For every registered kind (the conformance suite's tiny settings): after a game, a
     player reseeded with ``s`` plays the next game exactly as a player freshly built with
     ``s`` and given the used player's saved state does (what a resumed series relies on)."""
-    from sparring.games import get_game
     from sparring.players import make_player
     from sparring.players.base import RandomPlayer
     from sparring.session import GameSession
+    from test_player_conformance import _home
 
-    game = get_game("connect4")
+    game, plies = _home(spec)  # Connect4, or the opening of Go / chess for the estimator kinds
 
     def play(player: Player, opponent_seed: int) -> tuple[int, ...]:
         session = GameSession(game, (player, RandomPlayer(seed=opponent_seed)))
-        session.play_out()
+        if plies is None:
+            session.play_out()
+        while not session.is_over and session.ply < (plies or 0):
+            session.play_player()
         return session.moves
 
     used = make_player(spec, game, 1)

@@ -43,13 +43,34 @@ def players() -> None:
     console.print(table)
 
 
-def opponent_spec(game_name: str, opponent: str | None, elo: float | None) -> str:
+HUMAN_LIKE_GAMES = ("go", "chess")
+"""Games with strength estimators, where ``--rank`` / ``--elo`` pick SE-inf-MCTS."""
+
+
+def opponent_spec(
+    game_name: str, opponent: str | None, elo: float | None, rank: str | None = None
+) -> str:
     """The AI's player spec for ``sparring play``.
 
-    With ``elo``, a strength-adjusted player at that Elo
+    In Go and chess, ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band) or, in chess,
+    ``elo`` (the Lichess band holding it) asks for SE-inf-MCTS at that rank
+    (``se-inf-mcts:rank=R`` / ``se-inf-mcts:elo=E``, :mod:`sparring.estimation.human_like`).
+    Elsewhere ``elo`` gives a strength-adjusted player at that Elo
     (:func:`~sparring.strength.target.spec_for_elo`); otherwise ``opponent``, or by default
     the game's shipped network (``az``) where one exists and MCTS1 where none does.
+    Raises :class:`SparringError` for ``rank`` outside Go and chess or with ``elo`` or
+    ``opponent``.
     """
+    if rank is not None:
+        if game_name not in HUMAN_LIKE_GAMES:
+            raise SparringError(f"--rank is for go and chess (SE-inf-MCTS), not {game_name}")
+        if elo is not None or opponent is not None:
+            raise SparringError("give --rank alone (not with --elo or --opponent)")
+        return f"se-inf-mcts:rank={rank}"
+    if elo is not None and game_name in HUMAN_LIKE_GAMES and opponent is None:
+        if game_name == "go":
+            raise SparringError("Go strength is a rank: use --rank (9d..1d, 1-2k, 3-5k)")
+        return f"se-inf-mcts:elo={elo:g}"
     if elo is not None:
         return spec_for_elo(opponent, elo)
     if opponent is not None:
@@ -198,7 +219,15 @@ def play(
         float | None,
         typer.Option(
             help="Play at this Elo (baseline-ladder scale) with the shipped network's "
-            "strength calibration: the spec sa:elo=E."
+            "strength calibration: the spec sa:elo=E; in chess, SE-inf-MCTS at the Lichess "
+            "band holding E (se-inf-mcts:elo=E)."
+        ),
+    ] = None,
+    rank: Annotated[
+        str | None,
+        typer.Option(
+            help="Go or chess: play SE-inf-MCTS (Chen et al. 2025) at this rank: Go 9d..1d, "
+            "1-2k, 3-5k; chess an Elo band such as 1400-1600 (or --elo E in chess)."
         ),
     ] = None,
     second: Annotated[bool, typer.Option("--second", help="Let the AI move first.")] = False,
@@ -244,7 +273,7 @@ def play(
         game = get_game(game_name)
         if save is not None:
             record_format_for(game, save)
-        ai = make_player(opponent_spec(game.name, opponent, elo), game, seed)
+        ai = make_player(opponent_spec(game.name, opponent, elo, rank), game, seed)
         start = game.parse_position(position) if position is not None else None
         human = 1 if second else 0
         players = (None, ai) if human == 0 else (ai, None)

@@ -17,9 +17,10 @@ file's resolved path, modification time and size, so a file rewritten in place i
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 if TYPE_CHECKING:
     from sparring.games.base import Game
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 LOGGER = logging.getLogger("sparring.players")
 """Where :meth:`PlayerCache.notice` writes its one-line notices (a warning each)."""
+
+T = TypeVar("T")
 
 FileKey = tuple[str, int, int]
 """A file's identity: resolved path, modification time (ns) and size."""
@@ -72,6 +75,7 @@ class PlayerCache:
         self._hashes: dict[FileKey, str] = {}
         self._targets: dict[tuple[FileKey, float, float | None], TargetResult] = {}
         self._notices: set[str] = set()
+        self._shared: dict[tuple[str, FileKey], object] = {}
 
     def evaluator(self, game: Game, model_file: Path) -> Evaluator:
         """The evaluator of the network file ``model_file`` (no dropout), checked against
@@ -120,6 +124,15 @@ class PlayerCache:
             self._targets[key] = setting_for_elo(self.calibration(path), elo, rth)
             self.stats.curves_fitted += 1
         return self._targets[key]
+
+    def shared(self, key: tuple[str, FileKey], load: Callable[[], T]) -> T:
+        """What ``load()`` returns, loaded once per ``key`` (e.g. ``("strength", file_key(path))``):
+        the shared read-only objects of player kinds defined above this layer (the strength
+        estimator networks of :mod:`sparring.estimation.human_like`)."""
+        if key not in self._shared:
+            self._shared[key] = load()
+            self.stats.networks_loaded += 1
+        return cast(T, self._shared[key])
 
     def notice(self, message: str) -> None:
         """Tell the user ``message`` as one line (a warning of the ``sparring.players`` logger,

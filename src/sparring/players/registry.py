@@ -156,7 +156,11 @@ def _load_builtin_players() -> None:
         importlib.import_module(module)
 
 
-BUILTIN_PLAYER_MODULES = ("sparring.players.settings", "sparring.players.alphadda")
+BUILTIN_PLAYER_MODULES = (
+    "sparring.players.settings",
+    "sparring.players.alphadda",
+    "sparring.estimation.human_like",
+)
 """Modules that register player kinds when imported."""
 
 

@@ -94,6 +94,35 @@ class AuxEvaluator(Evaluator, Protocol):
         ...
 
 
+Moves = npt.NDArray[np.int64]
+"""One move per position of a batch, int64 ``[B]`` (:class:`EdgeAuxEvaluator`)."""
+
+
+@runtime_checkable
+class EdgeAuxEvaluator(AuxEvaluator, Protocol):
+    """An :class:`AuxEvaluator` whose auxiliary output belongs to the *edge* into each leaf:
+    it needs the position before the move and the move (SE-MCTS's ``beta(s, a)`` from a
+    strength estimator that scores state-action pairs, Chen et al. 2025 Sec. 3.3).
+
+    The PUCT search prefers :meth:`evaluate_edge_aux` to :meth:`evaluate_aux` when the
+    evaluator has it.
+    """
+
+    def evaluate_edge_aux(
+        self,
+        planes: PlanesBatch,
+        legal: LegalBatch,
+        states: StateBatch,
+        parents: StateBatch,
+        moves: Moves,
+    ) -> tuple[Priors, Values, Aux]:
+        """Priors and values of the leaves ``states`` and the auxiliary float of the edge
+        into each: ``parents[b]`` is the position before the move ``moves[b]`` that led to
+        ``states[b]``; a root (no edge) has ``moves[b] = -1`` and ``parents[b] = states[b]``,
+        and its auxiliary output is never backed up (any value will do)."""
+        ...
+
+
 @nb.njit(cache=True)
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Softmax of each row of ``logits`` over the entries where ``legal`` is True (else 0).
@@ -270,8 +299,10 @@ __all__ = [
     "Aux",
     "AuxEvaluator",
     "CachedEvaluator",
+    "EdgeAuxEvaluator",
     "Evaluator",
     "LegalBatch",
+    "Moves",
     "PlanesBatch",
     "Priors",
     "RolloutEvaluator",

@@ -85,7 +85,7 @@ import numpy.typing as npt
 from numba.extending import register_jitable
 
 from sparring.games.base import DRAW, FIRST_WINS, ONGOING, Game, State
-from sparring.search.evaluator import AuxEvaluator, Evaluator
+from sparring.search.evaluator import AuxEvaluator, EdgeAuxEvaluator, Evaluator
 from sparring.search.hooks import ScoreHook, no_hook
 from sparring.search.kernels import (
     STATES_TYPE,
@@ -802,9 +802,13 @@ def _evaluate(
             trees.planes[j] = trees.game.encode(trees.leaf_states[j])
     planes, legal, states = trees.planes[:n], trees.legal[:n], trees.leaf_states[:n]
     if uses_aux:
-        if not isinstance(evaluator, AuxEvaluator):
+        if isinstance(evaluator, EdgeAuxEvaluator):
+            parents, moves = _leaf_edges(trees, n)
+            priors, values, aux = evaluator.evaluate_edge_aux(planes, legal, states, parents, moves)
+        elif isinstance(evaluator, AuxEvaluator):
+            priors, values, aux = evaluator.evaluate_aux(planes, legal, states)
+        else:
             raise TypeError("the score hook needs an AuxEvaluator (evaluate_aux)")
-        priors, values, aux = evaluator.evaluate_aux(planes, legal, states)
         aux = np.ascontiguousarray(np.asarray(aux, dtype=np.float32).reshape(-1))
         if aux.shape != (n,):
             raise ValueError(f"evaluator returned auxiliary outputs {aux.shape}; expected ({n},)")
@@ -819,6 +823,19 @@ def _evaluate(
             f"expected ({n}, {trees.num_actions}) and ({n},)"
         )
     return priors, values, aux
+
+
+def _leaf_edges(trees: _Trees, n: int) -> tuple[np.ndarray, npt.NDArray[np.int64]]:
+    """The position before the last move of each of the first ``n`` queued leaves and that
+    move (a root: the leaf itself and -1), for an :class:`EdgeAuxEvaluator`."""
+    depth = trees.leaf_depth[:n]
+    rows = np.arange(n)
+    last = np.maximum(depth - 1, 0)
+    parent_nodes = trees.leaf_path_nodes[rows, last]
+    moves = trees.edge_i[trees.leaf_path_edges[rows, last], E_MOVE].astype(np.int64)
+    moves = np.where(depth > 0, moves, -1)
+    parents = np.where((depth > 0)[:, None], trees.node_state[parent_nodes], trees.leaf_states[:n])
+    return parents, moves
 
 
 def _as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:

@@ -1,0 +1,438 @@
+"""Human-like players at a chosen rank in Go (19x19) and chess (Chen, Shih & Wu, ICLR 2025,
+sections 3.3 and 4.3): the four programs of the paper's Tables 1-2 as player kinds.
+
+=============== ============================================================================
+kind            program
+=============== ============================================================================
+``human-mcts``  MCTS: PUCT with the estimator network's policy and value, no adjustment
+                (the paper's "MCTS"; named so beside the AlphaDDA presets ``mcts1-4``).
+``sa-mcts``     SA-MCTS: the same search, then a move drawn from the root visit counts with
+                Wu et al.'s strength index ``z`` (``R_th`` = 0.1 as the SA player).
+``se-mcts``     SE-MCTS: PUCT with Eq. 6 (:mod:`sparring.search.semcts`), the SE network.
+``se-inf-mcts`` SE-inf-MCTS: the same with the SE-inf network (the paper's recommended one).
+=============== ============================================================================
+
+Options (``KIND:key=value,...``):
+
+* ``rank=R`` (``se-mcts``, ``se-inf-mcts``; required): Go ``9d`` ... ``1d``, ``1-2k``,
+  ``3-5k`` (the estimator's rank groups; ``1k``/``2k`` and ``3k``/``4k``/``5k`` name their
+  group), chess an Elo band ``1000-1200`` ... ``2400-2600``; or ``elo=E`` (chess: the band
+  holding ``E``, 1000 <= E <= 2600).  The target ``beta_t`` is the rank's composite score at
+  the current move number (:class:`~sparring.estimation.semcts.RankTarget`).
+* ``z=Z`` (``sa-mcts``; **required**): the paper tunes ``z`` per rank so that SA-MCTS_i wins
+  about half its games against SE-inf-MCTS_i (appendix C, Table 4 for its Go networks); that
+  calibration has not been run for the shipped networks, so no rank-to-``z`` table is shipped
+  and ``z`` must be given.
+* ``sims=N`` (default :data:`DEFAULT_SIMULATIONS` = 100; the paper 800: on this CPU 100
+  simulations take about half a second a move in 19x19 Go, BENCHMARKS.md), ``cpuct=C``
+  (1.25), ``c1=C1`` (Eq. 6's ``c_1``, SE kinds, default 2.0), ``model=NAME|PATH`` (a shipped
+  estimator name or an estimator file; defaults below), ``name=...``.
+
+Default networks: ``GAME-se`` for ``se-mcts``, ``GAME-se-inf`` for the others (the paper's
+MCTS and SA-MCTS use the same network as SE-inf-MCTS).  Play is the most visited root move
+(ties at random), no root noise.
+
+This module sits in :mod:`sparring.estimation` (not :mod:`sparring.players`) because it needs
+the estimator networks, which live above the players' layer; it registers its kinds through
+:data:`sparring.players.registry.BUILTIN_PLAYER_MODULES`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from sparring.errors import GameOverError, SparringError, UnknownPlayerError
+from sparring.estimation.data import CHESS_RANKS, GO_RANKS
+from sparring.games.base import Game, State
+from sparring.players.base import Player
+from sparring.players.registry import (
+    PlayerSpec,
+    check_options,
+    option_float,
+    option_int,
+    register,
+)
+from sparring.search.evaluator import Evaluator
+from sparring.search.puct import PUCTConfig, search
+from sparring.search.semcts import DEFAULT_C1, SEMCTSConfig
+
+if TYPE_CHECKING:
+    from sparring.estimation.semcts import RankTarget, StrengthEvaluator
+    from sparring.players.cache import PlayerCache
+
+DEFAULT_SIMULATIONS = 100
+"""Simulations per move of the human-like kinds on a CPU (the paper: 800)."""
+DEFAULT_C_PUCT = 1.25
+"""``c`` of Eq. 6 (and Eq. 8)."""
+GAMES = ("go", "chess")
+"""The games with strength estimators."""
+ELO_RANGE = (1000.0, 2600.0)
+"""The Elo range of the chess bands."""
+
+_KYU_GROUPS = {"1k": "1-2k", "2k": "1-2k", "3k": "3-5k", "4k": "3-5k", "5k": "3-5k"}
+
+
+def normalise_rank(text: str) -> str:
+    """The estimator rank label named by ``text`` (``3D`` -> ``3d``, ``4k`` -> ``3-5k``,
+    ``1400-1600``); :class:`UnknownPlayerError` with the known ranks for anything else."""
+    rank = text.strip().lower()
+    rank = _KYU_GROUPS.get(rank, rank)
+    if rank in GO_RANKS or rank in CHESS_RANKS:
+        return rank
+    raise UnknownPlayerError(
+        f"unknown rank {text!r}; Go ranks: {', '.join(GO_RANKS)}; "
+        f"chess Elo bands: {', '.join(reversed(CHESS_RANKS))} (or elo=E)"
+    )
+
+
+def elo_band(elo: float) -> str:
+    """The chess band holding ``elo`` (``1500`` -> ``1400-1600``; 2600 is in the top band)."""
+    low, high = ELO_RANGE
+    if not (math.isfinite(elo) and low <= elo <= high):
+        raise UnknownPlayerError(
+            f"elo {elo:g} is outside the chess Elo bands ({low:.0f} to {high:.0f})"
+        )
+    start = int(low + 200 * min((elo - low) // 200, (high - low) / 200 - 1))
+    return f"{start}-{start + 200}"
+
+
+def game_ranks(game_name: str) -> tuple[str, ...]:
+    """The rank labels of ``game_name`` (strongest first)."""
+    return GO_RANKS if game_name == "go" else CHESS_RANKS
+
+
+def _estimator_file(game: Game, model: str | None, kind: str) -> Path:
+    from sparring.estimation.shipped import resolve_estimator
+
+    try:
+        return resolve_estimator(model or f"{game.name}-{kind}")
+    except SparringError as exc:
+        raise UnknownPlayerError(str(exc)) from None
+
+
+def load_strength_evaluator(game: Game, path: Path) -> tuple[StrengthEvaluator, dict[str, Any]]:
+    """The :class:`~sparring.estimation.semcts.StrengthEvaluator` of the estimator file
+    ``path`` and its metadata, checked against ``game``."""
+    from sparring.estimation.model import load_strength_model
+    from sparring.estimation.semcts import StrengthEvaluator
+
+    try:
+        model, metadata = load_strength_model(path)
+    except SparringError as exc:
+        raise UnknownPlayerError(str(exc)) from None
+    config = model.config
+    if config.game != game.name or tuple(game.board_shape) != model.az.config.board_shape:
+        raise UnknownPlayerError(f"estimator {str(path)!r} is for {config.game}, not {game.name}")
+    try:
+        return StrengthEvaluator(model, game), metadata
+    except ValueError as exc:
+        raise UnknownPlayerError(f"{path}: {exc}") from None
+
+
+class RankedSearchPlayer(Player):
+    """Plays the most visited move of a PUCT search (ties at random); with a ``target`` the
+    search is SE-MCTS (Eq. 6) aiming at ``target.at(d)`` for each edge at move number ``d``
+    (``evaluator`` must then be a :class:`~sparring.estimation.semcts.StrengthEvaluator`;
+    the player wraps it in a :class:`~sparring.estimation.semcts.CentredStrengthEvaluator`)."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        config: PUCTConfig,
+        target: RankTarget | None = None,
+        c1: float = DEFAULT_C1,
+        name: str = "MCTS",
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(name, seed)
+        self.evaluator = evaluator
+        if target is not None:
+            from sparring.estimation.semcts import CentredStrengthEvaluator, StrengthEvaluator
+
+            if not isinstance(evaluator, StrengthEvaluator):
+                raise TypeError("SE-MCTS needs a StrengthEvaluator")
+            self.evaluator = CentredStrengthEvaluator(evaluator, target)
+        self.config = config
+        self.target = target
+        self.c1 = c1
+        self._info: dict[str, Any] | None = None
+
+    def search_config(self, game: Game, state: State) -> PUCTConfig:
+        """The search of the move at ``state``: Eq. 6 with target 0 on the centred scores
+        ``beta - beta_t(d)`` of the :class:`CentredStrengthEvaluator` (each edge against
+        the target at its own move number ``d``)."""
+        if self.target is None:
+            return self.config
+        hook = SEMCTSConfig(0.0, self.config.c_puct, self.c1).hook()
+        return replace(self.config, score_hook=hook)
+
+    def select_move(self, game: Game, state: State) -> int:
+        if game.is_terminal(state):
+            raise GameOverError(f"{game.name}: the game is over, no move can be played")
+        config = self.search_config(game, state)
+        result = search(game, state, self.evaluator, config, self.rng)
+        best = result.best_moves()
+        self._info = {
+            "moves": [int(m) for m in result.moves],
+            "visits": [int(v) for v in result.visits],
+        }
+        if self.target is not None:
+            self._info["target"] = self.target.at(game.ply(state))
+        return int(best[self.rng.integers(len(best))])
+
+    def move_info(self) -> dict[str, Any] | None:
+        """The root moves and visit counts of the last search (and the target ``beta_t``)."""
+        return self._info
+
+
+@dataclass(frozen=True)
+class _HumanLikeSettings:
+    """Common settings of the four human-like kinds (see the module doc)."""
+
+    kind: ClassVar[str]
+    DEFAULT_NETWORK: ClassVar[str] = "se-inf"
+    USES_RANK: ClassVar[bool] = True
+
+    rank: str | None = None
+    """Target rank label (``3d``, ``1400-1600``); required by the SE kinds."""
+    simulations: int = DEFAULT_SIMULATIONS
+    """Simulations per move, >= 1."""
+    c_puct: float = DEFAULT_C_PUCT
+    """``c`` of Eq. 6 / ``C_puct`` of Eq. 8, >= 0."""
+    c1: float = DEFAULT_C1
+    """``c_1`` of Eq. 6 (SE kinds), >= 0."""
+    z: float | None = None
+    """Strength index (``sa-mcts``, required there)."""
+    model: str | None = None
+    """Estimator name or file; None: ``GAME-se`` (se-mcts) or ``GAME-se-inf``."""
+    name: str | None = None
+    """Display name; None: e.g. ``SE-inf-MCTS(3d)``."""
+
+    def __post_init__(self) -> None:
+        if self.rank is not None:
+            object.__setattr__(self, "rank", normalise_rank(self.rank))
+        if self.USES_RANK and self.rank is None:
+            raise UnknownPlayerError(
+                f"{self.kind} needs rank=R (Go: {', '.join(GO_RANKS)}; chess: an Elo band "
+                f"such as 1400-1600, or elo=E)"
+            )
+        if not self.USES_RANK and self.rank is not None:
+            raise UnknownPlayerError(f"{self.kind} takes no rank")
+        if self.simulations < 1:
+            raise UnknownPlayerError("sims must be >= 1")
+        if not self.c_puct >= 0 or not self.c1 >= 0:
+            raise UnknownPlayerError("cpuct and c1 must be >= 0")
+        if self.name is not None and (not self.name.strip() or "," in self.name):
+            raise UnknownPlayerError(f"name must be non-empty text without ',', not {self.name!r}")
+
+    def spec(self) -> str:
+        """``KIND:key=value,...`` with the options that differ from the defaults."""
+        items = []
+        if self.rank is not None:
+            items.append(f"rank={self.rank}")
+        if self.z is not None:
+            items.append(f"z={self.z!r}")
+        if self.simulations != DEFAULT_SIMULATIONS:
+            items.append(f"sims={self.simulations}")
+        if self.c_puct != DEFAULT_C_PUCT:
+            items.append(f"cpuct={self.c_puct!r}")
+        if self.c1 != DEFAULT_C1:
+            items.append(f"c1={self.c1!r}")
+        if self.model is not None:
+            items.append(f"model={self.model}")
+        if self.name is not None:
+            items.append(f"name={self.name}")
+        return self.kind + (":" + ",".join(items) if items else "")
+
+    def display_name(self) -> str:
+        """The player's name in tables."""
+        raise NotImplementedError
+
+    def _evaluator(
+        self, game: Game, cache: PlayerCache
+    ) -> tuple[StrengthEvaluator, dict[str, Any]]:
+        from sparring.players.cache import file_key
+
+        if game.name not in GAMES:
+            raise UnknownPlayerError(
+                f"{self.kind} plays {' or '.join(GAMES)} (the games with strength "
+                f"estimators), not {game.name}"
+            )
+        path = _estimator_file(game, self.model, self.DEFAULT_NETWORK)
+        return cache.shared(
+            ("strength-evaluator:" + game.name, file_key(path)),
+            lambda: load_strength_evaluator(game, path),
+        )
+
+    def _target(self, game: Game, metadata: dict[str, Any]) -> RankTarget:
+        from sparring.estimation.semcts import RankTarget
+
+        assert self.rank is not None
+        if self.rank not in game_ranks(game.name):
+            raise UnknownPlayerError(
+                f"rank {self.rank!r} is not a {game.name} rank "
+                f"(ranks: {', '.join(game_ranks(game.name))})"
+            )
+        try:
+            return RankTarget.from_metadata(metadata, self.rank)
+        except ValueError as exc:
+            raise UnknownPlayerError(str(exc)) from None
+
+    def _config(self) -> PUCTConfig:
+        return PUCTConfig(simulations=self.simulations, c_puct=self.c_puct)
+
+
+@dataclass(frozen=True)
+class HumanMCTSSettings(_HumanLikeSettings):
+    """``human-mcts``: PUCT with the estimator's policy and value, no strength adjustment."""
+
+    kind: ClassVar[str] = "human-mcts"
+    USES_RANK: ClassVar[bool] = False
+
+    def display_name(self) -> str:
+        return self.name or "MCTS"
+
+    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        evaluator, _ = self._evaluator(game, cache)
+        return RankedSearchPlayer(evaluator, self._config(), None, name=self.display_name(),
+                                  seed=seed)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SAMCTSSettings(_HumanLikeSettings):
+    """``sa-mcts``: the ``human-mcts`` search, then Wu et al.'s SA move choice with ``z``."""
+
+    kind: ClassVar[str] = "sa-mcts"
+    USES_RANK: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.z is None or math.isnan(self.z):
+            raise UnknownPlayerError(
+                "sa-mcts needs z=Z (no z-per-rank table is shipped: the paper's appendix C "
+                "calibration against SE-inf-MCTS has not been run for these networks)"
+            )
+
+    def display_name(self) -> str:
+        return self.name or f"SA-MCTS(z={self.z:g})"
+
+    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        from sparring.players.strength import StrengthAdjustedPlayer, network_root_search
+        from sparring.strength.selection import PAPER_RTH, StrengthSetting
+
+        assert self.z is not None
+        evaluator, _ = self._evaluator(game, cache)
+        setting = StrengthSetting(self.z, PAPER_RTH, 0.0)
+        return StrengthAdjustedPlayer(
+            network_root_search(evaluator, self._config()), setting, self.display_name(), seed
+        )
+
+
+@dataclass(frozen=True)
+class SEMCTSSettings(_HumanLikeSettings):
+    """``se-mcts``: SE-MCTS (Eq. 6) with the SE network, aiming at ``rank``."""
+
+    kind: ClassVar[str] = "se-mcts"
+    DEFAULT_NETWORK: ClassVar[str] = "se"
+    LABEL: ClassVar[str] = "SE-MCTS"
+
+    def display_name(self) -> str:
+        return self.name or f"{self.LABEL}({self.rank})"
+
+    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        evaluator, metadata = self._evaluator(game, cache)
+        target = self._target(game, metadata)
+        return RankedSearchPlayer(
+            evaluator, self._config(), target, self.c1, self.display_name(), seed
+        )
+
+
+@dataclass(frozen=True)
+class SEInfMCTSSettings(SEMCTSSettings):
+    """``se-inf-mcts``: SE-MCTS (Eq. 6) with the SE-inf network, aiming at ``rank``."""
+
+    kind: ClassVar[str] = "se-inf-mcts"
+    DEFAULT_NETWORK: ClassVar[str] = "se-inf"
+    LABEL: ClassVar[str] = "SE-inf-MCTS"
+
+
+_COMMON = {"sims", "cpuct", "model", "name"}
+
+
+def _common(spec: PlayerSpec) -> dict[str, Any]:
+    return {
+        "simulations": option_int(spec, "sims", DEFAULT_SIMULATIONS),
+        "c_puct": option_float(spec, "cpuct", DEFAULT_C_PUCT),
+        "model": spec.options.get("model"),
+        "name": spec.options.get("name"),
+    }
+
+
+def _rank_option(spec: PlayerSpec) -> str | None:
+    if "rank" in spec.options and "elo" in spec.options:
+        raise UnknownPlayerError("give either rank or elo, not both")
+    if "elo" in spec.options:
+        return elo_band(option_float(spec, "elo", 0.0))
+    rank = spec.options.get("rank")
+    return None if rank is None else normalise_rank(rank)
+
+
+_RANK_HELP = "rank=9d..1d|1-2k|3-5k (Go) or rank=BAND|elo=E (chess)"
+
+
+@register("human-mcts", "MCTS with a strength estimator's policy/value (Go, chess): "
+          "human-mcts[:sims=N,cpuct=C,model=NAME|PATH]")  # fmt: skip
+def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
+    """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME]``."""
+    check_options(spec, _COMMON)
+    return HumanMCTSSettings(**_common(spec))
+
+
+@register("sa-mcts", "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
+          "sa-mcts:z=Z[,sims=N,model=...]")  # fmt: skip
+def parse_sa_mcts(spec: PlayerSpec) -> SAMCTSSettings:
+    """``sa-mcts:z=Z[,sims=N,cpuct=C,model=NAME|PATH,name=NAME]``."""
+    check_options(spec, _COMMON | {"z"})
+    z = option_float(spec, "z", math.nan) if "z" in spec.options else None
+    return SAMCTSSettings(z=z, **_common(spec))
+
+
+def _parse_se(spec: PlayerSpec, settings: type[SEMCTSSettings]) -> SEMCTSSettings:
+    check_options(spec, _COMMON | {"rank", "elo", "c1"})
+    return settings(
+        rank=_rank_option(spec), c1=option_float(spec, "c1", DEFAULT_C1), **_common(spec)
+    )
+
+
+@register("se-mcts", f"SE-MCTS at a rank (Chen et al. Eq. 6, SE network; Go, chess): "
+          f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1]")  # fmt: skip
+def parse_se_mcts(spec: PlayerSpec) -> SEMCTSSettings:
+    """``se-mcts:rank=R|elo=E[,sims=N,cpuct=C,c1=C1,model=NAME|PATH,name=NAME]``."""
+    return _parse_se(spec, SEMCTSSettings)
+
+
+@register("se-inf-mcts", f"SE-inf-MCTS at a rank (Eq. 6, SE-inf network; Go, chess): "
+          f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1]")  # fmt: skip
+def parse_se_inf_mcts(spec: PlayerSpec) -> SEMCTSSettings:
+    """``se-inf-mcts:rank=R|elo=E[,sims=N,cpuct=C,c1=C1,model=NAME|PATH,name=NAME]``."""
+    return _parse_se(spec, SEInfMCTSSettings)
+
+
+__all__ = [
+    "DEFAULT_SIMULATIONS",
+    "HumanMCTSSettings",
+    "RankedSearchPlayer",
+    "SAMCTSSettings",
+    "SEInfMCTSSettings",
+    "SEMCTSSettings",
+    "elo_band",
+    "load_strength_evaluator",
+    "normalise_rank",
+    "parse_human_mcts",
+    "parse_sa_mcts",
+    "parse_se_inf_mcts",
+    "parse_se_mcts",
+]
