@@ -76,12 +76,23 @@ def test_merge_replaces_same_settings_adds_new_ones_and_keeps_the_rest() -> None
     ]
     assert merged.summary["weakest"] == {"setting": "z=-inf,rth=0.1,floor=1", "elo": 600.0}
     assert merged.summary["strongest"] == {"setting": "z=+inf,rth=0.1", "elo": 2200.0}
-    assert merged.summary["floor_update"] == {
+    record = {
         "floor": [0.9, 0.95, 1.0],
         "link_games": 80,
         "seed": 2026,
         "floor_opponents": ["random", "uct5"],
     }
+    assert merged.summary["floor_updates"] == [record]
+    # A second update (floor 1 again, more games) is recorded after the first.
+    again = dataclasses.replace(
+        UPDATE, points=UPDATE.points[-1:], summary={"link_games": 160, "seed": 2026}
+    )
+    twice = merge_floor(merged, again)
+    assert twice.summary["floor_updates"] == [
+        record,
+        {"floor": [1.0], "link_games": 160, "seed": 2026},
+    ]
+    assert [p.elo for p in twice.points] == [p.elo for p in merged.points]
     assert merged.summary["seed"] == 2026 and merged.games_per_point == 200
     assert OLD.summary["weakest"] == {"setting": "old", "elo": 650.0}  # not mutated
     # The target inversion sees the new points: 850 is floor 0.9 exactly.
@@ -171,9 +182,6 @@ def test_cli_floor_only_run_merged_into_a_calibration(tmp_path: Path) -> None:
         assert new[setting] == old[setting]  # the grid is kept as it was
     half = StrengthSetting(-INF, 0.1, 0.5)
     assert new[half].games == 1 and old[half].games == 2  # re-measured by the floor-only run
-    assert after.summary["floor_update"] == {
-        "floor": [0.5, 1.0],
-        "link_games": 3,
-        "seed": 0,
-        "floor_opponents": ["random"],
-    }
+    assert after.summary["floor_updates"] == [
+        {"floor": [0.5, 1.0], "link_games": 3, "seed": 0, "floor_opponents": ["random"]}
+    ]

@@ -607,8 +607,8 @@ def merge_floor(calibration: Calibration, update: Calibration) -> Calibration:
     held fixed, so its ratings are on the same scale as ``calibration``'s.  Both must be of the
     same game, search options, baseline, scale and network (else :class:`ConfigError`).
     Points are ordered as in ``calibration``, the added ones after it by floor level.  The
-    summary's ``weakest`` / ``strongest`` are recomputed and ``floor_update`` records the
-    update's floor levels, link games, seed and floor opponents.
+    summary's ``weakest`` / ``strongest`` are recomputed and the list ``floor_updates`` gets
+    one more record: the update's floor levels, link games, seed and floor opponents.
     """
     for what, mine, theirs in (
         ("game", calibration.game, update.game),
@@ -629,7 +629,7 @@ def merge_floor(calibration: Calibration, update: Calibration) -> Calibration:
     summary = dict(calibration.summary)
     summary["weakest"] = {"setting": weakest.setting.label(), "elo": round(weakest.elo, 1)}
     summary["strongest"] = {"setting": strongest.setting.label(), "elo": round(strongest.elo, 1)}
-    summary["floor_update"] = {
+    record = {
         "floor": sorted(p.floor for p in update.points if p.floor > 0.0),
         **{
             key: update.summary[key]
@@ -637,6 +637,8 @@ def merge_floor(calibration: Calibration, update: Calibration) -> Calibration:
             if key in update.summary
         },
     }
+    earlier = summary.get("floor_updates")
+    summary["floor_updates"] = [*(earlier if isinstance(earlier, list) else []), record]
     return Calibration(
         game=calibration.game,
         base=calibration.base,
