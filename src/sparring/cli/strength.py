@@ -106,6 +106,13 @@ def calibrate(
         Path | None,
         typer.Option(help="Where to write the calibration file (default OUT/calibration.json)."),
     ] = None,
+    merge_floor: Annotated[
+        Path | None,
+        typer.Option(
+            help="An existing calibration file: write it with this run's floor points put in "
+            "(replacing its points of the same setting), e.g. after a floor-only run."
+        ),
+    ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Calibrate strength adjustment (Wu et al. 2019): Elo over a grid of z and R_th."""
@@ -115,6 +122,11 @@ def calibrate(
     from sparring.games import get_game
 
     get_game(game_name)
+    previous = None  # read before anything is written: --calibration may be the same file
+    if merge_floor is not None:
+        from sparring.strength.target import load_calibration
+
+        previous = load_calibration(merge_floor)
     ladder_path: str | None = None
     if not no_ladder:
         if ladder is not None:
@@ -149,6 +161,12 @@ def calibrate(
         result = run_calibration(config, db, console=console, progress=progress)
     command = ("sparring calibrate " + " ".join(sys.argv[2:])).strip()
     paths = write_report(result, out_dir, command=command, calibration_path=calibration)
+    if previous is not None:
+        from sparring.experiments.calibration import merge_floor as merge
+        from sparring.strength.target import save_calibration
+
+        save_calibration(merge(previous, result.calibration), paths["calibration"])
+        console.print(f"{paths['calibration']}: {merge_floor}'s points with this run's floor")
     table = Table("z", "R_th", "floor", "games", "score", "Elo", "± 95%", title=result.scale)
     for p in result.points:
         table.add_row(

@@ -566,6 +566,7 @@ def _summary(
         "link_games": config.link_games,
         "link_nearest": config.link_nearest,
         "seed": config.seed,
+        "floor_opponents": list(config.floor_opponents),
         "grid": {
             "z": [format_z(z) for z in config.z_values],
             "rth": list(config.rth_values),
@@ -592,6 +593,61 @@ def _summary(
     return summary
 
 
+# ---- re-measuring the floor of an existing calibration ---------------------------------------
+def merge_floor(calibration: Calibration, update: Calibration) -> Calibration:
+    """``calibration`` with the floor points (``floor > 0``) of ``update`` put in: a point of
+    ``update`` replaces the point of ``calibration`` with the same setting, or is added.
+
+    For re-measuring the weak end of a shipped calibration without replaying its grid:
+    ``update`` is a floor-only run (``sparring calibrate --z none --floor ...
+    --ladder-opponents ''``) whose floor settings are rated by their ladder links, the ladder
+    held fixed, so its ratings are on the same scale as ``calibration``'s.  Both must be of the
+    same game, search options, baseline, scale and network (else :class:`ConfigError`).
+    Points are ordered as in ``calibration``, the added ones after it by floor level.  The
+    summary's ``weakest`` / ``strongest`` are recomputed and the list ``floor_updates`` gets
+    one more record: the update's floor levels, link games, seed and floor opponents.
+    """
+    for what, mine, theirs in (
+        ("game", calibration.game, update.game),
+        ("search options", dict(calibration.base), dict(update.base)),
+        ("baseline", calibration.baseline, update.baseline),
+        ("scale", calibration.scale, update.scale),
+        ("network SHA-256", calibration.model_sha256, update.model_sha256),
+    ):
+        if mine != theirs:
+            raise ConfigError(f"cannot merge the floor: the {what} differ ({mine} vs {theirs})")
+    new = {p.setting: p for p in update.points if p.floor > 0.0}
+    if not new:
+        raise ConfigError("the update has no floor points")
+    points = [new.pop(p.setting, p) for p in calibration.points]
+    points += sorted(new.values(), key=lambda p: p.floor)
+    weakest = min(points, key=lambda p: p.elo)
+    strongest = max(points, key=lambda p: p.elo)
+    summary = dict(calibration.summary)
+    summary["weakest"] = {"setting": weakest.setting.label(), "elo": round(weakest.elo, 1)}
+    summary["strongest"] = {"setting": strongest.setting.label(), "elo": round(strongest.elo, 1)}
+    record = {
+        "floor": sorted(p.floor for p in update.points if p.floor > 0.0),
+        **{
+            key: update.summary[key]
+            for key in ("link_games", "seed", "floor_opponents")
+            if key in update.summary
+        },
+    }
+    earlier = summary.get("floor_updates")
+    summary["floor_updates"] = [*(earlier if isinstance(earlier, list) else []), record]
+    return Calibration(
+        game=calibration.game,
+        base=calibration.base,
+        baseline=calibration.baseline,
+        scale=calibration.scale,
+        points=tuple(points),
+        games_per_point=calibration.games_per_point,
+        model_sha256=calibration.model_sha256,
+        summary=summary,
+    )
+
+
 __all__ = [
     "DEFAULT_FLOOR_VALUES",
     "DEFAULT_GAMES",
@@ -602,6 +658,7 @@ __all__ = [
     "CalibrationResult",
     "PointResult",
     "fit_with_fixed",
+    "merge_floor",
     "parse_base",
     "run_calibration",
 ]
