@@ -6,11 +6,12 @@ Usage (from a checkout, ``SPARRING_DATA`` pointing at ``shared/data``)::
     PYTHONPATH=src python scripts/se_inf_policy_diagnosis.py gradients
 
 ``train``: ``STEPS`` training steps on a small cache (80 games per rank, 16 positions per
-player, 1 group of 7 pairs per rank a step, Adam) under ``LOSS`` -- ``se``, ``se_inf`` (as
-trained) or ``se_inf_detach`` (the ``r_inf`` pairs' strength scores read the trunk features
-with the gradient stopped) -- starting from the shipped network ``START`` (``go-se``,
-``go-se-inf``; lr 5e-4) or from scratch (2 blocks x 32, 2 groups, lr 2e-3, when ``START`` is
-left out); prints the policy's top-1 and its argmax / probability on occupied points for the
+player, Adam) under ``LOSS`` -- ``se``, ``se_inf`` (as trained) or ``se_inf_detach`` (the
+``r_inf`` pairs' strength scores read the trunk features with the gradient stopped) --
+starting from the shipped network ``START`` (``go-se``, ``go-se-inf``; 1 group of 7 pairs per
+rank a step, lr 5e-4), from scratch as the shipped network (``scratch``: 4 blocks x 32,
+2 groups, lr 2e-3) or from a smaller one (``START`` left out: 2 blocks x 32, 2 groups,
+lr 2e-3); prints the policy's top-1 and its argmax / probability on occupied points for the
 cache's validation positions every 50 steps, one JSON line each.  ``gradients``: the norm of
 the policy and ranking losses' gradients on the trunk, at initialisation and for the shipped
 networks, averaged over 4 training batches of the small cache.
@@ -40,12 +41,13 @@ from sparring.estimation.shipped import resolve_estimator
 RUNS = Path("/work/runs/sematch")
 
 
-def base_config(scratch: bool) -> dict[str, Any]:
-    net = (
-        {"blocks": 2, "groups_per_batch": 2, "learning_rate": 0.002}
-        if scratch
-        else {"blocks": 4, "groups_per_batch": 1, "learning_rate": 0.0005}
-    )
+def base_config(start: str | None) -> dict[str, Any]:
+    if start is None:
+        net = {"blocks": 2, "groups_per_batch": 2, "learning_rate": 0.002}
+    elif start == "scratch":  # the shipped Go network and optimiser (configs/se-go.toml)
+        net = {"blocks": 4, "groups_per_batch": 2, "learning_rate": 0.002}
+    else:
+        net = {"blocks": 4, "groups_per_batch": 1, "learning_rate": 0.0005}
     return {
         "game": "go",
         "cache_dir": str(RUNS / "cache"),
@@ -89,10 +91,10 @@ def evaluate(model: StrengthNet, pairs: PairSet, n: int = 600) -> dict[str, floa
 
 def train(steps: int, loss: str, start: str | None) -> None:
     cfg = T.SEConfig.from_mapping(
-        base_config(start is None) | {"variant": "se" if loss == "se" else "se_inf", "steps": steps}
+        base_config(start) | {"variant": "se" if loss == "se" else "se_inf", "steps": steps}
     )
     trainer = T.SETrainer(cfg, RUNS / f"diag-{start}-{loss}-{steps}", show_progress=False)
-    if start is not None:
+    if start not in (None, "scratch"):
         net, _ = load_strength_model(resolve_estimator(start))
         trainer.model.load_state_dict(net.state_dict())
     val = load_split(trainer.data_dir, "val")
