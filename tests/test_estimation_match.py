@@ -143,3 +143,54 @@ def test_shipped_go_se_inf_policy_is_usable(go_positions: HeldOutPositions) -> N
     res = policy_match(net, go_positions)
     assert res.top1_legal > 0.22
     assert res.illegal_top1 < 0.10
+
+
+def _chess_positions() -> HeldOutPositions:
+    """Three chess positions of two ranks: the start and after one and two first-legal moves."""
+    from sparring.games.chess import Chess
+
+    game = Chess()
+    moves: list[int] = []
+    state = game.initial_state()
+    for _ in range(3):
+        moves.append(int(game.legal_moves(state)[0]))
+        state = game.play(state, moves[-1])
+    states = game.replay_states(moves)[:3]
+    return HeldOutPositions(
+        game="chess",
+        ranks=("2400-2600", "1000-1200"),
+        states=list(states),
+        planes=game.replay_planes(moves),
+        actions=np.array(moves, dtype=np.int64),
+        rank=np.array([0, 1, 1]),
+        legal=np.stack([game.legal_mask(s) for s in states]),
+        move_number=np.arange(3),
+        source=["toy"] * 3,
+    )
+
+
+def test_player_program_builds_one_player_per_rank_with_its_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sparring.players.registry as registry
+
+    pos = _chess_positions()
+    built: list[str] = []
+    real = registry.make_player
+
+    def spy(spec: str, game: object, seed: int | None = None, cache: object = None) -> object:
+        built.append(spec)
+        return real("random", game, seed=seed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(registry, "make_player", spy)
+    program = parse_program("player:uct:sims=8,name=r{rank}")
+    moves = program.moves(pos)
+    assert built == ["uct:sims=8,name=r2400-2600", "uct:sims=8,name=r1000-1200"]
+    assert pos.legal[np.arange(3), moves].all()
+
+
+def test_random_player_program_on_real_chess_positions() -> None:
+    pos = _chess_positions()
+    table = run_match(pos, [parse_program("player:random")])
+    assert sum(table.results[0].positions) == 3
+    assert table.results[0].positions == (1, 2)
