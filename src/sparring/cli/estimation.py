@@ -290,9 +290,133 @@ def estimate(
     console.print(result.describe(), highlight=False)
 
 
+def se_policy(
+    game_name: GameArg,
+    model: Annotated[
+        list[str],
+        typer.Option(
+            "--model",
+            "-m",
+            help="Shipped estimator name (go-se, go-se-inf, chess-se, chess-se-inf) or a "
+            "model file; repeat to compare several on the same positions.",
+        ),
+    ],
+    positions: Annotated[
+        int, typer.Option(min=1, help="Positions, an equal share per rank.")
+    ] = 20_000,
+    seed: Annotated[int, typer.Option(help="Seed of the position draw.")] = 0,
+    split_seed: Annotated[
+        int, typer.Option(help="Data seed of the models' training split (configs: 1).")
+    ] = 1,
+    val_fraction: Annotated[
+        float, typer.Option(help="Held-out share of the models' training split (0.15).")
+    ] = 0.15,
+) -> None:
+    """Policy-head move match on held-out players' games: how often the argmax of the policy
+    is the human move (top-1, top-5; without and with a legal-move mask), per rank, and how
+    much probability it puts on illegal moves."""
+    from sparring.estimation.heldout import held_out_positions, policy_match
+    from sparring.estimation.model import load_strength_model
+    from sparring.estimation.shipped import resolve_estimator
+
+    game = _game(game_name)
+    nets = []
+    for name in model:
+        net, _ = load_strength_model(resolve_estimator(name))
+        if net.config.game != game:
+            raise SparringError(f"{name} is a {net.config.game} network, not {game}")
+        nets.append((name, net))
+    pos = held_out_positions(
+        game, positions, seed=seed, val_fraction=val_fraction, split_seed=split_seed
+    )
+    console.print(
+        f"{game}: {len(pos)} positions from held-out players' games "
+        f"({', '.join(f'{r} {int((pos.rank == i).sum())}' for i, r in enumerate(pos.ranks))})",
+        highlight=False,
+        soft_wrap=True,
+    )
+    for name, net in nets:
+        res = policy_match(net, pos)
+        console.print(
+            f"{name}: top-1 {100 * res.top1:.1f}% top-5 {100 * res.top5:.1f}% (no mask); "
+            f"legal-masked top-1 {100 * res.top1_legal:.1f}% top-5 {100 * res.top5_legal:.1f}%; "
+            f"argmax illegal {100 * res.illegal_top1:.1f}%, "
+            f"policy mass on illegal moves {100 * res.illegal_mass:.1f}%",
+            highlight=False,
+            soft_wrap=True,
+        )
+        console.print(
+            "  per rank, legal-masked top-1: "
+            + " ".join(
+                f"{r} {100 * v:.1f}"
+                for r, v in zip(pos.ranks, res.per_rank_top1_legal, strict=True)
+            ),
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def se_match(
+    game_name: GameArg,
+    out: Annotated[Path, typer.Option(help="Report folder (match.md, match.json, match.png).")],
+    program: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--program",
+            "-p",
+            help="policy:model=NAME (a policy head, legal top-1), player:SPEC (a player, "
+            "{rank} in SPEC replaced by each rank group), or policy (the GAME-se and "
+            "GAME-se-inf policy heads); repeat for several.",
+        ),
+    ] = None,
+    positions: Annotated[
+        int, typer.Option(min=1, help="Positions, an equal share per rank.")
+    ] = 2_000,
+    seed: Annotated[int, typer.Option(help="Seed of the position draw.")] = 0,
+    split_seed: Annotated[
+        int, typer.Option(help="Data seed of the estimators' training split (configs: 1).")
+    ] = 1,
+    val_fraction: Annotated[
+        float, typer.Option(help="Held-out share of the estimators' training split (0.15).")
+    ] = 0.15,
+) -> None:
+    """Human move matching per rank (the paper's Tables 1-2): the share of held-out positions
+    where each program plays the human move, with 95% intervals; table, plot and JSON."""
+    import shlex
+    import sys
+
+    from sparring.estimation.heldout import held_out_positions
+    from sparring.estimation.match import parse_program, run_match, write_match
+
+    game = _game(game_name)
+    texts: list[str] = []
+    for text in program or ["policy"]:
+        if text.strip() == "policy":
+            texts += [f"policy:model={game}-se", f"policy:model={game}-se-inf"]
+        else:
+            texts.append(text)
+    programs = [parse_program(t) for t in texts]
+    pos = held_out_positions(
+        game, positions, seed=seed, val_fraction=val_fraction, split_seed=split_seed
+    )
+    table = run_match(pos, programs, seed=seed)
+    command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    path = write_match(table, out, command)
+    for res in table.results:
+        lo, hi = res.interval()
+        console.print(
+            f"{res.name}: {100 * res.share():.1f}% ({100 * lo:.1f}-{100 * hi:.1f}) of "
+            f"{sum(res.positions)} positions",
+            highlight=False,
+        )
+    console.print(f"report: {path}")
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
     app.command("se-data")(se_data)
     app.command("se-train")(se_train)
     app.command("se-eval")(se_eval)
+    app.command("se-policy")(se_policy)
+    app.command("se-match")(se_match)
     app.command("estimate")(estimate)

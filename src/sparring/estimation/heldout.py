@@ -1,0 +1,245 @@
+"""Positions from held-out players' games, and how often a network's policy picks the human move.
+
+The strength estimators are trained on the player-disjoint split of
+:func:`~sparring.estimation.data.split_by_player`; its *validation* games (every game whose
+focus player is held out) are never trained on -- not even one side of them.  This module
+draws positions from those games, per rank, reproducibly (the same positions for every model
+or program given the same seed), and measures the **move match** of a policy head: the share
+of positions where the argmax of the policy logits is the move the human played (top-1; also
+top-5), with or without a legal-move mask.  ``sparring se-policy`` prints it;
+``sparring se-match`` (:mod:`sparring.estimation.match`) uses the same positions for its
+programs (Chen, Shih & Wu, ICLR 2025, Tables 1 and 2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from sparring.errors import SparringError
+from sparring.estimation.data import (
+    Record,
+    dataset_spec,
+    read_records,
+    record_game,
+    record_players,
+    split_by_player,
+)
+from sparring.estimation.model import StrengthNet
+from sparring.games.chess import Chess
+from sparring.games.go import Go
+
+SPLIT_SEED = 1
+"""The data seed of ``configs/se-go.toml`` and ``configs/se-chess.toml`` (the shipped
+estimators' split)."""
+VAL_FRACTION = 0.15
+"""The held-out share of focus players of those configs."""
+
+
+@dataclass
+class HeldOutPositions:
+    """Positions (the state before a human move) with the move played and the rank group.
+
+    ``states[i]`` is a game state (for programs that search), ``planes[i]`` its network input,
+    ``legal[i]`` its legal-move mask; ``source[i]`` names the record and move number.
+    """
+
+    game: str
+    ranks: tuple[str, ...]
+    states: list[Any]
+    planes: npt.NDArray[np.float32]
+    actions: npt.NDArray[np.int64]
+    rank: npt.NDArray[np.int64]
+    legal: npt.NDArray[np.bool_]
+    move_number: npt.NDArray[np.int64]
+    source: list[str]
+
+    def __len__(self) -> int:
+        return int(self.actions.size)
+
+    def game_rules(self) -> Go | Chess:
+        """The game these positions are states of."""
+        return Go(19) if self.game == "go" else Chess()
+
+
+def _held_out_games(
+    game: str, data_root: Path | None, val_fraction: float, split_seed: int
+) -> tuple[tuple[str, ...], list[list[Record]]]:
+    """Per rank, the validation games of the training folder's player split."""
+    spec = dataset_spec(game, data_root)
+    records = [read_records(spec.file("train", r), game) for r in range(len(spec.ranks))]
+    split = split_by_player(
+        [[record_players(rec) for rec in recs] for recs in records], val_fraction, split_seed
+    )
+    held = [[records[r][int(g)] for g in split.val[r]] for r in range(len(spec.ranks))]
+    return spec.ranks, held
+
+
+def held_out_positions(
+    game: str,
+    positions: int,
+    seed: int = 0,
+    data_root: Path | None = None,
+    val_fraction: float = VAL_FRACTION,
+    split_seed: int = SPLIT_SEED,
+) -> HeldOutPositions:
+    """About ``positions`` positions, an equal share per rank, each drawn uniformly (seeded,
+    without replacement) among all moves of that rank's held-out games.
+
+    ``val_fraction`` and ``split_seed`` must be those of the training run (the shipped
+    estimators: 0.15 and 1); otherwise the positions may come from trained-on games.
+    """
+    if positions < 1:
+        raise SparringError("positions must be >= 1")
+    ranks, held = _held_out_games(game, data_root, val_fraction, split_seed)
+    per_rank = math.ceil(positions / len(ranks))
+    rules: Go | Chess | None = None
+    states: list[Any] = []
+    planes: list[npt.NDArray[np.float32]] = []
+    actions: list[int] = []
+    rank_of: list[int] = []
+    move_number: list[int] = []
+    source: list[str] = []
+    for r, games in enumerate(held):
+        lengths = np.array([rec.moves.size for rec in games], dtype=np.int64)
+        if lengths.sum() == 0:
+            raise SparringError(f"{game}: no held-out moves for rank {ranks[r]}")
+        rng = np.random.default_rng([seed, r, 31337])
+        take = min(per_rank, int(lengths.sum()))
+        flat = np.sort(rng.choice(int(lengths.sum()), take, replace=False))
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        which = np.searchsorted(starts, flat, side="right") - 1
+        chosen: dict[int, list[int]] = defaultdict(list)
+        for g, f in zip(which.tolist(), flat.tolist(), strict=True):
+            chosen[g].append(f - int(starts[g]))
+        for g, at_list in chosen.items():
+            rec = games[g]
+            rules = rules or record_game(rec)
+            at = np.array(at_list, dtype=np.int64)
+            moves = np.asarray(rec.moves, dtype=np.int64)
+            initial = rec.initial_state(rules)  # type: ignore[arg-type]
+            last = int(at[-1]) + 1
+            planes.append(rules.replay_planes(moves[:last], initial)[at])
+            all_states = rules.replay_states(moves[:last], initial)
+            for i in at.tolist():
+                states.append(np.array(all_states[i], copy=True))
+                actions.append(int(moves[i]))
+                rank_of.append(r)
+                move_number.append(i)
+                source.append(f"{rec.path}:{rec.line}:{i + 1}")
+    assert rules is not None
+    legal = np.stack([rules.legal_mask(s) for s in states])
+    return HeldOutPositions(
+        game=game,
+        ranks=ranks,
+        states=states,
+        planes=np.concatenate(planes).astype(np.float32),
+        actions=np.array(actions, dtype=np.int64),
+        rank=np.array(rank_of, dtype=np.int64),
+        legal=legal,
+        move_number=np.array(move_number, dtype=np.int64),
+        source=source,
+    )
+
+
+@torch.no_grad()
+def policy_logits(
+    model: StrengthNet, planes: npt.NDArray[np.float32], batch: int = 512
+) -> npt.NDArray[np.float32]:
+    """The policy head's logits for ``planes`` (evaluation mode, batches of ``batch``)."""
+    model.eval()
+    out = []
+    for i in range(0, planes.shape[0], batch):
+        _, logits, _ = model.trunk(torch.from_numpy(planes[i : i + batch]))
+        out.append(logits.numpy())
+    return np.concatenate(out).astype(np.float32)
+
+
+def policy_moves(
+    logits: npt.NDArray[np.float32], legal: npt.NDArray[np.bool_] | None, k: int = 1
+) -> npt.NDArray[np.int64]:
+    """The ``k`` moves of highest logit per row (best first); with ``legal``, only legal
+    moves are considered (ties go to the lowest action index)."""
+    x = logits if legal is None else np.where(legal, logits, -np.inf)
+    order = np.argsort(-x, axis=1, kind="stable")[:, :k]
+    return order.astype(np.int64)
+
+
+def wilson_interval(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95% for ``z = 1.96``)."""
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    p = hits / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass(frozen=True)
+class PolicyMatch:
+    """Move match of one policy head on a set of positions (shares in [0, 1])."""
+
+    top1: float
+    """Argmax of the logits (no legal-move mask) equals the human move."""
+    top5: float
+    top1_legal: float
+    """The same with illegal moves masked out before the argmax."""
+    top5_legal: float
+    illegal_top1: float
+    """Share of positions whose (unmasked) argmax is an illegal move."""
+    illegal_mass: float
+    """Mean probability the policy puts on illegal moves."""
+    per_rank_top1: tuple[float, ...]
+    per_rank_top1_legal: tuple[float, ...]
+    positions: int
+
+
+def _per_rank(hits: npt.NDArray[np.bool_], pos: HeldOutPositions) -> tuple[float, ...]:
+    return tuple(
+        float(hits[pos.rank == r].mean()) if np.any(pos.rank == r) else float("nan")
+        for r in range(len(pos.ranks))
+    )
+
+
+def policy_match(model: StrengthNet, pos: HeldOutPositions) -> PolicyMatch:
+    """Top-1 / top-5 agreement of ``model``'s policy head with the human moves of ``pos``,
+    without and with a legal-move mask."""
+    logits = policy_logits(model, pos.planes)
+    raw = policy_moves(logits, None, k=5)
+    masked = policy_moves(logits, pos.legal, k=5)
+    hit1, hit1_legal = raw[:, 0] == pos.actions, masked[:, 0] == pos.actions
+    z = logits - logits.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    return PolicyMatch(
+        top1=float(hit1.mean()),
+        top5=float((raw == pos.actions[:, None]).any(axis=1).mean()),
+        top1_legal=float(hit1_legal.mean()),
+        top5_legal=float((masked == pos.actions[:, None]).any(axis=1).mean()),
+        illegal_top1=float((~pos.legal[np.arange(len(pos)), raw[:, 0]]).mean()),
+        illegal_mass=float((p * ~pos.legal).sum(axis=1).mean()),
+        per_rank_top1=_per_rank(hit1, pos),
+        per_rank_top1_legal=_per_rank(hit1_legal, pos),
+        positions=len(pos),
+    )
+
+
+__all__ = [
+    "SPLIT_SEED",
+    "VAL_FRACTION",
+    "HeldOutPositions",
+    "PolicyMatch",
+    "held_out_positions",
+    "policy_logits",
+    "policy_match",
+    "policy_moves",
+    "wilson_interval",
+]

@@ -1,0 +1,287 @@
+"""Human move matching per rank (Chen, Shih & Wu, ICLR 2025, Tables 1 and 2).
+
+For each rank group, positions are drawn from held-out players' games
+(:func:`~sparring.estimation.heldout.held_out_positions`: never from games the estimators
+trained on), the same positions for every program; a program's **move match** is the share of
+positions where its move equals the move the human played, with a 95% Wilson interval.
+
+Programs
+--------
+A program is named by text (read only at the command line, :func:`parse_program`):
+
+* ``policy:model=NAME`` -- the estimator ``NAME``'s raw policy head, top-1 over the legal moves
+  (the paper's fifth column; ``NAME`` a shipped estimator such as ``go-se-inf`` or a file);
+* ``player:SPEC`` -- any player of :func:`~sparring.players.registry.make_player`, one per
+  rank: ``{rank}`` in ``SPEC`` is replaced by the rank group of the positions it moves in
+  (``player:se-inf-mcts:rank={rank},sims=50``), so the rank-conditioned search programs of
+  issue 16 (``mcts``, ``sa-mcts``, ``se-mcts``, ``se-inf-mcts``) plug in as player kinds.
+
+:func:`run_match` returns a :class:`MatchTable`; :func:`write_match` writes ``match.md``,
+``match.json`` and ``match.png`` (move match against rank, one line per program).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from sparring.errors import SparringError
+from sparring.estimation.heldout import (
+    HeldOutPositions,
+    policy_logits,
+    policy_moves,
+    wilson_interval,
+)
+
+
+class MoveProgram(Protocol):
+    """Something that picks a move in each of a set of held-out positions."""
+
+    name: str
+
+    def moves(self, pos: HeldOutPositions) -> npt.NDArray[np.int64]:
+        """The program's move in every position of ``pos`` (one action per position)."""
+        ...
+
+
+@dataclass
+class PolicyProgram:
+    """The raw policy head of a strength estimator: the legal move of highest logit."""
+
+    name: str
+    model: str
+    """A shipped estimator's name or a model file."""
+
+    def moves(self, pos: HeldOutPositions) -> npt.NDArray[np.int64]:
+        from sparring.estimation.model import load_strength_model
+        from sparring.estimation.shipped import resolve_estimator
+
+        net, _ = load_strength_model(resolve_estimator(self.model))
+        if net.config.game != pos.game:
+            raise SparringError(f"{self.model} is a {net.config.game} network, not {pos.game}")
+        return policy_moves(policy_logits(net, pos.planes), pos.legal, k=1)[:, 0]
+
+
+@dataclass
+class PlayerProgram:
+    """A player of the registry, built once per rank group (``{rank}`` in its spec is the
+    group's name), asked for a move in each position of that group."""
+
+    name: str
+    spec: str
+    seed: int = 0
+
+    def moves(self, pos: HeldOutPositions) -> npt.NDArray[np.int64]:
+        from sparring.players.registry import make_player
+
+        rules = pos.game_rules()
+        out = np.empty(len(pos), dtype=np.int64)
+        for r, rank in enumerate(pos.ranks):
+            idx = np.flatnonzero(pos.rank == r)
+            if idx.size == 0:
+                continue
+            player = make_player(self.spec.replace("{rank}", rank), rules, seed=self.seed + r)
+            for i in idx.tolist():
+                player.new_game(rules, rules.to_move(pos.states[i]))
+                out[i] = player.select_move(rules, pos.states[i].copy())
+        return out
+
+
+def parse_program(text: str) -> MoveProgram:
+    """``policy:model=NAME`` or ``player:SPEC`` (see the module docstring)."""
+    kind, _, rest = text.strip().partition(":")
+    if kind == "policy":
+        key, eq, value = rest.partition("=")
+        if key.strip() != "model" or not eq or not value.strip():
+            raise SparringError(f"bad program {text!r}: expected policy:model=NAME")
+        return PolicyProgram(name=f"policy {value.strip()}", model=value.strip())
+    if kind == "player" and rest.strip():
+        return PlayerProgram(name=rest.strip(), spec=rest.strip())
+    raise SparringError(
+        f"bad program {text!r}: expected policy:model=NAME or player:SPEC "
+        "(a player spec, {rank} replaced by each rank group)"
+    )
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    """One program's move match, per rank and over all positions."""
+
+    name: str
+    hits: tuple[int, ...]
+    """Positions matched, per rank."""
+    positions: tuple[int, ...]
+    """Positions asked, per rank."""
+    seconds: float
+
+    def share(self, r: int | None = None) -> float:
+        """Matched share of rank ``r`` (None: all positions)."""
+        h = sum(self.hits) if r is None else self.hits[r]
+        n = sum(self.positions) if r is None else self.positions[r]
+        return h / n if n else float("nan")
+
+    def interval(self, r: int | None = None) -> tuple[float, float]:
+        """95% Wilson interval of :meth:`share`."""
+        h = sum(self.hits) if r is None else self.hits[r]
+        n = sum(self.positions) if r is None else self.positions[r]
+        return wilson_interval(h, n)
+
+
+@dataclass(frozen=True)
+class MatchTable:
+    """Every program's move match on one set of positions."""
+
+    game: str
+    ranks: tuple[str, ...]
+    results: tuple[ProgramResult, ...]
+    seed: int
+
+
+def run_match(
+    pos: HeldOutPositions,
+    programs: Sequence[MoveProgram],
+    seed: int = 0,
+    clock: Callable[[], float] | None = None,
+) -> MatchTable:
+    """Ask every program for its move in every position of ``pos`` and count the matches."""
+    import time
+
+    now = clock or time.perf_counter
+    results = []
+    for program in programs:
+        t0 = now()
+        chosen = program.moves(pos)
+        seconds = now() - t0
+        if chosen.shape != pos.actions.shape:
+            raise SparringError(f"{program.name}: {chosen.shape} moves for {len(pos)} positions")
+        hit = chosen == pos.actions
+        results.append(
+            ProgramResult(
+                name=program.name,
+                hits=tuple(int(hit[pos.rank == r].sum()) for r in range(len(pos.ranks))),
+                positions=tuple(int((pos.rank == r).sum()) for r in range(len(pos.ranks))),
+                seconds=seconds,
+            )
+        )
+    return MatchTable(pos.game, pos.ranks, tuple(results), seed)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def match_markdown(table: MatchTable, command: str = "") -> str:
+    """The table (move match % with 95% interval, per rank and on average) as markdown."""
+    names = [r.name for r in table.results]
+    lines = [f"# Human move matching: {table.game}", ""]
+    if command:
+        lines += ["```bash", command, "```", ""]
+    counts = table.results[0].positions if table.results else ()
+    lines += [
+        "Share of positions (held-out players' games, the same positions for every program) "
+        "where the program's move is the human move, % with its 95% Wilson interval.",
+        "",
+        "| rank | positions | " + " | ".join(names) + " |",
+        "| --- | --- | " + " | ".join("---" for _ in names) + " |",
+    ]
+    for r, rank in enumerate(table.ranks):
+        cells = []
+        for res in table.results:
+            lo, hi = res.interval(r)
+            cells.append(f"{_pct(res.share(r))} ({_pct(lo)}-{_pct(hi)})")
+        lines.append(f"| {rank} | {counts[r]} | " + " | ".join(cells) + " |")
+    cells = []
+    for res in table.results:
+        lo, hi = res.interval()
+        cells.append(f"**{_pct(res.share())}** ({_pct(lo)}-{_pct(hi)})")
+    lines.append(f"| all | {sum(counts)} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Seconds per program: "
+        + ", ".join(f"{res.name} {res.seconds:.1f}" for res in table.results),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_match(table: MatchTable, out: Path, command: str = "") -> Path:
+    """Write ``match.md``, ``match.json`` and ``match.png`` into ``out``; the markdown's path."""
+    out.mkdir(parents=True, exist_ok=True)
+    data = {
+        "game": table.game,
+        "ranks": list(table.ranks),
+        "seed": table.seed,
+        "command": command,
+        "programs": [
+            asdict(r)
+            | {
+                "share": [r.share(k) for k in range(len(table.ranks))],
+                "interval": [list(r.interval(k)) for k in range(len(table.ranks))],
+                "share_all": r.share(),
+                "interval_all": list(r.interval()),
+            }
+            for r in table.results
+        ],
+    }
+    _write_text(out / "match.json", json.dumps(data, indent=2) + "\n")
+    md = out / "match.md"
+    _write_text(md, match_markdown(table, command))
+    _plot(table, out / "match.png")
+    return md
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _plot(table: MatchTable, png: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    x = np.arange(len(table.ranks))
+    for res in table.results:
+        share = np.array([res.share(r) for r in range(len(table.ranks))])
+        ci = np.array([res.interval(r) for r in range(len(table.ranks))])
+        ax.errorbar(
+            x,
+            100 * share,
+            yerr=100 * np.abs(ci.T - share),
+            marker="o",
+            capsize=3,
+            label=res.name,
+        )
+    ax.set_xticks(x, table.ranks)
+    ax.set_xlabel("rank group (strongest first)")
+    ax.set_ylabel("move match %")
+    ax.set_title(f"{table.game}: human move matching (95% CI)")
+    ax.legend()
+    fig.tight_layout()
+    tmp = png.with_name(png.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=90)
+    plt.close(fig)
+    os.replace(tmp, png)
+
+
+__all__ = [
+    "MatchTable",
+    "MoveProgram",
+    "PlayerProgram",
+    "PolicyProgram",
+    "ProgramResult",
+    "match_markdown",
+    "parse_program",
+    "run_match",
+    "write_match",
+]

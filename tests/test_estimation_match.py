@@ -1,0 +1,196 @@
+"""Held-out positions, policy-head move match (``se-policy``) and human move matching
+(``se-match``).  Tests on real records skip when ``../shared/data`` is absent."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from sparring.errors import SparringError  # noqa: E402
+from sparring.estimation.heldout import (  # noqa: E402
+    HeldOutPositions,
+    held_out_positions,
+    policy_match,
+    policy_moves,
+    wilson_interval,
+)
+from sparring.estimation.match import (  # noqa: E402
+    PlayerProgram,
+    PolicyProgram,
+    parse_program,
+    run_match,
+    write_match,
+)
+from sparring.estimation.model import load_strength_model  # noqa: E402
+from sparring.estimation.shipped import resolve_estimator  # noqa: E402
+
+DATA = Path(
+    os.environ.get("SPARRING_DATA", Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
+)
+
+
+def need_data() -> Path:
+    if not (DATA / "strength").is_dir():
+        pytest.skip(f"strength data not found at {DATA.resolve()} (../shared/data)")
+    return DATA
+
+
+def test_wilson_interval_hand_values() -> None:
+    lo, hi = wilson_interval(5, 10)
+    assert lo == pytest.approx(0.236587, abs=1e-5)
+    assert hi == pytest.approx(0.763413, abs=1e-5)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0
+    assert hi == pytest.approx(0.277540, abs=1e-5)
+
+
+def test_policy_moves_masks_illegal_moves() -> None:
+    logits = np.array([[5.0, 1.0, 3.0, 2.0], [0.0, 0.0, 1.0, 4.0]], dtype=np.float32)
+    legal = np.array([[False, True, True, True], [True, True, True, False]])
+    assert policy_moves(logits, None, k=2).tolist() == [[0, 2], [3, 2]]
+    assert policy_moves(logits, legal, k=2).tolist() == [[2, 3], [2, 0]]
+
+
+def _toy_positions() -> HeldOutPositions:
+    """Four positions of two ranks with hand-set moves (only counting is exercised)."""
+    return HeldOutPositions(
+        game="go",
+        ranks=("9d", "3-5k"),
+        states=[np.zeros(1, np.uint64) for _ in range(4)],
+        planes=np.zeros((4, 15, 19, 19), np.float32),
+        actions=np.array([10, 20, 30, 40]),
+        rank=np.array([0, 0, 1, 1]),
+        legal=np.ones((4, 362), bool),
+        move_number=np.arange(4),
+        source=["x"] * 4,
+    )
+
+
+class _Fixed:
+    def __init__(self, name: str, moves: list[int]) -> None:
+        self.name = name
+        self._moves = np.array(moves, dtype=np.int64)
+
+    def moves(self, pos: HeldOutPositions) -> np.ndarray:
+        return self._moves
+
+
+def test_run_match_counts_per_rank_and_writes_the_report(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    pos = _toy_positions()
+    table = run_match(pos, [_Fixed("a", [10, 0, 30, 40]), _Fixed("b", [0, 0, 0, 40])])
+    a, b = table.results
+    assert a.hits == (1, 2) and a.positions == (2, 2)
+    assert b.hits == (0, 1)
+    assert a.share() == 0.75 and a.share(0) == 0.5
+    assert a.interval(0) == wilson_interval(1, 2)
+    md = write_match(table, tmp_path, "sparring se-match go --out X")
+    data = json.loads((tmp_path / "match.json").read_text())
+    assert [p["hits"] for p in data["programs"]] == [[1, 2], [0, 1]]
+    assert (tmp_path / "match.png").stat().st_size > 0
+    text = md.read_text()
+    assert "| 9d | 2 | 50.0 (" in text and "**75.0**" in text
+
+
+def test_run_match_rejects_a_program_with_the_wrong_number_of_moves() -> None:
+    with pytest.raises(SparringError, match="moves for 4 positions"):
+        run_match(_toy_positions(), [_Fixed("short", [1, 2])])
+
+
+def test_parse_program() -> None:
+    p = parse_program("policy:model=go-se-inf")
+    assert isinstance(p, PolicyProgram) and p.model == "go-se-inf"
+    q = parse_program("player:se-inf-mcts:rank={rank},sims=50")
+    assert isinstance(q, PlayerProgram) and q.spec == "se-inf-mcts:rank={rank},sims=50"
+    for bad in ("policy", "policy:net=go-se", "mcts", "player:"):
+        with pytest.raises(SparringError, match="bad program"):
+            parse_program(bad)
+
+
+# ---- real records and the shipped estimators -------------------------------------------------
+@pytest.fixture(scope="module")
+def go_positions() -> HeldOutPositions:
+    return held_out_positions("go", 220, seed=0, data_root=need_data())
+
+
+def test_held_out_positions_are_per_rank_and_legal(go_positions: HeldOutPositions) -> None:
+    pos = go_positions
+    assert len(pos) == 220 and np.bincount(pos.rank).tolist() == [20] * 11
+    assert pos.legal[np.arange(len(pos)), pos.actions].all()  # the human move is legal
+    assert len(set(pos.source)) == len(pos)  # no position twice
+
+
+def test_shipped_go_se_policy_is_usable(go_positions: HeldOutPositions) -> None:
+    net, _ = load_strength_model(resolve_estimator("go-se"))
+    res = policy_match(net, go_positions)
+    assert res.top1_legal > 0.22
+    assert res.illegal_top1 < 0.10
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 16 item 6: the shipped go-se-inf policy puts ~38% of its probability on "
+    "illegal moves (argmax illegal in ~49% of positions); passes once it is retrained",
+)
+def test_shipped_go_se_inf_policy_is_usable(go_positions: HeldOutPositions) -> None:
+    net, _ = load_strength_model(resolve_estimator("go-se-inf"))
+    res = policy_match(net, go_positions)
+    assert res.top1_legal > 0.22
+    assert res.illegal_top1 < 0.10
+
+
+def _chess_positions() -> HeldOutPositions:
+    """Three chess positions of two ranks: the start and after one and two first-legal moves."""
+    from sparring.games.chess import Chess
+
+    game = Chess()
+    moves: list[int] = []
+    state = game.initial_state()
+    for _ in range(3):
+        moves.append(int(game.legal_moves(state)[0]))
+        state = game.play(state, moves[-1])
+    states = game.replay_states(moves)[:3]
+    return HeldOutPositions(
+        game="chess",
+        ranks=("2400-2600", "1000-1200"),
+        states=list(states),
+        planes=game.replay_planes(moves),
+        actions=np.array(moves, dtype=np.int64),
+        rank=np.array([0, 1, 1]),
+        legal=np.stack([game.legal_mask(s) for s in states]),
+        move_number=np.arange(3),
+        source=["toy"] * 3,
+    )
+
+
+def test_player_program_builds_one_player_per_rank_with_its_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sparring.players.registry as registry
+
+    pos = _chess_positions()
+    built: list[str] = []
+    real = registry.make_player
+
+    def spy(spec: str, game: object, seed: int | None = None, cache: object = None) -> object:
+        built.append(spec)
+        return real("random", game, seed=seed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(registry, "make_player", spy)
+    program = parse_program("player:uct:sims=8,name=r{rank}")
+    moves = program.moves(pos)
+    assert built == ["uct:sims=8,name=r2400-2600", "uct:sims=8,name=r1000-1200"]
+    assert pos.legal[np.arange(3), moves].all()
+
+
+def test_random_player_program_on_real_chess_positions() -> None:
+    pos = _chess_positions()
+    table = run_match(pos, [parse_program("player:random")])
+    assert sum(table.results[0].positions) == 3
+    assert table.results[0].positions == (1, 2)
