@@ -40,6 +40,7 @@ the estimator networks, which live above the players' layer; it registers its ki
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -189,7 +190,7 @@ class RankedSearchPlayer(Player):
 
 
 @dataclass(frozen=True)
-class _HumanLikeSettings:
+class _HumanLikeSettings(ABC):
     """Common settings of the four human-like kinds (see the module doc)."""
 
     kind: ClassVar[str]
@@ -247,9 +248,9 @@ class _HumanLikeSettings:
             items.append(f"name={self.name}")
         return self.kind + (":" + ",".join(items) if items else "")
 
+    @abstractmethod
     def display_name(self) -> str:
-        """The player's name in tables."""
-        raise NotImplementedError
+        """The player's name in tables (each kind names itself)."""
 
     def _evaluator(
         self, game: Game, cache: PlayerCache

@@ -45,6 +45,7 @@ root ``moves`` and ``visits``.
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -196,9 +197,10 @@ class AlphaDDAPlayer(Player):
         """The network that gives ``v_n`` (the undamaged one)."""
         return self.evaluator
 
+    @abstractmethod
     def configure(self, vbar: float, c: int, game: Game) -> tuple[PUCTConfig, Evaluator]:
-        """This move's search config and evaluator from ``vbar_n`` and the colour ``c``."""
-        raise NotImplementedError
+        """This move's search config and evaluator from ``vbar_n`` and the colour ``c`` (each
+        AlphaDDA variant sets its own parameter: simulations, dropout or the score)."""
 
     def select_move(self, game: Game, state: State) -> int:
         if game.is_terminal(state):
