@@ -33,20 +33,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from sparring.elo import ELO_SCALE, expected_score
 from sparring.errors import ConfigError
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
-
-ELO_SCALE = 400.0 / math.log(10.0)
-"""Elo points per natural-log unit of odds (about 173.7): a rating difference ``d`` gives odds
-``10**(d / 400) = exp(d / ELO_SCALE)``.  The project's only Elo constant."""
-
-
-def expected_score(elo_a: float, elo_b: float) -> float:
-    """AlphaDDA Eq. 16: ``p(A defeats B) = 1 / (1 + 10**((e(B) - e(A)) / 400))``."""
-    return 1.0 / (1.0 + math.exp((elo_b - elo_a) / ELO_SCALE))
 
 
 def _sigmoid(eta: FloatArray) -> FloatArray:

@@ -43,14 +43,10 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from sparring.elo import ELO_SCALE, expected_score
 from sparring.strength.controller import JsonValue, MoveContext, StrengthController
 from sparring.strength.selection import PAPER_RTH, StrengthSetting
 from sparring.strength.target import Calibration, monotone_curve, strength_axis
-
-ELO_DIVISOR = 400.0
-"""The Elo logistic's ``10**(d / 400)``: the same constant as
-:data:`sparring.evaluation.bradley_terry.ELO_SCALE` ``= 400 / ln 10`` (the project's one Elo
-scale), which the strength core may not import."""
 
 PAPER_GO_ELO_PER_Z = 100.0 / 0.375
 """The slope the paper read off its Fig. 1 (``dz_init = 0.375`` "approximately equivalent to
@@ -67,12 +63,6 @@ TYPICAL_PLIES: Mapping[str, int] = {"connect4": 36, "othello6": 32, "othello": 6
 
 Notify = Callable[[str], None]
 """Where a controller sends its one-line notices (clamping)."""
-
-
-def expected_score(own_elo: float, opponent_elo: float) -> float:
-    """``1 / (1 + 10**((opponent - own) / 400))``: the Elo model's expected score of a player
-    rated ``own_elo`` against ``opponent_elo`` (AlphaDDA Eq. 16)."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent_elo - own_elo) / ELO_DIVISOR))
 
 
 def cooldown_plies(game_name: str, max_game_length: int) -> int:
@@ -724,7 +714,7 @@ def elo_posterior(
         log_w -= 0.5 * ((grid - config.prior_mean) / config.prior_sd) ** 2
     for own, score in results:
         # log p = -log(1 + 10^((g - own)/400)), log(1 - p) = -log(1 + 10^((own - g)/400))
-        d = (grid - own) * (math.log(10.0) / ELO_DIVISOR)
+        d = (grid - own) / ELO_SCALE
         log_w -= score * np.logaddexp(0.0, d) + (1.0 - score) * np.logaddexp(0.0, -d)
     w = np.exp(log_w - log_w.max())
     return Posterior(grid, w / w.sum())
@@ -804,7 +794,6 @@ CONTROLLERS: Mapping[str, type[AdaptiveController]] = {
 
 __all__ = [
     "CONTROLLERS",
-    "ELO_DIVISOR",
     "AdaptiveController",
     "AdaptiveState",
     "BayesConfig",
