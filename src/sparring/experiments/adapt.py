@@ -74,8 +74,25 @@ from sparring.players.registry import PlayerSpec, parse_player
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
 
-FILES = {"report": "report.md", "results": "results.json", "plot": "adapt.png"}
-"""The files :func:`write_report` writes into the output directory."""
+FILES = {
+    "report": "report.md",
+    "results": "results.json",
+    "plot": "adapt.png",
+    "traces": "traces.png",
+}
+"""The files :func:`write_report` writes into the output directory (``adapt.png`` only when
+some adaptive player is not an AlphaDDA, ``traces.png`` only when some annotates ``vbar``)."""
+
+BALANCED_SHARE = 0.2
+"""A player is *balanced* against an opponent when ``|wins - losses| <= 0.2`` of the games
+(issue 15, after the paper's reading of Tables 5-13)."""
+
+TRACE_PARAMETERS = ("sims", "p_drop", "c")
+"""The AlphaDDA annotations that carry the parameter a move was played with (AlphaDDA1's
+``N_sim``, AlphaDDA2's ``P_drop``, AlphaDDA3's ``C``), in the order they are looked for."""
+
+ALPHADDA_KINDS = ("alphadda1", "alphadda2", "alphadda3")
+"""Player kinds of AlphaDDA (:mod:`sparring.players.alphadda`)."""
 
 STORE_NAME = "games.sqlite"
 """The game store in the output directory when no other is given."""
@@ -149,6 +166,10 @@ class AdaptConfig:
     the empirical order of the separation rule)."""
     separation_margin: float = 0.0
     """Smallest gap between adjacent mean z lines for them to count as separated (z units)."""
+    trace_games: int = 2
+    """Example games per adaptive player and opponent whose per-move ``vbar_n`` and parameter
+    ``traces.png`` plots (the paper's appendix 6 figures; alternately a game as first and as
+    second player; 0: none)."""
 
     def __post_init__(self) -> None:
         _check_text("adapt", "game", self.game)
@@ -165,6 +186,7 @@ class AdaptConfig:
         _check_int("adapt", "seed", self.seed, 0)
         _check_int("adapt", "workers", self.workers, 1)
         _check_int("adapt", "settle", self.settle, 0)
+        _check_int("adapt", "trace_games", self.trace_games, 0)
         if self.baseline is not None:
             _check_text("adapt", "baseline", self.baseline)
         if self.baseline_games is not None:
@@ -240,14 +262,22 @@ def default_baseline(adaptive: str) -> str:
     """The un-adapted player of an adaptive spec: an ``sa`` player with the adaptive spec's
     search options (:data:`SEARCH_KEYS`) at its starting setting, held fixed.
 
-    The z-space modes (``inter``, ``intra``, and kinds other than ``dsa``): ``z = z0`` (0 by
+    AlphaDDA kinds (``alphadda1-3``): ``az`` with the spec's ``model``, ``cpuct`` and ``sims``
+    (AlphaZero, the player AlphaDDA weakens).
+    The z-space modes (``inter``, ``intra``, and other kinds than ``dsa``): ``z = z0`` (0 by
     default) at ``R_th = rth`` (0.1), the paper's "w/o DSA" player (its SA player at z = 0);
     the Elo-space modes: the calibrated setting for their first target (``elo0``,
     default 1500), ``bayes``: for its prior mean (``prior``, default 1500).
     """
     from sparring.strength.dsa import BayesConfig, EloInterGameConfig, EloIntraGameConfig
 
-    options = PlayerSpec.parse(adaptive).options
+    parsed = PlayerSpec.parse(adaptive)
+    options = parsed.options
+    if parsed.kind in ALPHADDA_KINDS:
+        keys = ("model", "cpuct", "sims")
+        return ":".join(["az", ",".join(f"{k}={options[k]}" for k in keys if k in options)]).rstrip(
+            ":"
+        )
     mode = adaptive_mode(adaptive)
     search = [f"{k}={v}" for k, v in options.items() if k in SEARCH_KEYS]
     if mode not in ELO_MODES:
@@ -478,6 +508,35 @@ class WinRate:
         second = (self.wins + 0.25 * self.draws) / self.games
         return Z95 * math.sqrt(max(second - p * p, 0.0) / self.games)
 
+    @property
+    def shares(self) -> tuple[float, float, float] | None:
+        """``(win, loss, draw)`` shares of the games, the paper's Tables 5-13 order (None
+        without games)."""
+        if self.games == 0:
+            return None
+        return (self.wins / self.games, self.losses / self.games, self.draws / self.games)
+
+    @property
+    def imbalance(self) -> float | None:
+        """``|wins - losses| / games`` (None without games)."""
+        return None if self.games == 0 else abs(self.wins - self.losses) / self.games
+
+    @property
+    def balanced(self) -> bool | None:
+        """Whether ``|wins - losses| <= BALANCED_SHARE * games`` (None without games); exact
+        2 more wins than losses in 10 games is balanced, 3 is not."""
+        if self.games == 0:
+            return None
+        return abs(self.wins - self.losses) <= BALANCED_SHARE * self.games + 1e-9
+
+    def __add__(self, other: WinRate) -> WinRate:
+        return WinRate(
+            self.games + other.games,
+            self.wins + other.wins,
+            self.draws + other.draws,
+            self.losses + other.losses,
+        )
+
     def to_json(self) -> dict[str, Any]:
         """All numbers as a dict."""
         return {
@@ -487,7 +546,19 @@ class WinRate:
             "losses": self.losses,
             "rate": self.rate,
             "ci95": self.ci95,
+            "imbalance": self.imbalance,
+            "balanced": self.balanced,
         }
+
+
+def _d_metric(sides: Sequence[tuple[WinRate, WinRate]]) -> int:
+    """The paper's performance metric D (Fujita 2022, appendix, Eq. 11): over the opponents
+    X, ``sum_X |N_win - N_loss| (X first) + |N_win - N_loss| (X second)``, from AlphaDDA's
+    wins and losses against each opponent as first and as second player (``sides``: one
+    ``(as_first, as_second)`` pair per opponent).  0 is perfectly balanced; draws count
+    nothing.  (Eq. 11 counts the games "when the opponent X is the first player" and "the
+    second player": the same two halves.)"""
+    return sum(abs(f.wins - f.losses) + abs(s.wins - s.losses) for f, s in sides)
 
 
 @dataclass(frozen=True)
@@ -517,6 +588,85 @@ class Moments:
     def to_json(self) -> dict[str, Any]:
         """All numbers as a dict."""
         return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class MoveTrace:
+    """One example game's per-move value signal of an AlphaDDA player (the paper's appendix
+    6 figures): for each of its moves, the turn (1-based ply of the game), ``v_n`` and
+    ``vbar_n`` as annotated (the first player's side) and the parameter it set."""
+
+    series: int
+    game_index: int
+    a_first: bool
+    """Whether the adaptive player moved first (its colour ``c`` is +1)."""
+    score: float
+    """The adaptive player's score."""
+    turns: tuple[int, ...]
+    v: tuple[float | None, ...]
+    vbar: tuple[float, ...]
+    parameter: str | None
+    """The annotation key of the parameter (:data:`TRACE_PARAMETERS`), None when absent."""
+    values: tuple[float | None, ...]
+    """The parameter on each move (None where absent)."""
+    floor: tuple[float | None, ...] | None
+    """The floor level on each move (``floor=on``), None when no move carries one."""
+
+    @property
+    def colour(self) -> int:
+        """The paper's ``c_AlphaDDA``: +1 moving first, -1 second."""
+        return 1 if self.a_first else -1
+
+    def to_json(self) -> dict[str, Any]:
+        """Every number."""
+        return dataclasses.asdict(self)
+
+
+def move_trace(record: GameRecord) -> MoveTrace | None:
+    """The trace of the adaptive player (A) in one game; None when none of its moves carries
+    a ``vbar`` annotation (not an AlphaDDA player)."""
+    if record.annotations is None:
+        return None
+    parity = 0 if record.a_first else 1
+    notes = [
+        (i + 1, note)
+        for i, note in enumerate(record.annotations)
+        if i % 2 == parity and isinstance(note, dict) and _as_float(note.get("vbar")) is not None
+    ]
+    if not notes:
+        return None
+    key = next((k for k in TRACE_PARAMETERS if any(k in n for _, n in notes)), None)
+    floors = [_as_float(n.get("floor")) for _, n in notes]
+    return MoveTrace(
+        series=record.pairing,
+        game_index=record.game_index,
+        a_first=record.a_first,
+        score=record.score_a,
+        turns=tuple(t for t, _ in notes),
+        v=tuple(_as_float(n.get("v")) for _, n in notes),
+        vbar=tuple(float(_as_float(n["vbar"]) or 0.0) for _, n in notes),
+        parameter=key,
+        values=tuple(None if key is None else _as_float(n.get(key)) for _, n in notes),
+        floor=None if all(f is None for f in floors) else tuple(floors),
+    )
+
+
+def example_traces(records: Sequence[GameRecord], count: int) -> tuple[MoveTrace, ...]:
+    """Up to ``count`` example traces from ``records`` (in series and game order),
+    alternately a game where the adaptive player moved first and one where it moved second
+    while both kinds are left."""
+    ordered = sorted(records, key=lambda r: (r.pairing, r.game_index))
+    pools = {
+        first: [t for r in ordered if r.a_first == first and (t := move_trace(r)) is not None]
+        for first in (True, False)
+    }
+    out: list[MoveTrace] = []
+    turn = True
+    while len(out) < count and (pools[True] or pools[False]):
+        pool = pools[turn] or pools[not turn]
+        out.append(pool.pop(0))
+        turn = not turn
+    return tuple(out)
 
 
 def games_until_within(estimates: np.ndarray, target: float, within: float) -> int | None:
@@ -612,9 +762,21 @@ class CellStats:
     """``repeats x games`` estimate of the opponent's Elo after each game."""
     scores: np.ndarray = field(repr=False)
     """``repeats x games`` scores (NaN missing)."""
+    first: WinRate = WinRate(0, 0, 0, 0)
+    """The adaptive player's score in the games it moved first."""
+    second: WinRate = WinRate(0, 0, 0, 0)
+    """The adaptive player's score in the games it moved second."""
+    seconds: Moments = Moments(0, None, None)
+    """Seconds per game: both players' think time (a game's cost)."""
+    own_seconds: Moments = Moments(0, None, None)
+    """Seconds per game the adaptive player thought."""
+    traces: tuple[MoveTrace, ...] = ()
+    """Example games' per-move value signal (:func:`example_traces`; AlphaDDA players)."""
 
     def to_json(self) -> dict[str, Any]:
-        """Every number, the per-game series included (non-finite values as strings)."""
+        """Every number, the per-game series included (non-finite values as strings); not the
+        think times (:meth:`AdaptResult.timing_json`), so that it is a function of the games'
+        moves and results alone."""
         z_mean, z_sd = _nan_mean_sd(self.z_lines)
         est_mean, est_sd = _nan_mean_sd(self.estimate_lines)
         reached = [n for n in (self.until_within or ()) if n is not None]
@@ -622,6 +784,8 @@ class CellStats:
             "opponent": self.opponent,
             "label": self.label,
             "win": self.win.to_json(),
+            "first": self.first.to_json(),
+            "second": self.second.to_json(),
             "z": self.z.to_json(),
             "z_settled": self.z_settled.to_json(),
             "elo": self.elo.to_json(),
@@ -641,6 +805,7 @@ class CellStats:
                 "estimate_elo": _json_matrix(self.estimate_lines),
                 "score": _json_matrix(self.scores),
             },
+            "traces": [t.to_json() for t in self.traces],
         }
 
 
@@ -670,8 +835,11 @@ def cell_stats(
     settle: int,
     ladder_elo: float | None = None,
     within: float = 100.0,
+    trace_games: int = 0,
 ) -> CellStats:
-    """The numbers of one adaptive player (A) against one opponent from its series' games."""
+    """The numbers of one adaptive player (A) against one opponent from its series' games
+    (those within ``repeats`` series of ``games`` games)."""
+    wanted = [r for r in records if r.pairing < repeats and r.game_index < games]
     z = series_matrix(records, repeats, games, lambda g: g.z)
     elo = series_matrix(records, repeats, games, lambda g: g.elo)
     estimate = series_matrix(records, repeats, games, lambda g: g.estimate_elo)
@@ -695,7 +863,18 @@ def cell_stats(
         elo_lines=elo,
         estimate_lines=estimate,
         scores=scores,
+        first=WinRate.of([r.score_a for r in wanted if r.a_first]),
+        second=WinRate.of([r.score_a for r in wanted if not r.a_first]),
+        seconds=Moments.of(np.array([sum(r.think_times) for r in wanted], dtype=float)),
+        own_seconds=Moments.of(np.array([_own_seconds(r) for r in wanted], dtype=float)),
+        traces=example_traces(wanted, trace_games),
     )
+
+
+def _own_seconds(record: GameRecord) -> float:
+    """Seconds the adaptive player (A) thought in ``record``."""
+    parity = 0 if record.a_first else 1
+    return float(sum(t for i, t in enumerate(record.think_times) if i % 2 == parity))
 
 
 @dataclass(frozen=True)
@@ -719,6 +898,32 @@ class AdaptiveStats:
         """Whether it adapts within games (a Table 4 analogue)."""
         return self.mode in INTRA_MODES
 
+    @property
+    def kind(self) -> str:
+        """The player kind of the spec."""
+        return PlayerSpec.parse(self.spec).kind
+
+    @property
+    def dsa_tables(self) -> bool:
+        """Whether the report gives it the DSA tables (the Table 3-4 analogue, ``adapt.png``):
+        every kind but AlphaDDA's (:data:`ALPHADDA_KINDS`), whose games carry no z."""
+        return self.kind not in ALPHADDA_KINDS
+
+    @property
+    def d(self) -> int:
+        """The metric D of Eq. 11 over all the opponents (:func:`_d_metric`)."""
+        return _d_metric([(c.first, c.second) for c in self.cells])
+
+    def max_imbalance(self, side: str = "all") -> float | None:
+        """The largest ``|wins - losses| / games`` over the opponents (``side``: ``all``,
+        ``first`` or ``second``); None when no opponent has games."""
+        values = [v for c in self.cells if (v := _side(c, side).imbalance) is not None]
+        return max(values) if values else None
+
+    def balanced_count(self, side: str = "all") -> int:
+        """The opponents it is balanced against (:attr:`WinRate.balanced`)."""
+        return sum(1 for c in self.cells if _side(c, side).balanced)
+
     def to_json(self) -> dict[str, Any]:
         """Every number."""
         return {
@@ -729,8 +934,26 @@ class AdaptiveStats:
             "order_rule": self.order_rule,
             "separation_game_z": self.separation_z,
             "separation_game_estimate": self.separation_estimate,
+            "d": self.d,
+            "max_imbalance": {s: self.max_imbalance(s) for s in SIDES},
+            "balanced_opponents": {s: self.balanced_count(s) for s in SIDES},
             "opponents": [c.to_json() for c in self.cells],
         }
+
+
+SIDES = ("all", "first", "second")
+"""All games, the games the adaptive player moved first, those it moved second."""
+
+
+def _side(cell: CellStats, side: str) -> WinRate:
+    """The cell's score over ``side`` (:data:`SIDES`)."""
+    if side == "all":
+        return cell.win
+    if side == "first":
+        return cell.first
+    if side == "second":
+        return cell.second
+    raise ValueError(f"side must be one of {SIDES}, not {side!r}")
 
 
 def _mean_line(matrix: np.ndarray) -> np.ndarray:
@@ -757,6 +980,7 @@ def adaptive_stats(
             settle=config.settle,
             ladder_elo=None if elos is None else elos[i],
             within=config.within,
+            trace_games=config.trace_games,
         )
         for i, (opponent, opp_label, records) in enumerate(
             zip(config.opponents, labels, results, strict=True)
@@ -795,14 +1019,35 @@ class AdaptResult:
     """Games of the experiment in the store."""
     expected: int
     """Games the experiment asks for."""
+    baseline_sides: tuple[tuple[WinRate, WinRate], ...] | None = None
+    """Per opponent, the baseline player's score as first and as second player."""
 
     @property
     def complete(self) -> bool:
         """Whether every game is stored."""
         return self.stored == self.expected
 
+    def timing_json(self) -> list[dict[str, Any]]:
+        """Per adaptive player and opponent, the seconds per game (both players' think time
+        and the adaptive player's own): machine- and load-dependent, so kept out of
+        :meth:`to_json`."""
+        return [
+            {
+                "spec": stats.spec,
+                "opponents": [
+                    {
+                        "opponent": cell.opponent,
+                        "seconds_per_game": cell.seconds.to_json(),
+                        "own_seconds_per_game": cell.own_seconds.to_json(),
+                    }
+                    for cell in stats.cells
+                ],
+            }
+            for stats in self.stats
+        ]
+
     def to_json(self) -> dict[str, Any]:
-        """Every number of the report."""
+        """Every number of the report but the think times (:meth:`timing_json`)."""
         return {
             "config": self.config.to_mapping(),
             "baseline_spec": self.config.baseline_spec,
@@ -812,6 +1057,9 @@ class AdaptResult:
             "games_stored": self.stored,
             "games_expected": self.expected,
             "baseline": None if self.baseline is None else [w.to_json() for w in self.baseline],
+            "baseline_sides": None
+            if self.baseline_sides is None
+            else [[f.to_json(), s.to_json()] for f, s in self.baseline_sides],
             "adaptive": [s.to_json() for s in self.stats],
         }
 
@@ -883,6 +1131,17 @@ def run_adapt(
             if baselines
             else None
         )
+        baseline_sides = (
+            tuple(
+                (
+                    WinRate.of([r.score_a for r in b.records if r.a_first]),
+                    WinRate.of([r.score_a for r in b.records if not r.a_first]),
+                )
+                for b in baselines
+            )
+            if baselines
+            else None
+        )
         stored = sum(len(s.records) for s in series) + sum(len(b.records) for b in baselines)
         expected = sum(s.expected for s in series) + sum(b.expected for b in baselines)
         return AdaptResult(
@@ -892,6 +1151,7 @@ def run_adapt(
             baseline_label=baseline_label,
             stats=stats,
             baseline=baseline,
+            baseline_sides=baseline_sides,
             played=played,
             stored=stored,
             expected=expected,
@@ -982,6 +1242,150 @@ def adaptive_table(result: AdaptResult, stats: AdaptiveStats) -> str:
     return _table(header, rows)
 
 
+def _wld(win: WinRate | None) -> str:
+    """A cell of the win / loss / draw tables: the three shares, ✓ when balanced."""
+    shares = None if win is None else win.shares
+    if win is None or shares is None:
+        return "-"
+    return "/".join(f"{x:.2f}" for x in shares) + (" ✓" if win.balanced else "")
+
+
+def paper_kind(spec: str) -> str | None:
+    """The AlphaDDA kind of ``spec`` when it is the paper's player (a kind of
+    :data:`ALPHADDA_KINDS` at its Table 1-3 defaults: no option but ``model`` and ``name``),
+    else None."""
+    parsed = PlayerSpec.parse(spec)
+    if parsed.kind in ALPHADDA_KINDS and set(parsed.options) <= {"model", "name"}:
+        return parsed.kind
+    return None
+
+
+def paper_opponent(spec: str) -> str | None:
+    """The paper's name of an opponent spec (:data:`~sparring.experiments.alphadda_paper.
+    PAPER_OPPONENTS`; options other than ``model`` and ``name`` make it another player)."""
+    from sparring.experiments.alphadda_paper import PAPER_OPPONENTS
+
+    parsed = PlayerSpec.parse(spec)
+    if set(parsed.options) <= {"model", "name"}:
+        return PAPER_OPPONENTS.get(parsed.kind)
+    return None
+
+
+PAPER_GAMES_PER_SIDE = 50
+"""Games per side and opponent behind the paper's Tables 5-13."""
+
+
+def paper_win_rate(game: str, side: str, kind: str, opponent: str) -> WinRate | None:
+    """The paper's result of AlphaDDA ``kind`` against ``opponent`` (the paper's name) as
+    counts: rates times the 50 games per side (exact: the paper's side rates are multiples of
+    0.02), ``all`` the sum of both sides; None when the paper has no such entry."""
+    from sparring.experiments.alphadda_paper import PAPER_TABLES
+
+    tables = PAPER_TABLES.get(game)
+    if tables is None or side not in SIDES:
+        return None
+    if side == "all":
+        first = paper_win_rate(game, "first", kind, opponent)
+        second = paper_win_rate(game, "second", kind, opponent)
+        return None if first is None or second is None else first + second
+    row = tables["first" if side == "first" else "second"].get(kind, {}).get(opponent)
+    if row is None:
+        return None
+    wins, losses, draws = (round(x * PAPER_GAMES_PER_SIDE) for x in row)
+    return WinRate(PAPER_GAMES_PER_SIDE, wins, draws, losses)
+
+
+def _pick(pair: tuple[WinRate, WinRate], side: str) -> WinRate:
+    """The score over ``side`` from a ``(as_first, as_second)`` pair."""
+    first, second = pair
+    return first + second if side == "all" else first if side == "first" else second
+
+
+def wld_row(
+    label: str, sides: Sequence[tuple[WinRate, WinRate] | None], side: str = "all"
+) -> list[str]:
+    """One row of :func:`wld_table` from one ``(as_first, as_second)`` score pair per
+    opponent (None: unknown): the cells, the opponents balanced against (of those known),
+    the largest ``|W - L|`` share, D of Eq. 11 (:func:`_d_metric`; over one side: that
+    side's half) and per game, and the games."""
+    known = [pair for pair in sides if pair is not None]
+    wins = [_pick(pair, side) for pair in known]
+    imbalances = [w.imbalance for w in wins if w.imbalance is not None]
+    d = _d_metric(known) if side == "all" else sum(abs(w.wins - w.losses) for w in wins)
+    games = sum(w.games for w in wins)
+    complete = len(known) == len(sides)
+    return [
+        label,
+        *(_wld(None if pair is None else _pick(pair, side)) for pair in sides),
+        f"{sum(1 for w in wins if w.balanced)}/{len(wins)}",
+        _num(max(imbalances)) if imbalances else "-",
+        str(d) if complete else "-",
+        f"{d / games:.2f}" if complete and games else "-",
+        str(games),
+    ]
+
+
+def wld_table(result: AdaptResult, side: str = "all") -> str:
+    """The combined win / loss / draw table (the paper's Tables 5-13 analogue for every
+    adaptive player at once): rows the adaptive players (first the un-adapted baseline when
+    it was played), columns the opponents, each cell the win/loss/draw shares over
+    ``side``'s games (✓: balanced), then how many opponents the row is balanced against, its
+    largest ``|W - L|`` share, D of Eq. 11 over all games (over one side: that side's half
+    of D), D per game, and the games; below each row of a paper AlphaDDA, the paper's
+    numbers (:mod:`sparring.experiments.alphadda_paper`) for the opponents the paper has."""
+    from sparring.experiments.alphadda_paper import PAPER_TABLE_NUMBER
+
+    total = "D (Eq. 11)" if side == "all" else "Σ\\|W-L\\| (this side)"
+    header = [
+        "player",
+        *result.opponent_labels,
+        "balanced",
+        "max \\|W-L\\| share",
+        total,
+        "per game",
+        "games",
+    ]
+    rows: list[list[str]] = []
+    game = result.config.game
+    if result.baseline_sides is not None:
+        label = f"w/o adaptation: {result.baseline_label}"
+        rows.append(wld_row(label, result.baseline_sides, side))
+    numbers: dict[str, int] = {k: v for k, v in PAPER_TABLE_NUMBER.get(game, {}).items()}
+    for stats in result.stats:
+        rows.append(wld_row(stats.label, [(c.first, c.second) for c in stats.cells], side))
+        kind = paper_kind(stats.spec)
+        if kind is None or not numbers:
+            continue
+        paper: list[tuple[WinRate, WinRate] | None] = []
+        for cell in stats.cells:
+            name = paper_opponent(cell.opponent)
+            first = None if name is None else paper_win_rate(game, "first", kind, name)
+            second = None if name is None else paper_win_rate(game, "second", kind, name)
+            paper.append(None if first is None or second is None else (first, second))
+        if any(pair is not None for pair in paper):
+            rows.append(wld_row(f"*paper, Table {numbers[side]}: AlphaDDA{kind[-1]}*", paper, side))
+    return _table(header, rows)
+
+
+def seconds_table(result: AdaptResult) -> str:
+    """Mean seconds per game (both players' think time; the adaptive player's own in
+    brackets): rows the adaptive players, columns the opponents."""
+    header = ["player", *result.opponent_labels, "all opponents"]
+    rows = []
+    for stats in result.stats:
+        row = [stats.label]
+        for cell in stats.cells:
+            if cell.seconds.mean is None or cell.own_seconds.mean is None:
+                row.append("-")
+            else:
+                row.append(f"{cell.seconds.mean:.2f} ({cell.own_seconds.mean:.2f})")
+        n = sum(c.seconds.n for c in stats.cells)
+        spent = sum((c.seconds.mean or 0.0) * c.seconds.n for c in stats.cells)
+        row.append("-" if n == 0 else f"{spent / n:.2f}")
+        rows.append(row)
+    return _table(header, rows)
+
+
 def within_table(result: AdaptResult) -> str | None:
     """Games until the estimate stays within ``within`` Elo of the ladder Elo: adaptive player
     x opponent (mean and max over the repeats that got there, and how many did)."""
@@ -1017,27 +1421,71 @@ def report_markdown(
     if command:
         lines += ["Command:", "", "```", command, "```", ""]
     status = "complete" if result.complete else "INCOMPLETE (partial results)"
+    baseline = (
+        f'Baseline ("w/o DSA"): `{c.baseline_spec}`, {c.baseline_match_games} games per opponent.'
+        if c.baseline_match_games
+        else "No baseline games."
+    )
     lines += [
         f"{c.games} games per series, {c.repeats} series per opponent, seed {c.seed}; "
         f"{result.stored} of {result.expected} games stored ({status}). The adaptive player "
-        'moves first in the even-numbered games of each series. Baseline ("w/o DSA"): '
-        f"`{c.baseline_spec}`, {c.baseline_match_games} games per opponent.",
+        f"moves first in the even-numbered games of each series. {baseline}",
         "",
-        "Opponents: "
+        "Adaptive players: "
+        + ", ".join(f"{s.label} (`{s.spec}`)" for s in result.stats)
+        + ". Opponents: "
         + ", ".join(
             f"{lab} (`{s}`)" for lab, s in zip(result.opponent_labels, c.opponents, strict=True)
         )
         + ".",
         "",
-        "WR: the adaptive player's mean score, draws counted half, ± the 95% normal interval "
-        "(1.96 sd/sqrt(n) of the per-game scores). A game's z is the z on the adaptive "
-        "player's last move of the game (inter-game: the z it played; intra-game: the paper's "
-        "end-of-game z); averages over all games of all series (the paper's Table 3 and 4), "
-        f"and over the games after the first {c.settle}. The estimate of the opponent after "
-        "a game is the player's saved opponent_elo (its Elo played next where it keeps none).",
+        "## Win / loss / draw by opponent (Tables 5-13 analogue)",
+        "",
+        "Each cell: the adaptive player's win / loss / draw shares against the opponent "
+        f"(the paper's order); ✓: balanced, |wins - losses| <= {BALANCED_SHARE:g} of the "
+        "games. Per row: the opponents it is balanced against, its largest |W - L| share, "
+        "and D of Eq. 11 (Fujita 2022: the sum over the opponents of |wins - losses| as "
+        "first player plus |wins - losses| as second player; 0 is perfect) or, over one "
+        "side, that side's half of D. Italic rows: the paper's numbers for the same AlphaDDA "
+        f"at its Table 1-3 setting (counts: rates x {PAPER_GAMES_PER_SIDE} games per side).",
         "",
     ]
-    for stats in result.stats:
+    for side, title in (
+        ("all", "All games (Tables 5, 8, 11)"),
+        ("first", "As first player (Tables 6, 9, 12)"),
+        ("second", "As second player (Tables 7, 10, 13)"),
+    ):
+        lines += [f"### {title}", "", wld_table(result, side), ""]
+    lines += [
+        "### Seconds per game",
+        "",
+        "Mean seconds per game, both players' think time (the adaptive player's own in "
+        "brackets); games ran in parallel on shared cores, so these are upper bounds of the "
+        "cost on an idle core.",
+        "",
+        seconds_table(result),
+        "",
+    ]
+    dsa_players = [stats for stats in result.stats if stats.dsa_tables]
+    if dsa_players:
+        lines += [
+            "## The DSA tables (every adaptive player but AlphaDDA)",
+            "",
+        ]
+    lines += (
+        [
+            "WR: the adaptive player's mean score, draws counted half, ± the 95% normal interval "
+            "(1.96 sd/sqrt(n) of the per-game scores). A game's z is the z on the adaptive "
+            "player's last move of the game (inter-game: the z it played; intra-game: the paper's "
+            "end-of-game z); averages over all games of all series (the paper's Table 3 and 4), "
+            f"and over the games after the first {c.settle}. The estimate of the opponent after "
+            "a game is the player's saved opponent_elo (its Elo played next where it keeps none).",
+            "",
+        ]
+        if dsa_players
+        else []
+    )
+    for stats in dsa_players:
         kind = "Table 4 analogue (intra-game)" if stats.intra else "Table 3 analogue (inter-game)"
         lines += [f"## {stats.label}: {kind}", "", f"Spec: `{stats.spec}`", ""]
         lines += [adaptive_table(result, stats), ""]
@@ -1069,7 +1517,17 @@ def report_markdown(
             table,
             "",
         ]
-    lines += [f"Figure: [{FILES['plot']}]({FILES['plot']}) (Fig. 5 analogue).", ""]
+    if dsa_players:
+        lines += [f"Figure: [{FILES['plot']}]({FILES['plot']}) (Fig. 5 analogue).", ""]
+    if any(cell.traces for stats in result.stats for cell in stats.cells):
+        lines += [
+            f"Figure: [{FILES['traces']}]({FILES['traces']}) (the paper's appendix 6 figures): "
+            f"per AlphaDDA player and opponent, up to {c.trace_games} example games (the "
+            "first ones stored, alternately as first and as second player): the mean value "
+            "v̄_n c and the value v_n c from the player's own side (c its colour; +1: it is "
+            "winning) and the parameter it set, against the turn (ply) of the game.",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -1120,6 +1578,72 @@ def plot_adapt(result: AdaptResult, path: Path) -> Path:
     return path
 
 
+def plot_traces(result: AdaptResult, path: Path) -> Path | None:
+    """The paper's appendix 6 figures: for every adaptive player with traces (AlphaDDA) two
+    rows of panels, one column per opponent: the mean value ``vbar_n c`` (solid) and the
+    value ``v_n c`` (dotted) from the player's own side against the turn, and the parameter
+    it set (AlphaDDA1's ``N_sim``, AlphaDDA2's ``P_drop``, AlphaDDA3's ``C``; the floor level
+    dashed on a right axis with ``floor=on``), one colour per example game.  None (no file)
+    when no adaptive player has traces."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    players = [s for s in result.stats if any(c.traces for c in s.cells)]
+    if not players:
+        return None
+    columns = len(result.opponent_labels)
+    figure = Figure(figsize=(3.3 * columns, 2.6 * 2 * len(players)))
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(2 * len(players), columns, squeeze=False)
+    for block, stats in enumerate(players):
+        for col, cell in enumerate(stats.cells):
+            top, bottom = axes[2 * block][col], axes[2 * block + 1][col]
+            twin = None
+            for i, trace in enumerate(cell.traces):
+                colour = f"C{i % 10}"
+                c = trace.colour
+                side = "1st" if trace.a_first else "2nd"
+                outcome = {1.0: "won", 0.5: "drew", 0.0: "lost"}[trace.score]
+                label = f"s{trace.series} g{trace.game_index} ({side}, {outcome})"
+                x = np.array(trace.turns)
+                top.plot(x, c * np.array(trace.vbar), color=colour, marker=".", label=label)
+                v = np.array([np.nan if u is None else c * u for u in trace.v])
+                top.plot(x, v, color=colour, linestyle=":", linewidth=0.9)
+                values = np.array([np.nan if u is None else u for u in trace.values])
+                bottom.plot(x, values, color=colour, marker=".")
+                if trace.floor is not None:
+                    twin = twin or bottom.twinx()
+                    floor = np.array([np.nan if u is None else u for u in trace.floor])
+                    twin.plot(x, floor, color=colour, linestyle="--", linewidth=0.9)
+            parameter = next((t.parameter for t in cell.traces if t.parameter), None)
+            top.set_ylim(-1.05, 1.05)
+            top.axhline(0.0, color="grey", linewidth=0.6)
+            top.set_title(f"{stats.label} vs {cell.label}", fontsize=9)
+            bottom.set_xlabel("turn")
+            if parameter == "sims":
+                bottom.set_yscale("log")
+            if twin is not None:
+                twin.set_ylabel("floor level (dashed)", fontsize=8)
+            for ax in (top, bottom):
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+                ax.grid(alpha=0.3)
+            if col == 0:
+                top.set_ylabel("v̄_n c (solid), v_n c (dotted)", fontsize=8)
+                bottom.set_ylabel(parameter or "parameter", fontsize=8)
+            if cell.traces:
+                top.legend(fontsize=6, loc="lower left")
+    figure.suptitle(
+        f"{result.config.game}: per-move value signal and parameter of example games "
+        "(own side: +1 = the adaptive player is winning)",
+        fontsize=11,
+    )
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=80)
+    return path
+
+
 def _clean(value: Any) -> Any:
     """Non-finite floats as strings, for strict JSON."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -1134,15 +1658,23 @@ def _clean(value: Any) -> Any:
 def write_report(
     result: AdaptResult, out: Path, command: str | None = None, note: str | None = None
 ) -> dict[str, Path]:
-    """Write ``report.md``, ``results.json`` and ``adapt.png`` into ``out``; returns the paths."""
+    """Write ``report.md``, ``results.json``, ``adapt.png`` (when some adaptive player is
+    not an AlphaDDA) and ``traces.png`` (when some has traces) into ``out``; returns the paths
+    written."""
     out.mkdir(parents=True, exist_ok=True)
     paths = {key: out / name for key, name in FILES.items()}
     paths["report"].write_text(report_markdown(result, command, note))
     data = _clean(result.to_json())
+    data["timing"] = _clean(result.timing_json())
     if command:
         data["command"] = command
     if note:
         data["note"] = note
     paths["results"].write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
-    plot_adapt(result, paths["plot"])
+    if any(stats.dsa_tables for stats in result.stats):
+        plot_adapt(result, paths["plot"])
+    else:
+        del paths["plot"]
+    if plot_traces(result, paths["traces"]) is None:
+        del paths["traces"]
     return paths
