@@ -225,6 +225,13 @@ def test_paper_counts_and_d() -> None:
     assert paper_kind("alphadda2") == "alphadda2"
     assert paper_kind("alphadda2:model=connect4,name=X") == "alphadda2"
     assert paper_kind("alphadda2:floor=on") is None and paper_kind("dsa:mode=inter") is None
+    # The Table 1-3 row written out is the paper's player on its game only.
+    paper1 = "alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200,name=P"
+    assert paper_kind(paper1, "connect4") == "alphadda1"
+    assert paper_kind(paper1, "othello6") is None and paper_kind(paper1) is None
+    assert paper_kind("alphadda3:c=0.75,nh=1", "othello6") == "alphadda3"
+    assert paper_kind("alphadda1:nh=4", "connect4") is None
+    assert paper_kind("alphadda2:nh=1,sims=50", "connect4") is None
     assert paper_opponent("az") == "AlphaZero" and paper_opponent("minimax2:name=M") == "Minimax2"
     assert paper_opponent("az:sims=10") is None and paper_opponent("uct") is None
     assert default_baseline("alphadda2:sims=50,model=connect4,adrop=5") == (

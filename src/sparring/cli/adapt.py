@@ -3,7 +3,10 @@
 
 Plays every adaptive player against every opponent as series of games (parallel, resumable
 from the game store in the output directory), the opponents against the un-adapted baseline,
-and writes ``report.md``, ``results.json`` and ``adapt.png`` into ``--out``.
+and writes ``report.md``, ``results.json``, ``adapt.png`` (DSA players) and ``traces.png``
+(AlphaDDA players) into ``--out``.  The report's win / loss / draw tables (every adaptive
+player against every opponent, overall and as first / second player, with D of Eq. 11 and
+the balanced marks) are the AlphaDDA paper's Tables 5-13 analogue.
 """
 
 from __future__ import annotations
@@ -68,6 +71,12 @@ def adapt(
     separation_margin: Annotated[
         float, typer.Option(help="Smallest gap between mean z lines counted as separated.")
     ] = 0.0,
+    trace_games: Annotated[
+        int,
+        typer.Option(
+            help="Example games per AlphaDDA player and opponent in traces.png (0: none)."
+        ),
+    ] = 2,
     store: Annotated[
         Path | None, typer.Option(help="SQLite game store (default: OUT/games.sqlite).")
     ] = None,
@@ -77,7 +86,8 @@ def adapt(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Play adaptive players against opponents in series of games and report how well they
-    found and matched each opponent (Tables 3-4, Fig. 5 of Wu et al. 2019)."""
+    found and matched each opponent (Tables 3-4, Fig. 5 of Wu et al. 2019; Tables 5-13 and
+    the appendix 6 figures of Fujita 2022)."""
     from sparring.experiments.adapt import (
         STORE_NAME,
         AdaptConfig,
@@ -107,6 +117,7 @@ def adapt(
         within=within,
         settle=settle,
         separation_margin=separation_margin,
+        trace_games=trace_games,
     )
     db_path = store or out / STORE_NAME
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])

@@ -1,4 +1,5 @@
-"""The dynamic strength adjustment experiment (Wu et al., AAAI 2019, Tables 3-4, Fig. 5).
+"""The dynamic strength adjustment experiment (Wu et al., AAAI 2019, Tables 3-4, Fig. 5; and
+Fujita's AlphaDDA, PeerJ CS 2022, Tables 5-13 and the appendix 6 figures).
 
 ``sparring adapt GAME ADAPTIVE_SPEC --opponents SPEC,SPEC,... --games G --repeats R --out DIR``
 plays every adaptive player (e.g. ``dsa:mode=inter,model=connect4``) against every opponent as
@@ -8,13 +9,26 @@ series in one pool, every game stored, a killed run resumes replaying nothing fi
 the same opponents against the un-adapted base player (the "w/o DSA" row, ``G`` games each with
 :func:`~sparring.evaluation.match.run_match`).  :func:`write_report` writes
 
-* ``report.md``: per adaptive player the Table 3 / Table 4 analogue (columns: opponents),
-* ``results.json``: every number of the report plus the per-game series,
+* ``report.md``: the win / loss / draw tables of every adaptive player against every
+  opponent over all games, as first and as second player (the AlphaDDA paper's Tables 5-13
+  analogue, with D of Eq. 11, the balanced marks and, for the paper's AlphaDDA players, the
+  paper's numbers: :mod:`sparring.experiments.alphadda_paper`), the seconds per game, and per
+  adaptive player but AlphaDDA the Table 3 / Table 4 analogue (columns: opponents),
+* ``results.json``: every number of the report plus the per-game series (and the example
+  traces, and the think times under ``timing``),
 * ``adapt.png``: the Fig. 5 analogue (per adaptive player: the game's z and the estimate of
   the opponent's Elo against the game number, one line per opponent, mean over repeats with a
-  band of +- one standard deviation over the repeats).
+  band of +- one standard deviation over the repeats), when some player is not an AlphaDDA,
+* ``traces.png``: the AlphaDDA paper's appendix 6 figures (:func:`plot_traces`): per AlphaDDA
+  player and opponent, the per-move ``vbar_n`` and parameter of a few example games.
 
 What is measured (definitions shared by the report, the JSON and the tests):
+
+* **Win / loss / draw shares** of the adaptive player against an opponent, over all games and
+  split by who moved first; **balanced**: ``|wins - losses| <= 0.2`` of the games
+  (:data:`BALANCED_SHARE`); per row the opponents balanced against, the largest
+  ``|wins - losses|`` share, and **D** (Eq. 11, :func:`_d_metric`): the sum over opponents of
+  ``|wins - losses|`` as first player plus ``|wins - losses|`` as second player.
 
 * **Win rate** of the adaptive player: mean score over all games (draws counted half; wins,
   draws and losses also given), with a 95% normal interval ``1.96 * sd / sqrt(n)`` where ``sd``
@@ -1250,14 +1264,45 @@ def _wld(win: WinRate | None) -> str:
     return "/".join(f"{x:.2f}" for x in shares) + (" ✓" if win.balanced else "")
 
 
-def paper_kind(spec: str) -> str | None:
-    """The AlphaDDA kind of ``spec`` when it is the paper's player (a kind of
-    :data:`ALPHADDA_KINDS` at its Table 1-3 defaults: no option but ``model`` and ``name``),
-    else None."""
+PAPER_ROW_KEYS: dict[str, tuple[str, ...]] = {
+    "alphadda1": ("nh", "asim", "bsim0", "nmax"),
+    "alphadda2": ("nh", "adrop", "pdrop0"),
+    "alphadda3": ("nh", "c"),
+}
+"""The spec options of each AlphaDDA kind that its row of the paper's Tables 1-3 sets."""
+
+
+def paper_kind(spec: str, game: str | None = None) -> str | None:
+    """The AlphaDDA kind of ``spec`` when it is the paper's player, else None: a kind of
+    :data:`ALPHADDA_KINDS` with no option but ``model``, ``name`` and, given ``game``, the
+    options of :data:`PAPER_ROW_KEYS` at the values of the game's row of Tables 1-3
+    (``alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200`` on Connect4).  A spec without options is
+    the paper's player while the kinds' defaults are the Table 1-3 rows."""
+    from sparring.players.alphadda import TABLE_1, TABLE_2, TABLE_3
+
     parsed = PlayerSpec.parse(spec)
-    if parsed.kind in ALPHADDA_KINDS and set(parsed.options) <= {"model", "name"}:
-        return parsed.kind
-    return None
+    kind = parsed.kind
+    if kind not in ALPHADDA_KINDS:
+        return None
+    extra = {k: v for k, v in parsed.options.items() if k not in ("model", "name")}
+    if not extra:
+        return kind
+    tables: dict[str, dict[str, Any]] = {
+        "alphadda1": dict(TABLE_1),
+        "alphadda2": dict(TABLE_2),
+        "alphadda3": dict(TABLE_3),
+    }
+    row = None if game is None else tables[kind].get(game)
+    keys = PAPER_ROW_KEYS[kind]
+    if row is None or not set(extra) <= set(keys):
+        return None
+    for key, text in extra.items():
+        try:
+            if float(text) != float(row[keys.index(key)]):
+                return None
+        except ValueError:
+            return None
+    return kind
 
 
 def paper_opponent(spec: str) -> str | None:
@@ -1353,7 +1398,7 @@ def wld_table(result: AdaptResult, side: str = "all") -> str:
     numbers: dict[str, int] = {k: v for k, v in PAPER_TABLE_NUMBER.get(game, {}).items()}
     for stats in result.stats:
         rows.append(wld_row(stats.label, [(c.first, c.second) for c in stats.cells], side))
-        kind = paper_kind(stats.spec)
+        kind = paper_kind(stats.spec, game)
         if kind is None or not numbers:
             continue
         paper: list[tuple[WinRate, WinRate] | None] = []
