@@ -352,10 +352,16 @@ def test_tiny_run_writes_tables_and_traces(stub: None, tmp_path: Path) -> None:
     data = json.loads(paths["results"].read_text())
     (first, _) = data["adaptive"]
     assert first["d"] == dda.d and len(first["opponents"][0]["traces"]) == 3
-    assert data["timing"][0]["opponents"][0]["seconds_per_game"]["n"] == 4
+    base, timing = data["timing"][0], data["timing"][1]
+    assert base["baseline"] and base["opponents"][0]["seconds_per_game"]["n"] == 2
+    assert timing["spec"] == "stubdda" and timing["opponents"][0]["seconds_per_game"]["n"] == 4
+    assert "timing" not in result.to_json()  # the reproducible numbers only
     assert data["baseline_sides"][0][0]["games"] == 1
     text = paths["report"].read_text()
     assert "[traces.png](traces.png)" in text and "### Seconds per game" in text
+    seconds = text.split("### Seconds per game")[1].split("##")[0]
+    rows = [line for line in seconds.splitlines() if line.startswith("| ")]
+    assert len(rows) == 5 and rows[2].startswith("| w/o adaptation: Base |")  # head, ---, 3
     # The uct row is not an AlphaDDA: it keeps the DSA tables; the stub is no AlphaDDA kind
     # either, so both do.
     assert text.count("Table 3 analogue") == 2

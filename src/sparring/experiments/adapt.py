@@ -1035,6 +1035,8 @@ class AdaptResult:
     """Games the experiment asks for."""
     baseline_sides: tuple[tuple[WinRate, WinRate], ...] | None = None
     """Per opponent, the baseline player's score as first and as second player."""
+    baseline_seconds: tuple[tuple[Moments, Moments], ...] | None = None
+    """Per opponent, the baseline games' seconds per game: both players' and its own."""
 
     @property
     def complete(self) -> bool:
@@ -1045,7 +1047,27 @@ class AdaptResult:
         """Per adaptive player and opponent, the seconds per game (both players' think time
         and the adaptive player's own): machine- and load-dependent, so kept out of
         :meth:`to_json`."""
-        return [
+        baseline = (
+            [
+                {
+                    "spec": self.config.baseline_spec,
+                    "baseline": True,
+                    "opponents": [
+                        {
+                            "opponent": opponent,
+                            "seconds_per_game": both.to_json(),
+                            "own_seconds_per_game": own.to_json(),
+                        }
+                        for opponent, (both, own) in zip(
+                            self.config.opponents, self.baseline_seconds, strict=True
+                        )
+                    ],
+                }
+            ]
+            if self.baseline_seconds is not None
+            else []
+        )
+        return baseline + [
             {
                 "spec": stats.spec,
                 "opponents": [
@@ -1156,6 +1178,17 @@ def run_adapt(
             if baselines
             else None
         )
+        baseline_seconds = (
+            tuple(
+                (
+                    Moments.of(np.array([sum(r.think_times) for r in b.records], dtype=float)),
+                    Moments.of(np.array([_own_seconds(r) for r in b.records], dtype=float)),
+                )
+                for b in baselines
+            )
+            if baselines
+            else None
+        )
         stored = sum(len(s.records) for s in series) + sum(len(b.records) for b in baselines)
         expected = sum(s.expected for s in series) + sum(b.expected for b in baselines)
         return AdaptResult(
@@ -1166,6 +1199,7 @@ def run_adapt(
             stats=stats,
             baseline=baseline,
             baseline_sides=baseline_sides,
+            baseline_seconds=baseline_seconds,
             played=played,
             stored=stored,
             expected=expected,
@@ -1416,16 +1450,21 @@ def seconds_table(result: AdaptResult) -> str:
     """Mean seconds per game (both players' think time; the adaptive player's own in
     brackets): rows the adaptive players, columns the opponents."""
     header = ["player", *result.opponent_labels, "all opponents"]
-    rows = []
+    lines: list[tuple[str, list[tuple[Moments, Moments]]]] = []
+    if result.baseline_seconds is not None:
+        lines.append((f"w/o adaptation: {result.baseline_label}", list(result.baseline_seconds)))
     for stats in result.stats:
-        row = [stats.label]
-        for cell in stats.cells:
-            if cell.seconds.mean is None or cell.own_seconds.mean is None:
+        lines.append((stats.label, [(c.seconds, c.own_seconds) for c in stats.cells]))
+    rows = []
+    for label, cells in lines:
+        row = [label]
+        for both, own in cells:
+            if both.mean is None or own.mean is None:
                 row.append("-")
             else:
-                row.append(f"{cell.seconds.mean:.2f} ({cell.own_seconds.mean:.2f})")
-        n = sum(c.seconds.n for c in stats.cells)
-        spent = sum((c.seconds.mean or 0.0) * c.seconds.n for c in stats.cells)
+                row.append(f"{both.mean:.2f} ({own.mean:.2f})")
+        n = sum(both.n for both, _ in cells)
+        spent = sum((both.mean or 0.0) * both.n for both, _ in cells)
         row.append("-" if n == 0 else f"{spent / n:.2f}")
         rows.append(row)
     return _table(header, rows)
