@@ -1677,7 +1677,8 @@ def plot_traces(result: AdaptResult, path: Path) -> Path | None:
     if not players:
         return None
     columns = len(result.opponent_labels)
-    figure = Figure(figsize=(3.3 * columns, 2.6 * 2 * len(players)))
+    height = 2.6 * 2 * len(players)
+    figure = Figure(figsize=(3.3 * columns, height))
     FigureCanvasAgg(figure)
     axes = figure.subplots(2 * len(players), columns, squeeze=False)
     for block, stats in enumerate(players):
@@ -1691,11 +1692,13 @@ def plot_traces(result: AdaptResult, path: Path) -> Path | None:
                 outcome = {1.0: "won", 0.5: "drew", 0.0: "lost"}[trace.score]
                 label = f"s{trace.series} g{trace.game_index} ({side}, {outcome})"
                 x = np.array(trace.turns)
-                top.plot(x, c * np.array(trace.vbar), color=colour, marker=".", label=label)
+                top.plot(
+                    x, c * np.array(trace.vbar), color=colour, marker=".", markersize=3, label=label
+                )
                 v = np.array([np.nan if u is None else c * u for u in trace.v])
                 top.plot(x, v, color=colour, linestyle=":", linewidth=0.9)
                 values = np.array([np.nan if u is None else u for u in trace.values])
-                bottom.plot(x, values, color=colour, marker=".")
+                bottom.plot(x, values, color=colour, marker=".", markersize=3)
                 if trace.floor is not None:
                     twin = twin or bottom.twinx()
                     floor = np.array([np.nan if u is None else u for u in trace.floor])
@@ -1722,9 +1725,9 @@ def plot_traces(result: AdaptResult, path: Path) -> Path | None:
         "(own side: +1 = the adaptive player is winning)",
         fontsize=11,
     )
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0, 1, 1 - 0.5 / height))
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=80)
+    figure.savefig(path, dpi=64)
     return path
 
 
