@@ -288,10 +288,8 @@ def default_baseline(adaptive: str) -> str:
     parsed = PlayerSpec.parse(adaptive)
     options = parsed.options
     if parsed.kind in ALPHADDA_KINDS:
-        keys = ("model", "cpuct", "sims")
-        return ":".join(["az", ",".join(f"{k}={options[k]}" for k in keys if k in options)]).rstrip(
-            ":"
-        )
+        az = [f"{k}={options[k]}" for k in ("model", "cpuct", "sims") if k in options]
+        return "az:" + ",".join(az) if az else "az"
     mode = adaptive_mode(adaptive)
     search = [f"{k}={v}" for k, v in options.items() if k in SEARCH_KEYS]
     if mode not in ELO_MODES:
