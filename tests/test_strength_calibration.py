@@ -268,9 +268,14 @@ def test_target_interpolation_and_clamping(tmp_path: Path) -> None:
         assert elo_for_setting(cal, mid.setting) == pytest.approx(1500.0)
         high = setting_for_elo(cal, 1960.0)  # between z = 2 and z = +inf
         assert high.setting.z > 2.0 and math.isfinite(high.setting.z)
-        low = setting_for_elo(cal, 1000.0)  # in the floor: relax R_th
+        low = setting_for_elo(cal, 1100.0)  # in the floor: relax R_th
         assert low.setting.z == -INF and 0.0 < low.setting.floor < 1.0
-        assert elo_for_setting(cal, low.setting) == pytest.approx(1000.0)
+        assert elo_for_setting(cal, low.setting) == pytest.approx(1100.0)
+        # Below the first stage's knot above floor 1 (1200), in the second stage's range
+        # (800 at f = 1 to 1000 at f = 2, two knots: a line): mixed with random moves.
+        mixed = setting_for_elo(cal, 900.0)
+        assert mixed.setting == StrengthSetting(-INF, 0.1, 1.5) and not mixed.clamped
+        assert setting_for_elo(cal, 1000.0).setting == StrengthSetting(-INF, 0.1, 2.0)
         other = setting_for_elo(cal, 1700.0, rth=0.25)
         assert other.setting.rth == 0.25 and math.isfinite(other.setting.z)
     weakest = setting_for_elo(cal, 500.0)  # clamped, said by the result, no warning
@@ -549,6 +554,15 @@ def test_ladder_extension_rates_new_rungs_against_fixed_ratings(tmp_path: Path) 
     assert read_ladder(tmp_path / "out.json").by_spec("uct:sims=3,name=UCT3").name == "UCT3"
     assert "UCT3" in rungs_markdown(ladder, results, 6)
     assert [p.name for p in extended.nearest(1650, 1)] == ["UCT200"]
+    # Only some ladder players (by name or spec): the same games against Random, none other.
+    with GameStore(tmp_path / "r.sqlite") as store:
+        (only,) = rate_rungs(
+            ladder, ["uct:sims=3,name=UCT3"], store, games=6, seed=1, against=["random"]
+        )
+        with pytest.raises(ConfigError, match="no player 'Nobody'"):
+            rate_rungs(ladder, ["uct:sims=4"], store, games=2, against=["Nobody"])
+    assert only.games == 6 and only.scores == {"Random": rung.scores["Random"]}
+    assert "6 games against each of random," in rungs_markdown(ladder, [only], 6, ["random"])
 
 
 def test_cli_ladder_extend(tmp_path: Path) -> None:
@@ -563,5 +577,8 @@ def test_cli_ladder_extend(tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, *opts])
     assert result.exit_code == 0, result.output
     assert len(json.loads(out.read_text())["players"]) == 3
+    only = runner.invoke(app, [*args, *opts, "--against", "Random", "--out", str(tmp_path / "o")])
+    assert only.exit_code == 0, only.output
+    assert "2 games against each of Random," in only.output
     bad = runner.invoke(app, [*args[:2], "nosuchplayer", *opts])
     assert bad.exit_code != 0

@@ -241,16 +241,28 @@ def ladder_extend(
     seed: Annotated[int, typer.Option(help=_SEED_HELP)] = 0,
     store: Annotated[Path, typer.Option(help=_STORE_HELP)] = DEFAULT_STORE,
     markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            help="Play only these ladder players (names or specs, comma-separated; "
+            "default: every player)."
+        ),
+    ] = None,
 ) -> None:
     """Add rungs to a ladder: rate new players against it, its ratings held fixed."""
     from sparring.evaluation.ladder import read_ladder, save_ladder
     from sparring.evaluation.rungs import rate_rungs, rungs_markdown
 
     the_ladder = read_ladder(ladder)
+    opponents = (
+        None if against is None else tuple(a.strip() for a in against.split(",") if a.strip())
+    )
     console = Console()
     with GameStore(store) as db:
-        results = rate_rungs(the_ladder, specs, db, games, seed, workers, console)
-    text = rungs_markdown(the_ladder, results, games)
+        results = rate_rungs(
+            the_ladder, specs, db, games, seed, workers, console, against=opponents
+        )
+    text = rungs_markdown(the_ladder, results, games, opponents)
     console.print(text)
     extended = the_ladder.with_players([r.player for r in results])
     save_ladder(out, extended)

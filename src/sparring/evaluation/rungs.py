@@ -74,12 +74,16 @@ def rate_rungs(
     seed: int = 0,
     workers: int = 1,
     console: Console | None = None,
+    against: Sequence[str] | None = None,
 ) -> list[RungResult]:
-    """Play every spec against every player of ``ladder`` and rate it (module docstring).
+    """Play every spec against every player of ``ladder`` (or only the ladder players named
+    or specified in ``against``) and rate it (module docstring).
 
-    Raises :class:`ConfigError` for no specs, ``games < 1``, or a player whose name or spec
-    the ladder (or an earlier spec) already has.  Games are stored in ``store`` and a re-run
-    replays nothing."""
+    ``against`` is for rungs far below or above most of the ladder (a player weaker than
+    Random scores nothing against the strong baselines, games that carry no information).
+    Raises :class:`ConfigError` for no specs, ``games < 1``, a player whose name or spec
+    the ladder (or an earlier spec) already has, or an ``against`` entry the ladder lacks.
+    Games are stored in ``store`` and a re-run replays nothing."""
     if not specs:
         raise ConfigError("name at least one player to add to the ladder")
     if games < 1 or workers < 1:
@@ -89,20 +93,26 @@ def rate_rungs(
     names = [make_player(spec, game, 0, cache).name for spec in specs]
     placeholders = [LadderPlayer(n, s, 0.0, 0.0) for n, s in zip(names, specs, strict=True)]
     ladder.with_players(placeholders)  # name clashes fail before any game is played
+    opponents = ladder.players if against is None else tuple(ladder.by_spec(a) for a in against)
+    if not opponents:
+        raise ConfigError("name at least one ladder player to play against")
     out: list[RungResult] = []
     for name, spec in zip(names, specs, strict=True):
         fit, scores = rate_against(
-            ladder.game, spec, ladder.players, store, games, seed, workers, console
+            ladder.game, spec, opponents, store, games, seed, workers, console
         )
         out.append(RungResult(LadderPlayer(name, spec, fit.elo, fit.stderr), scores, fit.games))
     return out
 
 
-def rungs_markdown(ladder: Ladder, results: Sequence[RungResult], games: int) -> str:
+def rungs_markdown(
+    ladder: Ladder, results: Sequence[RungResult], games: int, against: Sequence[str] | None = None
+) -> str:
     """A markdown table of the new rungs: Elo with its interval and the scores."""
+    whom = "each ladder player" if against is None else "each of " + ", ".join(against)
     lines = [
         f"New rungs for the {ladder.game} ladder ({ladder.anchor}; the ladder's ratings held "
-        f"fixed); {games} games against each ladder player, colours alternating.",
+        f"fixed); {games} games against {whom}, colours alternating.",
         "",
         "| player | spec | Elo (95%) | games | scores |",
         "| --- | --- | ---: | ---: | --- |",

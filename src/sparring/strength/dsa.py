@@ -46,7 +46,7 @@ import numpy as np
 from sparring.elo import ELO_SCALE, expected_score
 from sparring.strength.controller import JsonValue, MoveContext, StrengthController
 from sparring.strength.selection import PAPER_RTH, StrengthSetting
-from sparring.strength.target import Calibration, monotone_curve, strength_axis
+from sparring.strength.target import Calibration, strength_curve
 
 PAPER_GO_ELO_PER_Z = 100.0 / 0.375
 """The slope the paper read off its Fig. 1 (``dz_init = 0.375`` "approximately equivalent to
@@ -104,31 +104,33 @@ class CalibratedScale:
 
     The same curve as :func:`~sparring.strength.target.setting_for_elo` and
     :func:`~sparring.strength.target.elo_for_setting` (threshold ``rth``, default the
-    calibration's main one), without refitting it for every move.
+    calibration's main one; the floor's second stage where it is measured), without refitting
+    it for every move.
     """
 
     def __init__(self, calibration: Calibration, rth: float | None = None) -> None:
         self.calibration = calibration
-        self.curve = monotone_curve(strength_axis(calibration, rth))
+        self.target_curve = strength_curve(calibration, rth)
+        self.curve = self.target_curve.first
         self.rth = self.curve.axis.rth
 
     @property
     def low(self) -> float:
         """The weakest calibrated Elo."""
-        return self.curve.low
+        return self.target_curve.low
 
     @property
     def high(self) -> float:
         """The strongest calibrated Elo."""
-        return self.curve.high
+        return self.target_curve.high
 
     def elo_of(self, setting: StrengthSetting) -> float:
         """The calibrated Elo of ``setting`` (of this scale's threshold)."""
-        return self.curve.elo_at(self.curve.axis.position(setting))
+        return self.target_curve.elo_of(setting)
 
     def setting_for(self, elo: float) -> StrengthSetting:
         """The setting expected to play at ``elo``, which must lie in ``[low, high]``."""
-        return self.curve.axis.setting_at(self.curve.t_for(elo))
+        return self.target_curve.setting_for(elo)
 
     def z_range(self) -> tuple[float, float]:
         """The smallest and largest finite ``z`` calibrated."""

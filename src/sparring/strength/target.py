@@ -24,6 +24,14 @@ adjacent violators, weighted by the inverse variance of each rating); Elo is the
 inverted numerically for a target.  A
 target outside the covered range is clamped to the weakest or the strongest setting, and the
 result says so (:attr:`TargetResult.clamped`, :meth:`TargetResult.describe`).
+
+The floor's two stages.  The curve above is the *first stage*: every setting up to floor
+level 1 (the least visited legal move, usually the weakest point).  Its floor is a staircase
+with a gap between ``f = 1`` and the plateau ``[0.95, 1)`` that no first-stage setting plays
+in.  Where the calibration measures the *second stage* (``1 < f <= 2``: the ``f = 1`` player
+mixed with uniformly random moves, continuous by construction), targets from the weakest
+Elo up to the first stage's next knot that the second stage covers get a second-stage
+setting (:class:`StrengthCurve`); without second-stage points nothing changes.
 """
 
 from __future__ import annotations
@@ -378,15 +386,18 @@ class MonotoneCurve:
         return float(PchipInterpolator(self.t, self.elo)(t))
 
 
-def monotone_curve(axis: StrengthAxis) -> MonotoneCurve:
-    """The monotone part of ``axis``: from the weakest to the strongest measured setting,
-    made non-decreasing by isotonic regression, equal values merged into one knot."""
-    lo = int(len(axis.elo) - 1 - np.argmin(axis.elo[::-1]))  # the weakest (highest t on ties)
-    hi = int(np.argmax(axis.elo))  # the strongest (lowest t on ties)
-    sl = slice(lo, hi + 1) if lo < hi else slice(0, len(axis.elo))
-    t = axis.t[sl]
-    weights = 1.0 / np.maximum(axis.stderr[sl], 1.0) ** 2
-    fitted = isotonic(axis.elo[sl], weights)
+def _monotone_knots(
+    t: FloatArray, elo: FloatArray, stderr: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Knots of the monotone part of ``elo`` over increasing ``t``: from the weakest to the
+    strongest point, made non-decreasing by isotonic regression (weights ``1 / stderr^2``),
+    equal values merged into one knot at their mean position."""
+    lo = int(len(elo) - 1 - np.argmin(elo[::-1]))  # the weakest (highest t on ties)
+    hi = int(np.argmax(elo))  # the strongest (lowest t on ties)
+    sl = slice(lo, hi + 1) if lo < hi else slice(0, len(elo))
+    part = t[sl]
+    weights = 1.0 / np.maximum(stderr[sl], 1.0) ** 2
+    fitted = isotonic(elo[sl], weights)
     knots_t: list[float] = []
     knots_e: list[float] = []
     i = 0
@@ -394,10 +405,132 @@ def monotone_curve(axis: StrengthAxis) -> MonotoneCurve:
         j = i
         while j + 1 < len(fitted) and math.isclose(fitted[j + 1], fitted[i], abs_tol=1e-9):
             j += 1
-        knots_t.append(float(np.mean(t[i : j + 1])))
+        knots_t.append(float(np.mean(part[i : j + 1])))
         knots_e.append(float(fitted[i]))
         i = j + 1
-    return MonotoneCurve(axis, np.array(knots_t), np.array(knots_e))
+    return np.array(knots_t), np.array(knots_e)
+
+
+def monotone_curve(axis: StrengthAxis) -> MonotoneCurve:
+    """The monotone part of ``axis``'s *first stage* (every setting up to floor level 1): from
+    the weakest to the strongest measured setting, made non-decreasing by isotonic regression,
+    equal values merged into one knot.  The floor's second stage (``1 < f <= 2``) climbs back
+    towards Random and is a curve of its own (:func:`second_stage_curve`)."""
+    first = axis.t >= axis.z_lo - 2.0 - 1e-9  # floor <= 1 (t = z_lo - 1 - f)
+    if int(first.sum()) == 0:
+        first = np.ones(len(axis.t), dtype=bool)
+    knots_t, knots_e = _monotone_knots(axis.t[first], axis.elo[first], axis.stderr[first])
+    return MonotoneCurve(axis, knots_t, knots_e)
+
+
+def second_stage_curve(axis: StrengthAxis) -> MonotoneCurve | None:
+    """Elo as a monotone function of the floor level ``f`` in ``[1, 2]`` (the floor's second
+    stage: the least visited legal move, a uniformly random one with probability ``f - 1``;
+    :func:`~sparring.strength.selection.floor_schedule`), or None when ``axis`` has no
+    measured point with ``f > 1`` or none at ``f = 1``.
+
+    The curve's ``t`` is the floor level itself (increasing ``f`` is increasing strength
+    here, the other way round from the first stage); its knots are those of the monotone part
+    from the weakest of these points up, as in :func:`monotone_curve`.
+    """
+    floors = [p.floor for p in axis.points]
+    if not any(f > 1.0 for f in floors) or not any(f == 1.0 for f in floors):
+        return None
+    chosen = sorted(
+        (i for i, f in enumerate(floors) if f >= 1.0), key=lambda i: axis.points[i].floor
+    )
+    t = np.array([floors[i] for i in chosen])
+    knots_t, knots_e = _monotone_knots(t, axis.elo[chosen], axis.stderr[chosen])
+    return MonotoneCurve(axis, knots_t, knots_e)
+
+
+@dataclass(frozen=True)
+class StrengthCurve:
+    """A calibration's target curve: setting <-> Elo, both stages of the floor included.
+
+    The first stage (:func:`monotone_curve`: ``z`` and the floor up to ``f = 1``) is a
+    staircase below Random, and no first-stage setting plays between its weakest point (the
+    least visited legal move, ``f = 1``) and the next one up, the plateau ``[0.95, 1)``
+    (docs/strength.md, "The floor below z = -inf").  The second stage (:func:`second_stage_curve`,
+    ``1 < f <= 2``) passes through that gap continuously, so where it is measured, a target
+    from the weakest Elo up to :attr:`split` (the first stage's second knot) that the second
+    stage covers gets a second-stage setting; every other target the first stage's setting,
+    as without a second stage.  A calibration without second-stage points gives exactly the
+    first stage's settings.
+    """
+
+    first: MonotoneCurve
+    """The first stage (z and floor levels up to 1)."""
+    second: MonotoneCurve | None
+    """The second stage over the floor level (None when not measured)."""
+
+    @property
+    def axis(self) -> StrengthAxis:
+        return self.first.axis
+
+    @property
+    def split(self) -> float:
+        """Targets below this Elo (the first stage's knot above its weakest) may use the
+        second stage."""
+        return float(self.first.elo[1]) if len(self.first.elo) > 1 else self.first.high
+
+    @property
+    def low(self) -> float:
+        """The weakest Elo covered."""
+        if self.second is None:
+            return self.first.low
+        return min(self.first.low, self.second.low)
+
+    @property
+    def high(self) -> float:
+        """The strongest Elo covered."""
+        return self.first.high
+
+    def uses_second_stage(self, elo: float) -> bool:
+        """Whether a target of ``elo`` (inside ``[low, high]``) is played by the second stage."""
+        second = self.second
+        if second is None:
+            return False
+        return second.low <= elo <= second.high and elo < self.split
+
+    def weakest(self) -> StrengthSetting:
+        """The weakest calibrated setting."""
+        second = self.second
+        if second is not None and second.low < self.first.low:
+            return StrengthSetting(-math.inf, self.axis.rth, float(second.t[0]))
+        return self.axis.setting_at(float(self.first.t[0]))
+
+    def strongest(self) -> StrengthSetting:
+        """The strongest calibrated setting."""
+        return self.axis.setting_at(float(self.first.t[-1]))
+
+    def setting_for(self, elo: float) -> StrengthSetting:
+        """The setting expected to play at ``elo`` (clamped to the weakest or the strongest
+        setting outside ``[low, high]``)."""
+        if elo < self.low:
+            return self.weakest()
+        if elo > self.high:
+            return self.strongest()
+        if self.uses_second_stage(elo):
+            assert self.second is not None
+            floor = min(max(self.second.t_for(elo), 1.0), FLOOR_MAX)
+            return StrengthSetting(-math.inf, self.axis.rth, floor)
+        return self.axis.setting_at(self.first.t_for(elo))
+
+    def elo_of(self, setting: StrengthSetting) -> float:
+        """The calibrated (interpolated, monotone) Elo of ``setting``: a second-stage setting
+        (``f > 1``) on the second stage when it is measured (clamped to its measured range),
+        every other setting on the first stage."""
+        if setting.floor > 1.0 and self.second is not None:
+            return self.second.elo_at(setting.floor)
+        return self.first.elo_at(self.axis.position(setting))
+
+
+def strength_curve(calibration: Calibration, rth: float | None = None) -> StrengthCurve:
+    """The target curve of threshold ``rth`` (default: the main one); floor points, and with
+    them the second stage, belong to the main threshold (:func:`strength_axis`)."""
+    axis = strength_axis(calibration, rth)
+    return StrengthCurve(monotone_curve(axis), second_stage_curve(axis))
 
 
 @dataclass(frozen=True)
@@ -448,26 +581,25 @@ def setting_for_elo(calibration: Calibration, elo: float, rth: float | None = No
     """The setting of threshold ``rth`` (default: the main one) expected to play at ``elo``.
 
     Monotone (PCHIP) interpolation on the monotone part of the calibration (see the module
-    docstring).  Outside the covered range the weakest (or strongest) setting is returned with
-    :attr:`TargetResult.clamped` set; the caller tells the user (:meth:`TargetResult.describe`).
+    docstring), with the floor's second stage between the weakest setting and the first
+    stage's next one up where it is measured (:class:`StrengthCurve`).  Outside the covered
+    range the weakest (or strongest) setting is returned with :attr:`TargetResult.clamped`
+    set; the caller tells the user (:meth:`TargetResult.describe`).
     """
     if not math.isfinite(elo):
         raise ConfigError(f"target Elo must be a finite number, not {elo}")
-    curve = monotone_curve(strength_axis(calibration, rth))
-    axis = curve.axis
+    curve = strength_curve(calibration, rth)
     where = (calibration.game, calibration.scale)
     if elo < curve.low or elo > curve.high:
         end = curve.low if elo < curve.low else curve.high
-        t = float(curve.t[0] if elo < curve.low else curve.t[-1])
-        return TargetResult(elo, axis.setting_at(t), end, True, curve.low, curve.high, *where)
-    t = curve.t_for(elo)
-    return TargetResult(elo, axis.setting_at(t), elo, False, curve.low, curve.high, *where)
+        setting = curve.setting_for(elo)
+        return TargetResult(elo, setting, end, True, curve.low, curve.high, *where)
+    return TargetResult(elo, curve.setting_for(elo), elo, False, curve.low, curve.high, *where)
 
 
 def elo_for_setting(calibration: Calibration, setting: StrengthSetting) -> float:
     """The calibration's (interpolated, monotone) Elo of ``setting``."""
-    curve = monotone_curve(strength_axis(calibration, setting.rth))
-    return curve.elo_at(curve.axis.position(setting))
+    return strength_curve(calibration, setting.rth).elo_of(setting)
 
 
 def sa_spec(
@@ -530,6 +662,7 @@ __all__ = [
     "CalibrationPoint",
     "MonotoneCurve",
     "StrengthAxis",
+    "StrengthCurve",
     "TargetResult",
     "calibration_path_for_model",
     "elo_for_setting",
@@ -539,7 +672,9 @@ __all__ = [
     "monotone_curve",
     "sa_spec",
     "save_calibration",
+    "second_stage_curve",
     "setting_for_elo",
     "spec_for_elo",
     "strength_axis",
+    "strength_curve",
 ]
