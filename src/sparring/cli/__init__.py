@@ -23,7 +23,15 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-COMMAND_MODULES = ("basic", "evaluation", "training", "strength", "estimation", "adapt")
+COMMAND_MODULES = (
+    "basic",
+    "evaluation",
+    "training",
+    "strength",
+    "estimation",
+    "adapt",
+    "ddagrid",
+)
 """Modules of this package whose ``register(app)`` adds commands."""
 
 for _name in COMMAND_MODULES:

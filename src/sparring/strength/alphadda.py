@@ -26,13 +26,17 @@ the paper's disc colour: ``c_AlphaDDA = +1`` when AlphaDDA moves first, ``-1`` w
 * The floor (not in the paper; :func:`floor_level`): below the weakest setting of AlphaDDA1/2,
   the SA floor of :func:`sparring.strength.selection.floor_schedule` takes over, with level
   ``f = clip(slope (x - start), 0, f_max)`` of the same ``x = vbar_n c``.
+* Eq. 11 (:class:`SideCounts`, :func:`metric_d`): the grid search's metric ``D``, the sum over
+  the opponents of ``|wins - losses|`` with AlphaDDA first plus the same with it second.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from sparring.errors import SparringError
 
@@ -129,14 +133,82 @@ class ValueHistory:
             self.values.append(float(v))
 
 
+@dataclass(frozen=True)
+class SideCounts:
+    """AlphaDDA's wins, losses and draws against one opponent, split by who moved first.
+
+    ``*_first``: the games AlphaDDA moved first in (the opponent second); ``*_second``: the
+    games it moved second in.  The paper's Eq. 11 names the sides by the opponent ("when the
+    opponent X is the first player"); D sums both sides, so the naming does not change it.
+    """
+
+    wins_first: int = 0
+    losses_first: int = 0
+    draws_first: int = 0
+    wins_second: int = 0
+    losses_second: int = 0
+    draws_second: int = 0
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise SparringError(f"SideCounts.{name} must be an integer >= 0, not {value!r}")
+
+    @property
+    def games(self) -> int:
+        """All games counted."""
+        return sum(vars(self).values())
+
+    @property
+    def games_first(self) -> int:
+        """Games AlphaDDA moved first in."""
+        return self.wins_first + self.losses_first + self.draws_first
+
+    @property
+    def games_second(self) -> int:
+        """Games AlphaDDA moved second in."""
+        return self.wins_second + self.losses_second + self.draws_second
+
+    @property
+    def imbalance(self) -> int:
+        """This opponent's term of Eq. 11: ``|W_first - L_first| + |W_second - L_second|``."""
+        return abs(self.wins_first - self.losses_first) + abs(self.wins_second - self.losses_second)
+
+    def add(self, score: float, first: bool) -> SideCounts:
+        """These counts plus one game AlphaDDA scored ``score`` in (1 win, 0.5 draw, 0 loss),
+        moving first when ``first``."""
+        if score not in (0.0, 0.5, 1.0):
+            raise SparringError(f"a game's score must be 0, 0.5 or 1, not {score!r}")
+        outcome = {1.0: "wins", 0.0: "losses", 0.5: "draws"}[float(score)]
+        name = f"{outcome}_{'first' if first else 'second'}"
+        return dataclasses.replace(self, **{name: getattr(self, name) + 1})
+
+    def __add__(self, other: SideCounts) -> SideCounts:
+        return SideCounts(
+            *(a + b for a, b in zip(vars(self).values(), vars(other).values(), strict=True))
+        )
+
+
+def metric_d(counts: Mapping[str, SideCounts]) -> int:
+    """Eq. 11 (appendix 2): ``D = sum_X (|N^Win_X,first - N^Loss_X,first| + |N^Win_X,second -
+    N^Loss_X,second|)`` over the opponents ``X`` (keys: any opponent names; the paper's X =
+    AlphaZero, MCTS1, MCTS2, Minimax1, Random).  Smaller is better (0: every side of every
+    opponent balanced); the grid search keeps the setting with the smallest ``D``.  ``D``
+    counts games, so it is comparable only between settings with the same games per opponent
+    and side (divide by the games for a rate)."""
+    return sum(c.imbalance for c in counts.values())
+
+
 __all__ = [
     "CODE_HISTORY",
     "P_MAX",
     "P_MAX_CODE",
+    "SideCounts",
     "ValueHistory",
     "colour",
     "dropout_probability",
     "floor_level",
     "mean_value",
+    "metric_d",
     "simulations",
 ]
