@@ -84,6 +84,7 @@ from sparring.evaluation.series import SeriesConfig, run_series_set
 from sparring.evaluation.store import GameRecord, GameStore
 from sparring.games import get_game
 from sparring.players.registry import PlayerSpec, parse_player
+from sparring.strength.alphadda import SideCounts, metric_d
 
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
@@ -564,13 +565,23 @@ class WinRate:
 
 
 def _d_metric(sides: Sequence[tuple[WinRate, WinRate]]) -> int:
-    """The paper's performance metric D (Fujita 2022, appendix, Eq. 11): over the opponents
-    X, ``sum_X |N_win - N_loss| (X first) + |N_win - N_loss| (X second)``, from AlphaDDA's
-    wins and losses against each opponent as first and as second player (``sides``: one
-    ``(as_first, as_second)`` pair per opponent).  0 is perfectly balanced; draws count
-    nothing.  (Eq. 11 counts the games "when the opponent X is the first player" and "the
-    second player": the same two halves.)"""
-    return sum(abs(f.wins - f.losses) + abs(s.wins - s.losses) for f, s in sides)
+    """The paper's performance metric D (Fujita 2022, appendix, Eq. 11) of AlphaDDA's wins and
+    losses against each opponent as first and as second player (``sides``: one ``(as_first,
+    as_second)`` pair per opponent), by the one implementation
+    :func:`sparring.strength.alphadda.metric_d`.  0 is perfectly balanced; draws count nothing."""
+    return metric_d(
+        {
+            str(i): SideCounts(
+                wins_first=f.wins,
+                losses_first=f.losses,
+                draws_first=f.draws,
+                wins_second=s.wins,
+                losses_second=s.losses,
+                draws_second=s.draws,
+            )
+            for i, (f, s) in enumerate(sides)
+        }
+    )
 
 
 @dataclass(frozen=True)
