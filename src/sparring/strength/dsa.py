@@ -111,8 +111,7 @@ class CalibratedScale:
     def __init__(self, calibration: Calibration, rth: float | None = None) -> None:
         self.calibration = calibration
         self.target_curve = strength_curve(calibration, rth)
-        self.curve = self.target_curve.first
-        self.rth = self.curve.axis.rth
+        self.rth = self.target_curve.axis.rth
 
     @property
     def low(self) -> float:
@@ -134,7 +133,7 @@ class CalibratedScale:
 
     def z_range(self) -> tuple[float, float]:
         """The smallest and largest finite ``z`` calibrated."""
-        return self.curve.axis.z_lo, self.curve.axis.z_hi
+        return self.target_curve.axis.z_lo, self.target_curve.axis.z_hi
 
     def slope_at_zero(self, half_width: float = 0.5) -> float:
         """``dElo/dz`` near ``z = 0``: the central difference of the calibrated curve over

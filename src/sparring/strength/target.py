@@ -589,12 +589,17 @@ def setting_for_elo(calibration: Calibration, elo: float, rth: float | None = No
     if not math.isfinite(elo):
         raise ConfigError(f"target Elo must be a finite number, not {elo}")
     curve = strength_curve(calibration, rth)
-    where = (calibration.game, calibration.scale)
-    if elo < curve.low or elo > curve.high:
-        end = curve.low if elo < curve.low else curve.high
-        setting = curve.setting_for(elo)
-        return TargetResult(elo, setting, end, True, curve.low, curve.high, *where)
-    return TargetResult(elo, curve.setting_for(elo), elo, False, curve.low, curve.high, *where)
+    played = min(max(elo, curve.low), curve.high)
+    return TargetResult(
+        elo,
+        curve.setting_for(elo),
+        played,
+        played != elo,
+        curve.low,
+        curve.high,
+        calibration.game,
+        calibration.scale,
+    )
 
 
 def elo_for_setting(calibration: Calibration, setting: StrengthSetting) -> float:
