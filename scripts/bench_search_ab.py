@@ -11,7 +11,8 @@ compare the best (or median) figures of each, e.g. (see BENCHMARKS.md):
     done
 
 With a second argument ``hook`` it also measures the search with a score hook (a
-:class:`~sparring.search.hooks.PriorBonus` of 0 on no move), where the checkout has hooks.
+:class:`~sparring.search.hooks.PriorBonus` of 0 on no move), where the checkout has hooks;
+with ``rootrand``, the search with 20% random root picks (``PUCTConfig.root_random = 0.2``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ REPEATS = 7
 def main() -> None:
     tag = sys.argv[1] if len(sys.argv) > 1 else "run"
     with_hook = len(sys.argv) > 2 and sys.argv[2] == "hook"
+    with_root_random = len(sys.argv) > 2 and sys.argv[2] == "rootrand"
     for name in ("connect4", "othello"):
         game = get_game(name)
         for games, sims in ((1, 800), (64, 50)):
@@ -44,6 +46,8 @@ def main() -> None:
 
                 hook = PriorBonus(-1, 0.0).hook()
                 configs.append((" +hook", PUCTConfig(simulations=sims, score_hook=hook)))
+            if with_root_random:
+                configs.append((" +rootrand", PUCTConfig(simulations=sims, root_random=0.2)))
             for label, config in configs:
                 search_batch(game, positions, UniformEvaluator(), config)  # warm up
                 best = 0.0

@@ -13,9 +13,10 @@ from sparring.players.alphadda import (
     AlphaDDA1Player,
     AlphaDDA2Player,
     AlphaDDA3Player,
+    AlphaDDAPlayer,
     parse_alphadda1,
 )
-from sparring.players.registry import PlayerSpec
+from sparring.players.registry import PlayerSpec, parse_player
 from sparring.search.alphadda3 import AlphaDDA3Score
 from sparring.search.evaluator import uniform_priors
 from sparring.search.puct import PUCTConfig, search
@@ -207,6 +208,24 @@ def test_table_defaults_and_spec_round_trip() -> None:
         make_player("alphadda2:pmax=1", C4, 0)
     with pytest.raises(UnknownPlayerError):
         make_player("alphadda3:bogus=1", C4, 0)
+    # the author's code's 20% random root picks, an option of every kind (paper: none)
+    for kind in ("alphadda1", "alphadda2", "alphadda3"):
+        plain, player = make_player(kind, C4, 0), make_player(f"{kind}:rootrand=0.2", C4, 0)
+        assert isinstance(plain, AlphaDDAPlayer) and isinstance(player, AlphaDDAPlayer)
+        assert (plain.root_random, player.root_random) == (0.0, 0.2)
+        assert parse_player(f"{kind}:rootrand=0.2").spec() == f"{kind}:rootrand=0.2"
+        with pytest.raises(UnknownPlayerError, match="rootrand"):
+            make_player(f"{kind}:rootrand=-0.1", C4, 0)
+    # every simulation at random (rootrand=1) spreads AlphaDDA1's 200 root visits evenly
+    visits = {}
+    for spec in ("alphadda1", "alphadda1:rootrand=1"):
+        searcher = make_player(spec, C4, 0)
+        assert isinstance(searcher, AlphaDDAPlayer)
+        searcher.new_game(C4, 0)
+        searcher.select_move(C4, C4.initial_state())
+        visits[spec] = searcher.info["visits"]
+    assert sum(visits["alphadda1"]) == sum(visits["alphadda1:rootrand=1"]) == 200
+    assert min(visits["alphadda1"]) <= 5 and min(visits["alphadda1:rootrand=1"]) >= 15
 
 
 # ---- Eq. 6-7: AlphaDDA3's selection on a hand-worked tree ------------------------------------

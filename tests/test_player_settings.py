@@ -61,6 +61,7 @@ def test_specs_parse_into_typed_settings() -> None:
         "uct:sims=64,c=1.5,open=2,name=Fast",
         "minimax:depth=2,r=10,table=ones",
         "az:model=connect4,sims=8,cpuct=2,dropout=0.25,name=Net",
+        "az:rootrand=0.2",
         "sa:base=uct,sims=30,c=0.7,open=3,z=-1.5,rth=0.2,select=topn,n=2,name=S",
         "sa:base=uct,z=-inf,rth=0.1,floor=0.5",
         "sa:model=connect4,elo=1500,calibration=c.json",

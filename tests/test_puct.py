@@ -338,3 +338,47 @@ def test_benchmark_functions_run() -> None:
     net = benchmark_network(C4, UniformEvaluator(), batch=4, seconds=0.01, backend="uniform")
     assert net.kind == "network" and net.rate == net.evaluations_per_s > 0
     assert "uniform" in format_rows([row, net])
+
+
+# ---- root random picks (the AlphaDDA author's rnd_rate) ---------------------------------------
+
+
+@pytest.mark.parametrize("name", ["connect4", "tictactoe"])
+def test_root_random_one_takes_exactly_the_drawn_picks(name: str) -> None:
+    # With root_random = 1 every simulation leaves the root by the pick drawn for it: after
+    # the draw of which simulations pick (generator.random), the picked child indices
+    # (generator.integers), so the root visits are their counts, whatever the scores say.
+    game = get_game(name)
+    state = game.initial_state()
+    count = len(game.legal_moves(state))
+    config = PUCTConfig(simulations=40, root_random=1.0)
+    result = search(game, state, IntegerEvaluator(game), config, rng=7)
+    draws = np.random.default_rng(7)
+    assert np.all(draws.random(40) < 1.0)
+    expected = np.bincount(draws.integers(0, count, 40), minlength=count)
+    assert result.visits.tolist() == expected.tolist()
+    assert result.simulations == 40
+
+
+def test_root_random_share_changes_a_deterministic_search_reproducibly() -> None:
+    state = C4.initial_state()
+    plain = search(C4, state, IntegerEvaluator(C4), PUCTConfig(simulations=100), rng=1)
+    assert _same(plain, search(C4, state, IntegerEvaluator(C4), PUCTConfig(simulations=100)))
+    config = PUCTConfig(simulations=100, root_random=0.2)
+    a = search(C4, state, IntegerEvaluator(C4), config, rng=1)
+    assert _same(a, search(C4, state, IntegerEvaluator(C4), config, rng=1))
+    b = search(C4, state, IntegerEvaluator(C4), config, rng=2)
+    assert not np.array_equal(a.visits, plain.visits)
+    assert not np.array_equal(a.visits, b.visits)
+    # about a fifth of the simulations were random picks: every root child got some
+    assert int(a.visits.sum()) == 100 and int(np.count_nonzero(a.visits)) == 7
+    with pytest.raises(ValueError, match="root_random"):
+        PUCTConfig(root_random=1.5)
+
+
+def test_root_random_as_a_player_option() -> None:
+    az = make_player("az:rootrand=0.2,sims=30", C4, seed=3)
+    assert isinstance(az, AlphaZeroPlayer) and az.config.root_random == 0.2
+    assert make_player("az:sims=30", C4, seed=3).config.root_random == 0.0  # type: ignore[attr-defined]
+    with pytest.raises(UnknownPlayerError, match="rootrand must be in"):
+        make_player("az:rootrand=2", C4)

@@ -1350,11 +1350,14 @@ def paper_kind(spec: str, game: str | None = None) -> str | None:
 
 def paper_opponent(spec: str) -> str | None:
     """The paper's name of an opponent spec (:data:`~sparring.experiments.alphadda_paper.
-    PAPER_OPPONENTS`; options other than ``model`` and ``name`` make it another player)."""
+    PAPER_OPPONENTS`; options other than ``model`` and ``name`` make it another player, except
+    ``rootrand`` of ``az``: the author's code's AlphaZero picks 20% of its root simulations at
+    random)."""
     from sparring.experiments.alphadda_paper import PAPER_OPPONENTS
 
     parsed = PlayerSpec.parse(spec)
-    if set(parsed.options) <= {"model", "name"}:
+    same = {"model", "name"} | ({"rootrand"} if parsed.kind == "az" else set())
+    if set(parsed.options) <= same:
         return PAPER_OPPONENTS.get(parsed.kind)
     return None
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
@@ -55,7 +55,7 @@ from sparring.errors import GameOverError, UnknownPlayerError
 from sparring.players.alphazero import DEFAULT_C_PUCT, load_network_evaluator, network_file
 from sparring.players.base import Player
 from sparring.players.registry import PlayerSpec, check_options, option_float, option_int, register
-from sparring.players.settings import _check_name, _SpecText
+from sparring.players.settings import _check_name, _SpecText, check_root_random
 from sparring.search.alphadda3 import AlphaDDA3Score
 from sparring.search.puct import PUCTConfig, search
 from sparring.strength.alphadda import (
@@ -152,6 +152,8 @@ class AlphaDDAPlayer(Player):
         self.history = history
         self.c_puct = c_puct
         self.floor = floor
+        self.root_random = 0.0
+        """:attr:`PUCTConfig.root_random` of every search (the author's code: 0.2; paper: 0)."""
         self.player_index: int | None = None
         self.info: dict[str, Any] = {}
         self.last_result: RootStats | None = None
@@ -213,6 +215,8 @@ class AlphaDDAPlayer(Player):
         vbar = self.history.add(v)
         self.info = {"v": round(v, 6), "vbar": round(vbar, 6)}
         config, evaluator = self.configure(vbar, c, game)
+        if self.root_random > 0.0:
+            config = replace(config, root_random=self.root_random)
         result = search(game, state, evaluator, config, self.rng)
         self.last_result = result
         self.info["moves"] = [int(m) for m in result.moves]
@@ -376,7 +380,8 @@ class AlphaDDA1Settings(_SpecText):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "model": "model", "n_h": "nh", "a_sim": "asim", "b_sim0": "bsim0", "n_max": "nmax",
         "c_puct": "cpuct", "history": "history", "floor": "floor", "floor_start": "fstart",
-        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix", "name": "name",
+        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix",
+        "root_random": "rootrand", "name": "name",
     }  # fmt: skip
 
     model: str | None = None
@@ -403,11 +408,15 @@ class AlphaDDA1Settings(_SpecText):
     """``fmax``: the highest floor level, in [0, 2]."""
     floor_mix: OnOff = "off"
     """``fmix``: the floor's move only with probability ``min(f, 1)`` (:class:`FloorRule`)."""
+    root_random: float = 0.0
+    """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
+    (:attr:`~sparring.search.puct.PUCTConfig.root_random`; paper 0, the author's code 0.2)."""
     name: str = "AlphaDDA1"
     """Display name."""
 
     def __post_init__(self) -> None:
         _check_common(self.n_h, self.history, self.name)
+        check_root_random(self.root_random)
         if self.n_max is not None and self.n_max < 1:
             raise UnknownPlayerError("nmax must be >= 1")
         for value in (self.a_sim, self.b_sim0):
@@ -424,7 +433,7 @@ class AlphaDDA1Settings(_SpecText):
         if self.floor == "on":
             start = FLOOR_START_ALPHADDA1 if self.floor_start is None else self.floor_start
             floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on")
-        return AlphaDDA1Player(
+        player = AlphaDDA1Player(
             evaluator,
             _history(self.n_h or n_h, self.history),
             a_sim if self.a_sim is None else self.a_sim,
@@ -435,6 +444,8 @@ class AlphaDDA1Settings(_SpecText):
             seed,
             floor,
         )
+        player.root_random = self.root_random
+        return player
 
 
 @dataclass(frozen=True)
@@ -446,7 +457,8 @@ class AlphaDDA2Settings(_SpecText):
         "model": "model", "n_h": "nh", "a_drop": "adrop", "p_drop0": "pdrop0", "p_max": "pmax",
         "simulations": "sims", "c_puct": "cpuct", "sign": "sign", "value_net": "vnet",
         "history": "history", "floor": "floor", "floor_start": "fstart",
-        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix", "name": "name",
+        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix",
+        "root_random": "rootrand", "name": "name",
     }  # fmt: skip
 
     model: str | None = None
@@ -479,11 +491,15 @@ class AlphaDDA2Settings(_SpecText):
     """``fmax``, in [0, 2]."""
     floor_mix: OnOff = "off"
     """``fmix`` (:class:`FloorRule`)."""
+    root_random: float = 0.0
+    """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
+    (:attr:`~sparring.search.puct.PUCTConfig.root_random`; paper 0, the author's code 0.2)."""
     name: str = "AlphaDDA2"
     """Display name."""
 
     def __post_init__(self) -> None:
         _check_common(self.n_h, self.history, self.name)
+        check_root_random(self.root_random)
         for value in (self.a_drop, self.p_drop0):
             if value is not None and not math.isfinite(value):
                 raise UnknownPlayerError("adrop and pdrop0 must be finite numbers")
@@ -517,11 +533,13 @@ class AlphaDDA2Settings(_SpecText):
                 start = self.p_max / a_drop - p_drop0 if a_drop > 0 else 1.0
             floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on")
         sims = self.simulations or _row(TABLE_A1_SIMULATIONS, game)
-        return AlphaDDA2Player(
+        player = AlphaDDA2Player(
             evaluator, _history(self.n_h or n_h, self.history), damaged, a_drop, p_drop0,
             sims, self.p_max, self.sign == "colour", self.value_net == "damaged",
             self.c_puct, self.name, seed, floor,
         )  # fmt: skip
+        player.root_random = self.root_random
+        return player
 
 
 @dataclass(frozen=True)
@@ -531,7 +549,7 @@ class AlphaDDA3Settings(_SpecText):
     kind: ClassVar[str] = "alphadda3"
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "model": "model", "n_h": "nh", "c": "c", "simulations": "sims", "w_div": "wdiv",
-        "keep_value": "keepw", "history": "history", "name": "name",
+        "keep_value": "keepw", "history": "history", "root_random": "rootrand", "name": "name",
     }  # fmt: skip
 
     model: str | None = None
@@ -548,11 +566,15 @@ class AlphaDDA3Settings(_SpecText):
     """Keep the value sum in ``W'`` (:attr:`AlphaDDA3Score.keep_value`)."""
     history: History = "paper"
     """Eq. 1's window (see :data:`History`)."""
+    root_random: float = 0.0
+    """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
+    (:attr:`~sparring.search.puct.PUCTConfig.root_random`; paper 0, the author's code 0.2)."""
     name: str = "AlphaDDA3"
     """Display name."""
 
     def __post_init__(self) -> None:
         _check_common(self.n_h, self.history, self.name)
+        check_root_random(self.root_random)
         if self.c is not None and not self.c >= 0:
             raise UnknownPlayerError("c must be >= 0")
         if self.simulations is not None and self.simulations < 1:
@@ -565,12 +587,14 @@ class AlphaDDA3Settings(_SpecText):
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator = cache.evaluator(game, network_file(game, self.model))
         n_h, c = _row(TABLE_3, game)
-        return AlphaDDA3Player(
+        player = AlphaDDA3Player(
             evaluator, _history(self.n_h or n_h, self.history),
             c if self.c is None else self.c,
             self.simulations or _row(TABLE_A1_SIMULATIONS, game),
             self.w_div == "edge", self.keep_value == "on", self.name, seed,
         )  # fmt: skip
+        player.root_random = self.root_random
+        return player
 
 
 def _choice(spec: PlayerSpec, key: str, allowed: tuple[str, ...], default: str) -> Any:
@@ -599,12 +623,12 @@ _FLOOR_KEYS = {"floor", "fstart", "fslope", "fmax", "fmix"}
     "alphadda1",
     "AlphaDDA1 (Fujita 2022): simulations from the mean value, Eq. 2-3 "
     "(alphadda1[:nh=,asim=,bsim0=,nmax=,cpuct=,history=paper|code,floor=on,fstart=,fslope=,"
-    "fmax=,fmix=on,model=,name=]; defaults Table 1)",
+    "fmax=,fmix=on,rootrand=,model=,name=]; defaults Table 1)",
 )
 def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
     """``alphadda1[:...]`` (see :class:`AlphaDDA1Settings`)."""
-    check_options(spec, {"model", "nh", "asim", "bsim0", "nmax", "cpuct", "history", "name"}
-                  | _FLOOR_KEYS)  # fmt: skip
+    check_options(spec, {"model", "nh", "asim", "bsim0", "nmax", "cpuct", "history", "rootrand",
+                         "name"} | _FLOOR_KEYS)  # fmt: skip
     return AlphaDDA1Settings(
         model=spec.options.get("model"),
         n_h=_opt_int(spec, "nh"),
@@ -618,6 +642,7 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
         floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
         floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
+        root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA1"),
     )
 
@@ -626,12 +651,13 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
     "alphadda2",
     "AlphaDDA2 (Fujita 2022): head dropout from the mean value, Eq. 4-5 "
     "(alphadda2[:nh=,adrop=,pdrop0=,pmax=,sims=,cpuct=,sign=colour|none,vnet=clean|damaged,"
-    "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,model=,name=]; defaults Table 2)",
+    "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,rootrand=,model=,name=]; "
+    "defaults Table 2)",
 )
 def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
     """``alphadda2[:...]`` (see :class:`AlphaDDA2Settings`)."""
     check_options(spec, {"model", "nh", "adrop", "pdrop0", "pmax", "sims", "cpuct", "sign",
-                         "vnet", "history", "name"} | _FLOOR_KEYS)  # fmt: skip
+                         "vnet", "history", "rootrand", "name"} | _FLOOR_KEYS)  # fmt: skip
     return AlphaDDA2Settings(
         model=spec.options.get("model"),
         n_h=_opt_int(spec, "nh"),
@@ -648,6 +674,7 @@ def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
         floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
         floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
+        root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA2"),
     )
 
@@ -655,12 +682,14 @@ def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
 @register(
     "alphadda3",
     "AlphaDDA3 (Fujita 2022): search with the score of Eq. 6-7 "
-    "(alphadda3[:nh=,c=,sims=,wdiv=node|edge,keepw=on|off,history=paper|code,model=,name=]; "
+    "(alphadda3[:nh=,c=,sims=,wdiv=node|edge,keepw=on|off,history=paper|code,rootrand=,model=,"
+    "name=]; "
     "defaults Table 3)",
 )
 def parse_alphadda3(spec: PlayerSpec) -> AlphaDDA3Settings:
     """``alphadda3[:...]`` (see :class:`AlphaDDA3Settings`)."""
-    check_options(spec, {"model", "nh", "c", "sims", "wdiv", "keepw", "history", "name"})
+    check_options(spec, {"model", "nh", "c", "sims", "wdiv", "keepw", "history", "rootrand",
+                         "name"})  # fmt: skip
     return AlphaDDA3Settings(
         model=spec.options.get("model"),
         n_h=_opt_int(spec, "nh"),
@@ -669,6 +698,7 @@ def parse_alphadda3(spec: PlayerSpec) -> AlphaDDA3Settings:
         w_div=_choice(spec, "wdiv", ("node", "edge"), "node"),
         keep_value=_choice(spec, "keepw", ("on", "off"), "off"),
         history=_choice(spec, "history", ("paper", "code"), "paper"),
+        root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA3"),
     )
 

@@ -128,7 +128,7 @@ def build_alphazero_player(
     else:
         evaluator = cache.evaluator(game, file)
     sims = settings.simulations or TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS)
-    config = PUCTConfig(simulations=sims, c_puct=settings.c_puct)
+    config = PUCTConfig(simulations=sims, c_puct=settings.c_puct, root_random=settings.root_random)
     return AlphaZeroPlayer(evaluator, config, settings.name, seed)
 
 

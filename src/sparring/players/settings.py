@@ -87,6 +87,12 @@ class _SpecText:
         return self.kind + (":" + ",".join(items) if items else "")
 
 
+def check_root_random(share: float) -> None:
+    """:class:`UnknownPlayerError` unless ``rootrand`` is a share in [0, 1]."""
+    if not 0.0 <= share <= 1.0:
+        raise UnknownPlayerError(f"rootrand must be in [0, 1], not {share:g}")
+
+
 def _check_name(name: str | None) -> None:
     if name is not None and (not name.strip() or "," in name):
         raise UnknownPlayerError(f"name must be non-empty text without ',', not {name!r}")
@@ -199,6 +205,7 @@ class AlphaZeroSettings(_SpecText):
         "simulations": "sims",
         "c_puct": "cpuct",
         "dropout": "dropout",
+        "root_random": "rootrand",
         "name": "name",
     }
 
@@ -210,6 +217,9 @@ class AlphaZeroSettings(_SpecText):
     """``C_puct`` of Eq. 8, >= 0."""
     dropout: float = 0.0
     """Play-time dropout of the heads in [0, 1) (AlphaDDA Fig. 2; 0: none)."""
+    root_random: float = 0.0
+    """Share of simulations leaving the root by a random move, in [0, 1]
+    (:attr:`~sparring.search.puct.PUCTConfig.root_random`; the AlphaDDA author's code: 0.2)."""
     name: str = "AlphaZero"
     """Display name."""
 
@@ -220,6 +230,7 @@ class AlphaZeroSettings(_SpecText):
             raise UnknownPlayerError("cpuct must be >= 0")
         if not 0.0 <= self.dropout < 1.0:
             raise UnknownPlayerError("dropout must be in [0, 1)")
+        check_root_random(self.root_random)
         _check_name(self.name)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
@@ -579,17 +590,18 @@ def _register_minimax_preset(kind: str, display: str, r: float, table: TableName
 @register(
     "az",
     "AlphaZero: PUCT search with a network (az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,"
-    "name=...]; default: the game's shipped model)",
+    "rootrand=P,name=...]; default: the game's shipped model)",
 )
 def parse_alphazero(spec: PlayerSpec) -> AlphaZeroSettings:
-    """``az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,name=NAME]``."""
-    check_options(spec, {"sims", "cpuct", "model", "name", "dropout"})
+    """``az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,rootrand=P,name=NAME]``."""
+    check_options(spec, {"sims", "cpuct", "model", "name", "dropout", "rootrand"})
     sims = spec.options.get("sims")
     return AlphaZeroSettings(
         model=spec.options.get("model"),
         simulations=None if sims is None else option_int(spec, "sims", 1),
         c_puct=option_float(spec, "cpuct", DEFAULT_C_PUCT),
         dropout=option_float(spec, "dropout", 0.0),
+        root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaZero"),
     )
 

@@ -39,6 +39,12 @@ Root exploration noise (AlphaZero; AlphaDDA Table A1 ``epsilon``): with
 ``PUCTConfig.dirichlet_alpha`` set, the root priors become ``(1 - eps) P + eps * eta`` with
 ``eta ~ Dir(alpha)`` drawn from the caller's seeded :class:`numpy.random.Generator`.
 
+Root random picks (the AlphaDDA author's code, not the papers): with
+``PUCTConfig.root_random = p > 0`` each simulation leaves the root, with probability ``p``, by a
+uniformly random legal move instead of the best score.  The picks (one per simulation, -1 for
+"no pick") are drawn before the simulations from the caller's generator and passed to the
+compiled selection as an array, so the search stays deterministic given its generator.
+
 Batching.  Network calls dominate the cost, so :func:`search_batch` searches many trees
 (games) at once and sends the leaves of all of them to the evaluator in one batch.  Within a
 tree, ``leaves_per_batch > 1`` collects several leaves per batch using *virtual loss*: while a
@@ -60,7 +66,7 @@ code, turned back into first-class functions of fixed types inside
 every game at no per-call typing cost.  Python only calls the evaluator between them.  The
 input planes of the leaves are written by the game's compiled ``encode`` kernel (or its Python
 ``encode`` if it has none).
-The search is deterministic given the evaluator's outputs and the Dirichlet noise.
+The search is deterministic given the evaluator's outputs, the Dirichlet noise and the root picks.
 
 Games with Python-only rules (chess: :attr:`Game.compiled <sparring.games.base.Game.compiled>`
 is False).  The selection, expansion and backup are written once as ``register_jitable``
@@ -149,6 +155,12 @@ class PUCTConfig:
     """``Q`` of an edge never visited (AlphaDDA: 0, a draw); e.g. -1 makes search narrower."""
     score_hook: ScoreHook | None = None
     """A compiled per-edge score replacing Eq. 8's (:mod:`sparring.search.hooks`); None: Eq. 8."""
+    root_random: float = 0.0
+    """Probability that a simulation leaves the root by a uniformly random legal move instead of
+    the best-scoring one (epsilon-greedy at the root).  0 (default): none, as in the papers.
+    The AlphaDDA author's code (KazuhisaFujita/AlphaDDA, ``rnd_rate``) uses 0.2 in every
+    AlphaZero search; it makes a deterministic player's games differ.  The picks are drawn from
+    the caller's seeded generator; the random simulations count in the visits as any other."""
 
     def __post_init__(self) -> None:
         if self.simulations < 0:
@@ -163,6 +175,8 @@ class PUCTConfig:
             raise ValueError("noise_fraction must be in [0, 1]")
         if self.score_hook is not None and not isinstance(self.score_hook, ScoreHook):
             raise TypeError("score_hook must be a sparring.search.hooks.ScoreHook")
+        if not 0.0 <= self.root_random <= 1.0:
+            raise ValueError("root_random must be in [0, 1]")
 
 
 SearchResult = RootStats
@@ -426,6 +440,7 @@ def _select_leaves_core(
     use_hook: bool,
     params: np.ndarray,
     context: np.ndarray,
+    root_picks: np.ndarray,
     node_i: np.ndarray,
     node_f: np.ndarray,
     node_state: np.ndarray,
@@ -436,7 +451,6 @@ def _select_leaves_core(
     tree_target: np.ndarray,
     tree_nodes: np.ndarray,
     coefficients: np.ndarray,
-    leaves_per_batch: int,
     leaf_path_nodes: np.ndarray,
     leaf_path_edges: np.ndarray,
     leaf_depth: np.ndarray,
@@ -451,7 +465,12 @@ def _select_leaves_core(
 
     Terminal leaves are backed up at once (and counted in ``tree_done``); new non-terminal
     leaves are queued in the batch rows with virtual loss applied along their paths.
-    ``counters`` holds ``[nodes used, edges used]``; ``context`` one hook context row per tree;
+    ``counters`` holds ``[nodes used, edges used, leaves per tree and batch]`` (the last is
+    :attr:`PUCTConfig.leaves_per_batch`, kept there because Python compiles a call of more than
+    30 arguments as a ``*args`` call, which numba cannot inline); ``context`` one hook context
+    row per tree;
+    ``root_picks[t, i]`` the root child (its index among the root's edges) that simulation ``i``
+    of tree ``t`` takes regardless of the scores, -1 for none (no columns: no random picks);
     ``coefficients`` is ``[C_puct, unvisited Q, virtual loss]``.
     """
     c_puct = coefficients[0]
@@ -459,6 +478,8 @@ def _select_leaves_core(
     virtual_loss = coefficients[2]
     k = 0
     n_nodes = counters[0]
+    leaves_per_batch = counters[2]
+    picks = root_picks.shape[1]
     for t in range(tree_done.shape[0]):
         gathered = 0
         while gathered < leaves_per_batch and tree_done[t] + gathered < tree_target[t]:
@@ -477,10 +498,14 @@ def _select_leaves_core(
                 if node_i[node, N_PENDING] != 0:
                     collided = True
                     break
-                best = _select_edge(
-                    node_i, node_f, edge_i, edge_f, node, c_puct, unvisited_q, virtual_loss,
-                    hook, use_hook, params, context, t,
-                )  # fmt: skip
+                simulation = tree_done[t] + gathered
+                if depth == 0 and simulation < picks and root_picks[t, simulation] >= 0:
+                    best = node_i[node, N_EDGE_START] + root_picks[t, simulation]
+                else:
+                    best = _select_edge(
+                        node_i, node_f, edge_i, edge_f, node, c_puct, unvisited_q, virtual_loss,
+                        hook, use_hook, params, context, t,
+                    )  # fmt: skip
                 pe[depth] = best
                 depth += 1
                 child = edge_i[best, E_CHILD]
@@ -558,6 +583,7 @@ def _select_leaves_impl(
     hook_address: int,
     params: np.ndarray,
     context: np.ndarray,
+    root_picks: np.ndarray,
     node_i: np.ndarray,
     node_f: np.ndarray,
     node_state: np.ndarray,
@@ -568,7 +594,6 @@ def _select_leaves_impl(
     tree_target: np.ndarray,
     tree_nodes: np.ndarray,
     coefficients: np.ndarray,
-    leaves_per_batch: int,
     leaf_path_nodes: np.ndarray,
     leaf_path_edges: np.ndarray,
     leaf_depth: np.ndarray,
@@ -583,9 +608,9 @@ def _select_leaves_impl(
     return _select_leaves_core(
         legal_moves_at(legal_moves_address), play_at(play_address), status_at(status_address),
         to_move_at(to_move_address), encode_at(encode_address), use_encode,
-        score_hook_at(hook_address), True, params, context,
+        score_hook_at(hook_address), True, params, context, root_picks,
         node_i, node_f, node_state, edge_i, edge_f, counters, tree_done, tree_target,
-        tree_nodes, coefficients, leaves_per_batch,
+        tree_nodes, coefficients,
         leaf_path_nodes, leaf_path_edges, leaf_depth, leaf_tree,
         planes, legal, leaf_states, leaf_moves, leaf_nmoves,
     )  # fmt: skip
@@ -601,6 +626,7 @@ def _select_leaves_plain_impl(
     hook_address: int,
     params: np.ndarray,
     context: np.ndarray,
+    root_picks: np.ndarray,
     node_i: np.ndarray,
     node_f: np.ndarray,
     node_state: np.ndarray,
@@ -611,7 +637,6 @@ def _select_leaves_plain_impl(
     tree_target: np.ndarray,
     tree_nodes: np.ndarray,
     coefficients: np.ndarray,
-    leaves_per_batch: int,
     leaf_path_nodes: np.ndarray,
     leaf_path_edges: np.ndarray,
     leaf_depth: np.ndarray,
@@ -628,9 +653,9 @@ def _select_leaves_plain_impl(
     return _select_leaves_core(
         legal_moves_at(legal_moves_address), play_at(play_address), status_at(status_address),
         to_move_at(to_move_address), encode_at(encode_address), use_encode,
-        score_hook_at(hook_address), False, params, context,
+        score_hook_at(hook_address), False, params, context, root_picks,
         node_i, node_f, node_state, edge_i, edge_f, counters, tree_done, tree_target,
-        tree_nodes, coefficients, leaves_per_batch,
+        tree_nodes, coefficients,
         leaf_path_nodes, leaf_path_edges, leaf_depth, leaf_tree,
         planes, legal, leaf_states, leaf_moves, leaf_nmoves,
     )  # fmt: skip
@@ -729,9 +754,9 @@ def _compiled_select_leaves(hooked: bool) -> Callable[..., int]:
     """:func:`_select_leaves_impl` (``hooked``) or :func:`_select_leaves_plain_impl`, compiled
     (or loaded from numba's disk cache) on first use."""
     signature = _I64(
-        _I64, _I64, _I64, _I64, _I64, _B1, _I64, _F64_1, _F64_2,
+        _I64, _I64, _I64, _I64, _I64, _B1, _I64, _F64_1, _F64_2, _I64_2,
         _I64_2, _F64_2, STATES_TYPE, _I64_2, _F64_2, _I64_1, _I64_1, _I64_1, _I64_1,
-        _F64_1, _I64,
+        _F64_1,
         *_LEAF_BUFFERS,
     )  # fmt: skip
     with warnings.catch_warnings():  # numba: "first-class function type is experimental"
@@ -760,7 +785,8 @@ class _Trees:
         hook = config.score_hook
         self.edge_fields = EDGE_FLOAT_FIELDS + (1 if hook is not None and hook.uses_aux else 0)
         self.edge_f = np.zeros((edges, self.edge_fields), dtype=np.float64)
-        self.counters = np.array([n_trees, 0], dtype=np.int64)  # nodes, edges used
+        self.counters = np.array([n_trees, 0, config.leaves_per_batch], dtype=np.int64)
+        """Nodes used, edges used, and the leaves per tree and batch (read by the selection)."""
         self.tree_done = np.zeros(n_trees, dtype=np.int64)
         self.tree_target = np.zeros(n_trees, dtype=np.int64)
         self.tree_nodes = np.zeros(n_trees, dtype=np.int64)
@@ -875,8 +901,9 @@ def search_batch(
 ) -> list[RootStats]:
     """Search every position of ``states`` (one tree each), batching the evaluator's calls.
 
-    ``rng`` (a seeded generator, or a seed) draws the root Dirichlet noise, if configured, in
-    the order of ``states``; nothing else in the search is random.  A terminal position gets
+    ``rng`` (a seeded generator, or a seed) draws the root Dirichlet noise and then the root
+    random picks, if configured, in the order of ``states``; nothing else in the search is
+    random.  A terminal position gets
     a result with no moves, 0 simulations and its exact value.  The positions are not changed.
     Games with Python-only rules (chess) run the same search as Python (see the module doc).
     """
@@ -942,6 +969,7 @@ def search_batch(
             noise = generator.dirichlet(np.full(count, config.dirichlet_alpha))
             eps = config.noise_fraction
             trees.edge_f[start : start + count, E_PRIOR] = (1.0 - eps) * p + eps * noise
+    root_picks = _draw_root_picks(trees, ongoing, config, generator)
 
     # The simulations.
     coefficients = np.array(
@@ -953,10 +981,10 @@ def search_batch(
             break
         trees.reserve_edges(active * config.leaves_per_batch)
         n = select_leaves(
-            params, context,
+            params, context, root_picks,
             trees.node_i, trees.node_f, trees.node_state, trees.edge_i, trees.edge_f,
             trees.counters, trees.tree_done, trees.tree_target, trees.tree_nodes,
-            coefficients, int(config.leaves_per_batch),
+            coefficients,
             trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
             trees.planes, trees.legal, trees.leaf_states, trees.leaf_moves, trees.leaf_nmoves,
         )  # fmt: skip
@@ -971,6 +999,28 @@ def search_batch(
         )  # fmt: skip
 
     return [_root_result(trees, t, root_priors[t], config) for t in range(n_trees)]
+
+
+def _draw_root_picks(
+    trees: _Trees,
+    ongoing: npt.NDArray[np.bool_],
+    config: PUCTConfig,
+    generator: np.random.Generator,
+) -> npt.NDArray[np.int64]:
+    """The root child each simulation of each tree takes at random (-1: the best score), for
+    :attr:`PUCTConfig.root_random`; an array with no columns when it is 0."""
+    n_trees = len(ongoing)
+    if config.root_random <= 0.0:
+        return np.zeros((n_trees, 0), dtype=np.int64)
+    sims = config.simulations
+    picks = np.full((n_trees, sims), -1, dtype=np.int64)
+    for t in range(n_trees):
+        count = int(trees.node_i[t, N_EDGE_COUNT])
+        if not ongoing[t] or count <= 0:
+            continue
+        chosen = generator.random(sims) < config.root_random
+        picks[t] = np.where(chosen, generator.integers(0, count, sims), -1)
+    return picks
 
 
 def _root_result(
