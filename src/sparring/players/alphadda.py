@@ -79,6 +79,8 @@ History = Literal["paper", "code"]
 """``paper``: Eq. 1 over the game's own moves, cleared each game; ``code``: the author's
 harness, the last 2 values kept across games."""
 OnOff = Literal["on", "off"]
+FloorMode = Literal["sa", "z", "mirror"]
+"""The floor's move choice (:class:`FloorRule`)."""
 
 TABLE_1: dict[str, tuple[int, float, float, int]] = {
     "connect4": (3, 2.0, -1.4, 200),
@@ -124,10 +126,48 @@ class FloorRule:
     mix: bool = False
     """Play the floor's move only with probability ``min(f, 1)`` (else the paper's move), so
     that strength falls gradually from ``f = 0`` instead of jumping at the floor's start."""
+    mode: FloorMode = "sa"
+    """How the floor picks its move: ``sa``, the SA floor over the root visits at level ``f``
+    (least visited candidate, then random moves); ``z``, first SA itself (Wu et al.'s softmax
+    over visits) with ``z = 2 (1 - 2 f)`` for ``f <= 1`` (2 down to -2), then the SA floor at
+    level ``2 (f - 1)``; ``mirror``, the move whose value is nearest the best move's value
+    less the opponent's mean gift so far in the game (:meth:`AlphaDDAPlayer.mirror_move`; the
+    level is not used)."""
+    integral: float = 0.0
+    """``fint``: with a gain ``K > 0`` the level integrates the signal over the game,
+    ``f_n = clip(f_(n-1) + K (x_n - start), 0, maximum)`` from ``f = 0`` at each game's start,
+    instead of following ``x`` (``clip(slope (x - start), ...)``, ``slope`` then unused).  It
+    keeps weakening while the game stays above ``start`` (as against Random, which does not
+    punish weak moves) and recovers as soon as it falls below (as against a stronger MCTS)."""
+
+    carry: bool = False
+    """``fcarry``: with the integral form, each game starts at the level the last one ended
+    at (saved with the player's state) instead of 0: the level then integrates over the
+    series, so it settles where the opponent keeps ``x`` near ``start``."""
+
+    def next_level(self, previous: float, x: float) -> float:
+        """The level at ``x = vbar_n c`` after ``previous`` (the integral form; else
+        :meth:`level`)."""
+        if self.integral > 0.0:
+            return float(min(max(previous + self.integral * (x - self.start), 0.0), self.maximum))
+        return self.level(x)
 
     def level(self, x: float) -> float:
         """:func:`~sparring.strength.alphadda.floor_level` of ``x``."""
         return floor_level(x, self.start, self.slope, self.maximum)
+
+
+FLOOR_Z_TOP = 2.0
+"""``fmode=z``: the SA ``z`` where the floor starts (``f -> 0``); it reaches ``-FLOOR_Z_TOP`` at
+``f = 1`` (the z range of Wu et al.'s experiments)."""
+
+
+def floor_z_setting(level: float) -> StrengthSetting:
+    """``fmode=z``'s SA setting at floor level ``f`` in (0, 2]: ``z = 2 (1 - 2 f)`` up to
+    ``f = 1``, then ``z = -inf`` with the SA floor at level ``2 (f - 1)``."""
+    if level <= 1.0:
+        return StrengthSetting(FLOOR_Z_TOP * (1.0 - 2.0 * level), PAPER_RTH, 0.0)
+    return StrengthSetting(-math.inf, PAPER_RTH, min(2.0 * (level - 1.0), 2.0))
 
 
 class AlphaDDAPlayer(Player):
@@ -154,6 +194,12 @@ class AlphaDDAPlayer(Player):
         self.floor = floor
         self.root_random = 0.0
         """:attr:`PUCTConfig.root_random` of every search (the author's code: 0.2; paper: 0)."""
+        self.floor_level = 0.0
+        """The floor's level at the last own move of this game (:meth:`FloorRule.next_level`)."""
+        self.last_q: float | None = None
+        """``mirror`` floor: the value of this player's last move in this game."""
+        self.gifts: list[float] = []
+        """``mirror`` floor: the opponent's gifts in this game (:meth:`mirror_move`)."""
         self.player_index: int | None = None
         self.info: dict[str, Any] = {}
         self.last_result: RootStats | None = None
@@ -162,27 +208,47 @@ class AlphaDDAPlayer(Player):
     def new_game(self, game: Game, player_index: int) -> None:
         self.player_index = player_index
         self.history.new_game()
+        if self.floor is None or not self.floor.carry:
+            self.floor_level = 0.0
+        self.last_q = None
+        self.gifts = []
 
     def save_state(self) -> PlayerState | None:
-        if not self.history.carry:
+        carry_floor = self.floor is not None and self.floor.carry
+        if not self.history.carry and not carry_floor:
             return None
-        values: list[JsonValue] = [float(v) for v in self.history.to_list()]
-        return {"values": values}
+        state: dict[str, JsonValue] = {}
+        if self.history.carry:
+            state["values"] = [float(v) for v in self.history.to_list()]
+        if carry_floor:
+            state["floor"] = float(self.floor_level)
+        return state
 
     def restore_state(self, data: PlayerState | None) -> None:
-        if not self.history.carry:
+        carry_floor = self.floor is not None and self.floor.carry
+        if not self.history.carry and not carry_floor:
             super().restore_state(data)  # (nothing kept between games)
             return
+        expected = "{'values': [floats], 'floor': float}"
         if data is None:
             self.history.restore([])
+            self.floor_level = 0.0
             return
-        values = data.get("values") if isinstance(data, dict) else None
-        if not isinstance(values, list):
-            raise ValueError(f"{self.name}: expected {{'values': [floats]}}, got {data!r}")
-        numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-        if len(numbers) != len(values):
-            raise ValueError(f"{self.name}: expected {{'values': [floats]}}, got {data!r}")
-        self.history.restore([float(v) for v in numbers])
+        if not isinstance(data, dict):
+            raise ValueError(f"{self.name}: expected {expected}, got {data!r}")
+        if self.history.carry:
+            values = data.get("values")
+            if not isinstance(values, list):
+                raise ValueError(f"{self.name}: expected {expected}, got {data!r}")
+            numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+            if len(numbers) != len(values):
+                raise ValueError(f"{self.name}: expected {expected}, got {data!r}")
+            self.history.restore([float(v) for v in numbers])
+        if carry_floor:
+            level = data.get("floor")
+            if not isinstance(level, int | float) or isinstance(level, bool):
+                raise ValueError(f"{self.name}: expected {expected}, got {data!r}")
+            self.floor_level = float(level)
 
     def move_info(self) -> dict[str, Any] | None:
         return dict(self.info) if self.info else None
@@ -221,17 +287,76 @@ class AlphaDDAPlayer(Player):
         self.last_result = result
         self.info["moves"] = [int(m) for m in result.moves]
         self.info["visits"] = [int(n) for n in result.visits]
-        level = self.floor.level(vbar * c) if self.floor is not None else 0.0
+        if self.floor is not None and self.floor.mode == "mirror":
+            return self.mirror_move(game, state, result, v * c)
+        level = 0.0
         if self.floor is not None:
+            level = self.floor_level = self.floor.next_level(self.floor_level, vbar * c)
             self.info["floor"] = round(level, 6)
         if level > 0.0 and (
             self.floor is None or not self.floor.mix or self.rng.random() < min(level, 1.0)
         ):
             setting = StrengthSetting(-math.inf, PAPER_RTH, level)
+            if self.floor is not None and self.floor.mode == "z":
+                setting = floor_z_setting(level)
             p = strength_distribution(result.visits.astype(np.float64), setting)
             return int(result.moves[self.rng.choice(len(p), p=p)])
         best = result.best_moves()
         return int(best[self.rng.integers(len(best))])
+
+    def mirror_move(self, game: Game, state: State, result: RootStats, x: float) -> int:
+        """The floor's ``mirror`` mode (beyond the paper): play about as well as the opponent.
+
+        The opponent's *gift* on its last move is ``x_n - q_(n-1)``: the value of the position
+        now (``v_n c``, from this player's side) less the value of the position after this
+        player's previous move (:meth:`child_value`, the same network); a perfect opponent gives
+        about 0, Random much more.  With ``g`` the mean gift of the game so far (0 if
+        negative), the move is the one whose value after it (:meth:`child_values`, the same
+        network) is nearest the best such value less ``g``; with ``g = 0`` the paper's move
+        (most visited).  Records ``gift`` and ``floor_q``.
+        """
+        if self.last_q is not None:
+            self.gifts.append(x - self.last_q)
+        gift = max(float(np.mean(self.gifts)), 0.0) if self.gifts else 0.0
+        self.info["gift"] = round(gift, 6)
+        if gift <= 0.0:
+            best = result.best_moves()
+            move = int(best[self.rng.integers(len(best))])
+        else:
+            values = self.child_values(game, state, result.moves)
+            distance = np.abs(values - (values.max() - gift))
+            nearest = np.flatnonzero(distance <= distance.min() + 1e-9)
+            i = int(nearest[self.rng.integers(len(nearest))])
+            move = int(result.moves[i])
+            self.info["floor_q"] = round(float(values[i]), 6)
+        self.last_q = self.child_value(game, state, move)
+        return move
+
+    def child_value(self, game: Game, state: State, move: int) -> float:
+        """The undamaged network's value of the position after ``move``, from the mover's side
+        (exact for a finished game): the same estimator as ``v_n``, so that the opponent's
+        gift (:meth:`mirror_move`) compares like with like."""
+        return float(self.child_values(game, state, np.array([move]))[0])
+
+    def child_values(self, game: Game, state: State, moves: np.ndarray) -> np.ndarray:
+        """:meth:`child_value` of each of ``moves`` (one batched network call)."""
+        mover = game.to_move(state)
+        values = np.zeros(len(moves))
+        pending: list[tuple[int, State]] = []
+        for i, move in enumerate(moves):
+            child = game.play(state, int(move))
+            if game.is_terminal(child):
+                values[i] = 2.0 * game.status(child).score_for(mover) - 1.0
+            else:
+                pending.append((i, child))
+        if pending:
+            children = np.stack([np.asarray(child) for _, child in pending])
+            planes = np.stack([game.encode(child) for _, child in pending]).astype(np.float32)
+            legal = np.stack([game.legal_mask(child) for _, child in pending])
+            _, child_values = self.evaluator.evaluate(planes, legal, children)
+            for (i, child), v in zip(pending, child_values, strict=True):
+                values[i] = float(v) if game.to_move(child) == mover else -float(v)
+        return values
 
 
 class AlphaDDA1Player(AlphaDDAPlayer):
@@ -368,6 +493,15 @@ def _check_floor(
         raise UnknownPlayerError("fmax must be in [0, 2]")
 
 
+def _check_floor_mode(mode: str, integral: float, carry: str) -> None:
+    if not integral >= 0 or not math.isfinite(integral):
+        raise UnknownPlayerError("fint must be >= 0")
+    if carry not in ("on", "off"):
+        raise UnknownPlayerError("fcarry must be 'on' or 'off'")
+    if mode not in ("sa", "z", "mirror"):
+        raise UnknownPlayerError(f"fmode must be sa, z or mirror, not {mode!r}")
+
+
 def _history(n_h: int, history: str) -> ValueHistory:
     return ValueHistory(n_h, carry=history == "code")
 
@@ -381,6 +515,7 @@ class AlphaDDA1Settings(_SpecText):
         "model": "model", "n_h": "nh", "a_sim": "asim", "b_sim0": "bsim0", "n_max": "nmax",
         "c_puct": "cpuct", "history": "history", "floor": "floor", "floor_start": "fstart",
         "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix",
+        "floor_mode": "fmode", "floor_integral": "fint", "floor_carry": "fcarry",
         "root_random": "rootrand", "name": "name",
     }  # fmt: skip
 
@@ -408,6 +543,12 @@ class AlphaDDA1Settings(_SpecText):
     """``fmax``: the highest floor level, in [0, 2]."""
     floor_mix: OnOff = "off"
     """``fmix``: the floor's move only with probability ``min(f, 1)`` (:class:`FloorRule`)."""
+    floor_mode: FloorMode = "sa"
+    """``fmode``: the floor's move choice, ``sa``, ``z`` or ``mirror`` (:class:`FloorRule`)."""
+    floor_integral: float = 0.0
+    """``fint``: the integral gain of the floor's level (0: proportional; :class:`FloorRule`)."""
+    floor_carry: OnOff = "off"
+    """``fcarry``: the integral level carries over to the next game (:class:`FloorRule`)."""
     root_random: float = 0.0
     """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
     (:attr:`~sparring.search.puct.PUCTConfig.root_random`; paper 0, the author's code 0.2)."""
@@ -425,6 +566,7 @@ class AlphaDDA1Settings(_SpecText):
         if not self.c_puct >= 0:
             raise UnknownPlayerError("cpuct must be >= 0")
         _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
+        _check_floor_mode(self.floor_mode, self.floor_integral, self.floor_carry)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator = cache.evaluator(game, network_file(game, self.model))
@@ -432,7 +574,9 @@ class AlphaDDA1Settings(_SpecText):
         floor = None
         if self.floor == "on":
             start = FLOOR_START_ALPHADDA1 if self.floor_start is None else self.floor_start
-            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on")
+            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on",
+                              self.floor_mode, self.floor_integral,
+                              self.floor_carry == "on")  # fmt: skip
         player = AlphaDDA1Player(
             evaluator,
             _history(self.n_h or n_h, self.history),
@@ -458,6 +602,7 @@ class AlphaDDA2Settings(_SpecText):
         "simulations": "sims", "c_puct": "cpuct", "sign": "sign", "value_net": "vnet",
         "history": "history", "floor": "floor", "floor_start": "fstart",
         "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix",
+        "floor_mode": "fmode", "floor_integral": "fint", "floor_carry": "fcarry",
         "root_random": "rootrand", "name": "name",
     }  # fmt: skip
 
@@ -491,6 +636,12 @@ class AlphaDDA2Settings(_SpecText):
     """``fmax``, in [0, 2]."""
     floor_mix: OnOff = "off"
     """``fmix`` (:class:`FloorRule`)."""
+    floor_mode: FloorMode = "sa"
+    """``fmode``: the floor's move choice, ``sa``, ``z`` or ``mirror`` (:class:`FloorRule`)."""
+    floor_integral: float = 0.0
+    """``fint``: the integral gain of the floor's level (0: proportional; :class:`FloorRule`)."""
+    floor_carry: OnOff = "off"
+    """``fcarry``: the integral level carries over to the next game (:class:`FloorRule`)."""
     root_random: float = 0.0
     """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
     (:attr:`~sparring.search.puct.PUCTConfig.root_random`; paper 0, the author's code 0.2)."""
@@ -514,6 +665,7 @@ class AlphaDDA2Settings(_SpecText):
         if self.value_net not in ("clean", "damaged"):
             raise UnknownPlayerError("vnet must be 'clean' or 'damaged'")
         _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
+        _check_floor_mode(self.floor_mode, self.floor_integral, self.floor_carry)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         file = network_file(game, self.model)
@@ -531,7 +683,9 @@ class AlphaDDA2Settings(_SpecText):
             start = self.floor_start
             if start is None:
                 start = self.p_max / a_drop - p_drop0 if a_drop > 0 else 1.0
-            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on")
+            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on",
+                              self.floor_mode, self.floor_integral,
+                              self.floor_carry == "on")  # fmt: skip
         sims = self.simulations or _row(TABLE_A1_SIMULATIONS, game)
         player = AlphaDDA2Player(
             evaluator, _history(self.n_h or n_h, self.history), damaged, a_drop, p_drop0,
@@ -616,14 +770,15 @@ def _name(spec: PlayerSpec, default: str) -> str:
     return spec.options.get("name", default)
 
 
-_FLOOR_KEYS = {"floor", "fstart", "fslope", "fmax", "fmix"}
+_FLOOR_KEYS = {"floor", "fstart", "fslope", "fmax", "fmix", "fmode", "fint", "fcarry"}
 
 
 @register(
     "alphadda1",
     "AlphaDDA1 (Fujita 2022): simulations from the mean value, Eq. 2-3 "
     "(alphadda1[:nh=,asim=,bsim0=,nmax=,cpuct=,history=paper|code,floor=on,fstart=,fslope=,"
-    "fmax=,fmix=on,rootrand=,model=,name=]; defaults Table 1)",
+    "fmax=,fmix=on,fmode=sa|z|mirror,fint=,fcarry=on,rootrand=,model=,name=]; "
+    "defaults Table 1)",
 )
 def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
     """``alphadda1[:...]`` (see :class:`AlphaDDA1Settings`)."""
@@ -642,6 +797,9 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
         floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
         floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
+        floor_mode=_choice(spec, "fmode", ("sa", "z", "mirror"), "sa"),
+        floor_integral=option_float(spec, "fint", 0.0),
+        floor_carry=_choice(spec, "fcarry", ("on", "off"), "off"),
         root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA1"),
     )
@@ -651,7 +809,8 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
     "alphadda2",
     "AlphaDDA2 (Fujita 2022): head dropout from the mean value, Eq. 4-5 "
     "(alphadda2[:nh=,adrop=,pdrop0=,pmax=,sims=,cpuct=,sign=colour|none,vnet=clean|damaged,"
-    "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,rootrand=,model=,name=]; "
+    "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,fmode=sa|z|mirror,fint=,fcarry=on,"
+    "rootrand=,model=,name=]; "
     "defaults Table 2)",
 )
 def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
@@ -674,6 +833,9 @@ def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
         floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
         floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
+        floor_mode=_choice(spec, "fmode", ("sa", "z", "mirror"), "sa"),
+        floor_integral=option_float(spec, "fint", 0.0),
+        floor_carry=_choice(spec, "fcarry", ("on", "off"), "off"),
         root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA2"),
     )
