@@ -3,6 +3,8 @@ hand-worked tree, the floor variant's mapping, and the players' annotations and 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,8 @@ from sparring.players.alphadda import (
     AlphaDDA2Player,
     AlphaDDA3Player,
     AlphaDDAPlayer,
+    FloorRule,
+    floor_z_setting,
     parse_alphadda1,
 )
 from sparring.players.registry import PlayerSpec, parse_player
@@ -146,6 +150,51 @@ def test_floor_plays_the_least_visited_move() -> None:
         assert info is not None and info["floor"] == pytest.approx(1.0) and info["sims"] == 5
         visits = dict(zip(info["moves"], info["visits"], strict=True))
         assert visits[move] == min(visits.values())
+
+
+def test_floor_base_level_follows_game_results() -> None:
+    """``fresult=K``: a win raises the base level by K, a loss lowers it, a draw keeps it,
+    clipped to [0, fmax]; each move's level is the base plus the x-driven level."""
+    rule = FloorRule(0.5, 2.0, 2.0, result_step=0.25)
+    assert rule.next_base(0.0, 1.0) == 0.25 and rule.next_base(0.25, 0.5) == 0.25
+    assert rule.next_base(0.25, 0.0) == 0.0 and rule.next_base(0.1, 0.0) == 0.0
+    assert rule.next_base(1.9, 1.0) == 2.0
+    assert rule.move_level(0.25, 0.4) == 0.25  # x below fstart: the base alone
+    assert rule.move_level(0.25, 0.75) == pytest.approx(0.75)  # 0.25 + 2 (0.75 - 0.5)
+    assert rule.move_level(1.5, 1.0) == 2.0
+    assert FloorRule(0.5).next_base(0.3, 1.0) == 0.3  # no result step: unchanged
+    player = make_player("alphadda1:floor=on,fslope=0,fmax=2,fresult=0.2", C4, 0)
+    assert isinstance(player, AlphaDDA1Player)
+    assert player.save_state() == {"floor": 0.0}
+    for score in (1.0, 1.0, 0.5, 0.0, 1.0):
+        player.game_over(C4, C4.initial_state(), score)
+    assert player.floor_base == pytest.approx(0.4)
+    saved = player.save_state()
+    again = make_player("alphadda1:floor=on,fslope=0,fmax=2,fresult=0.2", C4, 1)
+    assert isinstance(again, AlphaDDA1Player)
+    again.restore_state(saved)
+    assert again.floor_base == pytest.approx(0.4)
+    again.new_game(C4, 0)  # the base level is kept across games
+    again.select_move(C4, C4.initial_state())
+    info = again.move_info()
+    assert info is not None and info["floor"] == pytest.approx(0.4)
+    with pytest.raises(ValueError, match="expected"):
+        again.restore_state({"floor": "high"})
+    text = "alphadda2:floor=on,fslope=0,fmax=2,fmode=z,fresult=0.1"
+    assert parse_player(parse_player(text).spec()) == parse_player(text)
+    with pytest.raises(UnknownPlayerError, match="fresult"):
+        make_player("alphadda1:floor=on,fresult=-1", C4, 0)
+    assert make_player("alphadda1:floor=on", C4, 0).save_state() is None  # nothing kept
+
+
+def test_floor_z_mode_settings() -> None:
+    """``fmode=z``: SA z = 2 (1 - 2 f) up to f = 1, then the SA floor at 2 (f - 1)."""
+    assert floor_z_setting(0.25).z == pytest.approx(1.0)
+    assert floor_z_setting(0.5).z == pytest.approx(0.0)
+    assert floor_z_setting(1.0).z == pytest.approx(-2.0) and floor_z_setting(1.0).floor == 0.0
+    low = floor_z_setting(1.5)
+    assert low.z == -math.inf and low.floor == pytest.approx(1.0)
+    assert floor_z_setting(2.0).floor == pytest.approx(2.0)
 
 
 # ---- the players ------------------------------------------------------------------------------

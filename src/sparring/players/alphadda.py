@@ -79,7 +79,7 @@ History = Literal["paper", "code"]
 """``paper``: Eq. 1 over the game's own moves, cleared each game; ``code``: the author's
 harness, the last 2 values kept across games."""
 OnOff = Literal["on", "off"]
-FloorMode = Literal["sa", "z", "mirror"]
+FloorMode = Literal["sa", "z"]
 """The floor's move choice (:class:`FloorRule`)."""
 
 TABLE_1: dict[str, tuple[int, float, float, int]] = {
@@ -130,27 +130,23 @@ class FloorRule:
     """How the floor picks its move: ``sa``, the SA floor over the root visits at level ``f``
     (least visited candidate, then random moves); ``z``, first SA itself (Wu et al.'s softmax
     over visits) with ``z = 2 (1 - 2 f)`` for ``f <= 1`` (2 down to -2), then the SA floor at
-    level ``2 (f - 1)``; ``mirror``, the move whose value is nearest the best move's value
-    less the opponent's mean gift so far in the game (:meth:`AlphaDDAPlayer.mirror_move`; the
-    level is not used)."""
-    integral: float = 0.0
-    """``fint``: with a gain ``K > 0`` the level integrates the signal over the game,
-    ``f_n = clip(f_(n-1) + K (x_n - start), 0, maximum)`` from ``f = 0`` at each game's start,
-    instead of following ``x`` (``clip(slope (x - start), ...)``, ``slope`` then unused).  It
-    keeps weakening while the game stays above ``start`` (as against Random, which does not
-    punish weak moves) and recovers as soon as it falls below (as against a stronger MCTS)."""
+    level ``2 (f - 1)``."""
+    result_step: float = 0.0
+    """``fresult``: with a step ``K > 0`` the floor also has a *base level* ``b`` that the
+    game results move, ``b <- clip(b + K (2 s - 1), 0, maximum)`` after each game with score
+    ``s`` (a win raises it by ``K``, a loss lowers it), kept across games (the player's saved
+    state); each move's level is then ``clip(b + level(x), 0, maximum)``.  0: no base level
+    (the floor follows ``x`` alone)."""
 
-    carry: bool = False
-    """``fcarry``: with the integral form, each game starts at the level the last one ended
-    at (saved with the player's state) instead of 0: the level then integrates over the
-    series, so it settles where the opponent keeps ``x`` near ``start``."""
+    def move_level(self, base: float, x: float) -> float:
+        """The level of a move: ``clip(base + level(x), 0, maximum)``."""
+        return float(min(max(base + self.level(x), 0.0), self.maximum))
 
-    def next_level(self, previous: float, x: float) -> float:
-        """The level at ``x = vbar_n c`` after ``previous`` (the integral form; else
-        :meth:`level`)."""
-        if self.integral > 0.0:
-            return float(min(max(previous + self.integral * (x - self.start), 0.0), self.maximum))
-        return self.level(x)
+    def next_base(self, base: float, score: float) -> float:
+        """The base level after a game with ``score`` (1 win, 0.5 draw, 0 loss)."""
+        if self.result_step <= 0.0:
+            return base
+        return float(min(max(base + self.result_step * (2.0 * score - 1.0), 0.0), self.maximum))
 
     def level(self, x: float) -> float:
         """:func:`~sparring.strength.alphadda.floor_level` of ``x``."""
@@ -194,12 +190,8 @@ class AlphaDDAPlayer(Player):
         self.floor = floor
         self.root_random = 0.0
         """:attr:`PUCTConfig.root_random` of every search (the author's code: 0.2; paper: 0)."""
-        self.floor_level = 0.0
-        """The floor's level at the last own move of this game (:meth:`FloorRule.next_level`)."""
-        self.last_q: float | None = None
-        """``mirror`` floor: the value of this player's last move in this game."""
-        self.gifts: list[float] = []
-        """``mirror`` floor: the opponent's gifts in this game (:meth:`mirror_move`)."""
+        self.floor_base = 0.0
+        """The floor's base level, moved by game results (:attr:`FloorRule.result_step`)."""
         self.player_index: int | None = None
         self.info: dict[str, Any] = {}
         self.last_result: RootStats | None = None
@@ -208,31 +200,31 @@ class AlphaDDAPlayer(Player):
     def new_game(self, game: Game, player_index: int) -> None:
         self.player_index = player_index
         self.history.new_game()
-        if self.floor is None or not self.floor.carry:
-            self.floor_level = 0.0
-        self.last_q = None
-        self.gifts = []
+
+    def game_over(self, game: Game, final_state: State, score: float) -> None:
+        if self.floor is not None:
+            self.floor_base = self.floor.next_base(self.floor_base, score)
 
     def save_state(self) -> PlayerState | None:
-        carry_floor = self.floor is not None and self.floor.carry
+        carry_floor = self.floor is not None and self.floor.result_step > 0.0
         if not self.history.carry and not carry_floor:
             return None
         state: dict[str, JsonValue] = {}
         if self.history.carry:
             state["values"] = [float(v) for v in self.history.to_list()]
         if carry_floor:
-            state["floor"] = float(self.floor_level)
+            state["floor"] = float(self.floor_base)
         return state
 
     def restore_state(self, data: PlayerState | None) -> None:
-        carry_floor = self.floor is not None and self.floor.carry
+        carry_floor = self.floor is not None and self.floor.result_step > 0.0
         if not self.history.carry and not carry_floor:
             super().restore_state(data)  # (nothing kept between games)
             return
         expected = "{'values': [floats], 'floor': float}"
         if data is None:
             self.history.restore([])
-            self.floor_level = 0.0
+            self.floor_base = 0.0
             return
         if not isinstance(data, dict):
             raise ValueError(f"{self.name}: expected {expected}, got {data!r}")
@@ -248,7 +240,7 @@ class AlphaDDAPlayer(Player):
             level = data.get("floor")
             if not isinstance(level, int | float) or isinstance(level, bool):
                 raise ValueError(f"{self.name}: expected {expected}, got {data!r}")
-            self.floor_level = float(level)
+            self.floor_base = float(level)
 
     def move_info(self) -> dict[str, Any] | None:
         return dict(self.info) if self.info else None
@@ -287,11 +279,9 @@ class AlphaDDAPlayer(Player):
         self.last_result = result
         self.info["moves"] = [int(m) for m in result.moves]
         self.info["visits"] = [int(n) for n in result.visits]
-        if self.floor is not None and self.floor.mode == "mirror":
-            return self.mirror_move(game, state, result, v * c)
         level = 0.0
         if self.floor is not None:
-            level = self.floor_level = self.floor.next_level(self.floor_level, vbar * c)
+            level = self.floor.move_level(self.floor_base, vbar * c)
             self.info["floor"] = round(level, 6)
         if level > 0.0 and (
             self.floor is None or not self.floor.mix or self.rng.random() < min(level, 1.0)
@@ -303,60 +293,6 @@ class AlphaDDAPlayer(Player):
             return int(result.moves[self.rng.choice(len(p), p=p)])
         best = result.best_moves()
         return int(best[self.rng.integers(len(best))])
-
-    def mirror_move(self, game: Game, state: State, result: RootStats, x: float) -> int:
-        """The floor's ``mirror`` mode (beyond the paper): play about as well as the opponent.
-
-        The opponent's *gift* on its last move is ``x_n - q_(n-1)``: the value of the position
-        now (``v_n c``, from this player's side) less the value of the position after this
-        player's previous move (:meth:`child_value`, the same network); a perfect opponent gives
-        about 0, Random much more.  With ``g`` the mean gift of the game so far (0 if
-        negative), the move is the one whose value after it (:meth:`child_values`, the same
-        network) is nearest the best such value less ``g``; with ``g = 0`` the paper's move
-        (most visited).  Records ``gift`` and ``floor_q``.
-        """
-        if self.last_q is not None:
-            self.gifts.append(x - self.last_q)
-        gift = max(float(np.mean(self.gifts)), 0.0) if self.gifts else 0.0
-        self.info["gift"] = round(gift, 6)
-        if gift <= 0.0:
-            best = result.best_moves()
-            move = int(best[self.rng.integers(len(best))])
-        else:
-            values = self.child_values(game, state, result.moves)
-            distance = np.abs(values - (values.max() - gift))
-            nearest = np.flatnonzero(distance <= distance.min() + 1e-9)
-            i = int(nearest[self.rng.integers(len(nearest))])
-            move = int(result.moves[i])
-            self.info["floor_q"] = round(float(values[i]), 6)
-        self.last_q = self.child_value(game, state, move)
-        return move
-
-    def child_value(self, game: Game, state: State, move: int) -> float:
-        """The undamaged network's value of the position after ``move``, from the mover's side
-        (exact for a finished game): the same estimator as ``v_n``, so that the opponent's
-        gift (:meth:`mirror_move`) compares like with like."""
-        return float(self.child_values(game, state, np.array([move]))[0])
-
-    def child_values(self, game: Game, state: State, moves: np.ndarray) -> np.ndarray:
-        """:meth:`child_value` of each of ``moves`` (one batched network call)."""
-        mover = game.to_move(state)
-        values = np.zeros(len(moves))
-        pending: list[tuple[int, State]] = []
-        for i, move in enumerate(moves):
-            child = game.play(state, int(move))
-            if game.is_terminal(child):
-                values[i] = 2.0 * game.status(child).score_for(mover) - 1.0
-            else:
-                pending.append((i, child))
-        if pending:
-            children = np.stack([np.asarray(child) for _, child in pending])
-            planes = np.stack([game.encode(child) for _, child in pending]).astype(np.float32)
-            legal = np.stack([game.legal_mask(child) for _, child in pending])
-            _, child_values = self.evaluator.evaluate(planes, legal, children)
-            for (i, child), v in zip(pending, child_values, strict=True):
-                values[i] = float(v) if game.to_move(child) == mover else -float(v)
-        return values
 
 
 class AlphaDDA1Player(AlphaDDAPlayer):
@@ -493,13 +429,11 @@ def _check_floor(
         raise UnknownPlayerError("fmax must be in [0, 2]")
 
 
-def _check_floor_mode(mode: str, integral: float, carry: str) -> None:
-    if not integral >= 0 or not math.isfinite(integral):
-        raise UnknownPlayerError("fint must be >= 0")
-    if carry not in ("on", "off"):
-        raise UnknownPlayerError("fcarry must be 'on' or 'off'")
-    if mode not in ("sa", "z", "mirror"):
-        raise UnknownPlayerError(f"fmode must be sa, z or mirror, not {mode!r}")
+def _check_floor_mode(mode: str, result_step: float) -> None:
+    if mode not in ("sa", "z"):
+        raise UnknownPlayerError(f"fmode must be sa or z, not {mode!r}")
+    if not 0.0 <= result_step <= 2.0:
+        raise UnknownPlayerError("fresult must be in [0, 2]")
 
 
 def _history(n_h: int, history: str) -> ValueHistory:
@@ -515,7 +449,7 @@ class AlphaDDA1Settings(_SpecText):
         "model": "model", "n_h": "nh", "a_sim": "asim", "b_sim0": "bsim0", "n_max": "nmax",
         "c_puct": "cpuct", "history": "history", "floor": "floor", "floor_start": "fstart",
         "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix",
-        "floor_mode": "fmode", "floor_integral": "fint", "floor_carry": "fcarry",
+        "floor_mode": "fmode", "floor_result": "fresult",
         "root_random": "rootrand", "name": "name",
     }  # fmt: skip
 
@@ -544,11 +478,9 @@ class AlphaDDA1Settings(_SpecText):
     floor_mix: OnOff = "off"
     """``fmix``: the floor's move only with probability ``min(f, 1)`` (:class:`FloorRule`)."""
     floor_mode: FloorMode = "sa"
-    """``fmode``: the floor's move choice, ``sa``, ``z`` or ``mirror`` (:class:`FloorRule`)."""
-    floor_integral: float = 0.0
-    """``fint``: the integral gain of the floor's level (0: proportional; :class:`FloorRule`)."""
-    floor_carry: OnOff = "off"
-    """``fcarry``: the integral level carries over to the next game (:class:`FloorRule`)."""
+    """``fmode``: the floor's move choice, ``sa`` or ``z`` (:class:`FloorRule`)."""
+    floor_result: float = 0.0
+    """``fresult``: the step of the floor's base level per game result (:class:`FloorRule`)."""
     root_random: float = 0.0
     """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
     (:attr:`~sparring.search.puct.PUCTConfig.root_random`; paper 0, the author's code 0.2)."""
@@ -566,7 +498,7 @@ class AlphaDDA1Settings(_SpecText):
         if not self.c_puct >= 0:
             raise UnknownPlayerError("cpuct must be >= 0")
         _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
-        _check_floor_mode(self.floor_mode, self.floor_integral, self.floor_carry)
+        _check_floor_mode(self.floor_mode, self.floor_result)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator = cache.evaluator(game, network_file(game, self.model))
@@ -575,8 +507,7 @@ class AlphaDDA1Settings(_SpecText):
         if self.floor == "on":
             start = FLOOR_START_ALPHADDA1 if self.floor_start is None else self.floor_start
             floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on",
-                              self.floor_mode, self.floor_integral,
-                              self.floor_carry == "on")  # fmt: skip
+                              self.floor_mode, self.floor_result)  # fmt: skip
         player = AlphaDDA1Player(
             evaluator,
             _history(self.n_h or n_h, self.history),
@@ -602,7 +533,7 @@ class AlphaDDA2Settings(_SpecText):
         "simulations": "sims", "c_puct": "cpuct", "sign": "sign", "value_net": "vnet",
         "history": "history", "floor": "floor", "floor_start": "fstart",
         "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix",
-        "floor_mode": "fmode", "floor_integral": "fint", "floor_carry": "fcarry",
+        "floor_mode": "fmode", "floor_result": "fresult",
         "root_random": "rootrand", "name": "name",
     }  # fmt: skip
 
@@ -637,11 +568,9 @@ class AlphaDDA2Settings(_SpecText):
     floor_mix: OnOff = "off"
     """``fmix`` (:class:`FloorRule`)."""
     floor_mode: FloorMode = "sa"
-    """``fmode``: the floor's move choice, ``sa``, ``z`` or ``mirror`` (:class:`FloorRule`)."""
-    floor_integral: float = 0.0
-    """``fint``: the integral gain of the floor's level (0: proportional; :class:`FloorRule`)."""
-    floor_carry: OnOff = "off"
-    """``fcarry``: the integral level carries over to the next game (:class:`FloorRule`)."""
+    """``fmode``: the floor's move choice, ``sa`` or ``z`` (:class:`FloorRule`)."""
+    floor_result: float = 0.0
+    """``fresult``: the step of the floor's base level per game result (:class:`FloorRule`)."""
     root_random: float = 0.0
     """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
     (:attr:`~sparring.search.puct.PUCTConfig.root_random`; paper 0, the author's code 0.2)."""
@@ -665,7 +594,7 @@ class AlphaDDA2Settings(_SpecText):
         if self.value_net not in ("clean", "damaged"):
             raise UnknownPlayerError("vnet must be 'clean' or 'damaged'")
         _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
-        _check_floor_mode(self.floor_mode, self.floor_integral, self.floor_carry)
+        _check_floor_mode(self.floor_mode, self.floor_result)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         file = network_file(game, self.model)
@@ -684,8 +613,7 @@ class AlphaDDA2Settings(_SpecText):
             if start is None:
                 start = self.p_max / a_drop - p_drop0 if a_drop > 0 else 1.0
             floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on",
-                              self.floor_mode, self.floor_integral,
-                              self.floor_carry == "on")  # fmt: skip
+                              self.floor_mode, self.floor_result)  # fmt: skip
         sims = self.simulations or _row(TABLE_A1_SIMULATIONS, game)
         player = AlphaDDA2Player(
             evaluator, _history(self.n_h or n_h, self.history), damaged, a_drop, p_drop0,
@@ -770,14 +698,14 @@ def _name(spec: PlayerSpec, default: str) -> str:
     return spec.options.get("name", default)
 
 
-_FLOOR_KEYS = {"floor", "fstart", "fslope", "fmax", "fmix", "fmode", "fint", "fcarry"}
+_FLOOR_KEYS = {"floor", "fstart", "fslope", "fmax", "fmix", "fmode", "fresult"}
 
 
 @register(
     "alphadda1",
     "AlphaDDA1 (Fujita 2022): simulations from the mean value, Eq. 2-3 "
     "(alphadda1[:nh=,asim=,bsim0=,nmax=,cpuct=,history=paper|code,floor=on,fstart=,fslope=,"
-    "fmax=,fmix=on,fmode=sa|z|mirror,fint=,fcarry=on,rootrand=,model=,name=]; "
+    "fmax=,fmix=on,fmode=sa|z,fresult=,rootrand=,model=,name=]; "
     "defaults Table 1)",
 )
 def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
@@ -797,9 +725,8 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
         floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
         floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
-        floor_mode=_choice(spec, "fmode", ("sa", "z", "mirror"), "sa"),
-        floor_integral=option_float(spec, "fint", 0.0),
-        floor_carry=_choice(spec, "fcarry", ("on", "off"), "off"),
+        floor_mode=_choice(spec, "fmode", ("sa", "z"), "sa"),
+        floor_result=option_float(spec, "fresult", 0.0),
         root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA1"),
     )
@@ -809,7 +736,7 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
     "alphadda2",
     "AlphaDDA2 (Fujita 2022): head dropout from the mean value, Eq. 4-5 "
     "(alphadda2[:nh=,adrop=,pdrop0=,pmax=,sims=,cpuct=,sign=colour|none,vnet=clean|damaged,"
-    "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,fmode=sa|z|mirror,fint=,fcarry=on,"
+    "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,fmode=sa|z,fresult=,"
     "rootrand=,model=,name=]; "
     "defaults Table 2)",
 )
@@ -833,9 +760,8 @@ def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
         floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
         floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
-        floor_mode=_choice(spec, "fmode", ("sa", "z", "mirror"), "sa"),
-        floor_integral=option_float(spec, "fint", 0.0),
-        floor_carry=_choice(spec, "fcarry", ("on", "off"), "off"),
+        floor_mode=_choice(spec, "fmode", ("sa", "z"), "sa"),
+        floor_result=option_float(spec, "fresult", 0.0),
         root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA2"),
     )
