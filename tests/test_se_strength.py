@@ -235,3 +235,29 @@ def test_sa_mcts_rank_without_a_table_names_the_default_table() -> None:
     with pytest.raises(UnknownPlayerError, match=r"go-sa-z\.json' not found") as info:
         make_player("sa-mcts:rank=3d,sims=2", get_game("go"))
     assert "\n" not in str(info.value)
+
+
+def test_cli_plan_run_and_errors(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from sparring.cli import app
+
+    runner = CliRunner()
+    plan = runner.invoke(
+        app, ["se-strength", "go", "--out", str(tmp_path / "p"), "--round-robin", "--plan"]
+    )
+    assert plan.exit_code == 0, plan.output
+    assert "10 pairings x 20 games = 200 games" in plan.output  # 5 ranks, one template
+    args = ["se-strength", "chess", "--out", str(tmp_path / "run"), "-p", RANDOM]
+    run = runner.invoke(app, [*args, "--ranks", "r1,r8", "--games", "2", "--no-progress"])
+    assert run.exit_code == 0, run.output
+    data = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert [p["rank"] for p in data["pairings"]] == ["2400-2600", "1000-1200"]
+    assert data["command"].startswith("sparring ")
+    for extra, needle in [
+        (["--ranks", "3d"], "'3d' is not a chess rank"),
+        (["--round-robin", "--z-fit"], "not both"),
+        (["--games", "3"], "games must be even"),
+    ]:
+        bad = runner.invoke(app, [*args, *extra])
+        assert bad.exit_code != 0 and needle in str(bad.exception or bad.output), bad.output
