@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from sparring.errors import ConfigError, UnknownPlayerError
-from sparring.estimation.strength_by_rank import (
+from sparring.evaluation.store import GameStore
+from sparring.experiments.se_strength import (
     Score,
     SEStrengthConfig,
     fit_logistic,
@@ -23,7 +24,6 @@ from sparring.estimation.strength_by_rank import (
     write_report,
     z_at_half,
 )
-from sparring.evaluation.store import GameStore
 
 RANDOM = "random:name=R{rank}"
 

@@ -480,15 +480,14 @@ def se_strength(
 
     from sparring.cli.evaluation import exit_on_interrupt
     from sparring.errors import ConfigError
-    from sparring.estimation.strength_by_rank import (
+    from sparring.evaluation.store import GameStore
+    from sparring.experiments.se_strength import (
         STORE_NAME,
         SEStrengthConfig,
-        check_specs,
         parse_ranks,
         run_se_strength,
         write_report,
     )
-    from sparring.evaluation.store import GameStore
 
     game = _game(game_name)
     if round_robin and z_fit:
@@ -526,7 +525,6 @@ def se_strength(
             f"{done} stored in {db_path}"
         )
         return
-    check_specs(config)
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with exit_on_interrupt(db_path):
         db_path.parent.mkdir(parents=True, exist_ok=True)

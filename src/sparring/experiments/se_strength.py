@@ -60,7 +60,7 @@ from rich.console import Console
 from sparring.errors import ConfigError, SparringError
 from sparring.estimation.heldout import wilson_interval
 from sparring.estimation.human_like import GAMES, ZTable, game_ranks, normalise_rank
-from sparring.evaluation.match import _check_int, _config_from_mapping, player_labels
+from sparring.evaluation.match import _check_int, _config_from_mapping
 from sparring.evaluation.ratings import Anchor, EloFit, GameResults, fit_elo
 from sparring.evaluation.series import SeriesConfig, SeriesResult, run_series_set
 from sparring.evaluation.store import GameRecord, GameStore
@@ -553,9 +553,9 @@ def run_se_strength(
 ) -> SEStrengthResult:
     """Play (or resume) every pairing of ``config``, storing each game in ``store``.
 
-    Every spec is built (validated) before any game starts.  ``stop_after`` plays at most
-    that many new games (a later call resumes; the result then holds the games stored so
-    far).  Ctrl-C raises :class:`~sparring.evaluation.match.RunInterrupted` with every
+    The series runner builds (validates) every spec before any game starts.  ``stop_after``
+    plays at most that many new games (a later call resumes; the result then holds the games
+    stored so far).  Ctrl-C raises :class:`~sparring.evaluation.match.RunInterrupted` with every
     finished game stored.
     """
     configs = config.series_configs()
@@ -583,14 +583,6 @@ def _collect(config: SEStrengthConfig, results: Sequence[SeriesResult]) -> SEStr
         played=sum(s.played for s in results),
         skipped=sum(s.skipped for s in results),
     )
-
-
-def check_specs(config: SEStrengthConfig) -> None:
-    """Build every spec of ``config`` once (a bad spec or rank fails before any game)."""
-    from sparring.games import get_game
-
-    specs = {s for p in config.pairings() for s in (p.spec_a, p.spec_b)}
-    player_labels(get_game(config.game), sorted(specs))
 
 
 # ---- reports ---------------------------------------------------------------------------------
@@ -864,7 +856,6 @@ __all__ = [
     "SEStrengthResult",
     "Score",
     "ZFit",
-    "check_specs",
     "fill",
     "fit_logistic",
     "inversions",
