@@ -412,6 +412,135 @@ def se_match(
     console.print(f"report: {path}")
 
 
+def se_strength(
+    game_name: GameArg,
+    out: Annotated[
+        Path, typer.Option(help="Report folder (report.md, results.json, plot.png, games.sqlite).")
+    ],
+    program: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--program",
+            "-p",
+            help="Program template, {rank} replaced by each rank (z-fit: {z} by each z), e.g. "
+            "'se-inf-mcts:rank={rank},sims=16'; repeat for several.  Default: "
+            "se-inf-mcts:rank={rank} (z-fit: sa-mcts:z={z}).",
+        ),
+    ] = None,
+    ranks: Annotated[
+        str | None,
+        typer.Option(
+            help="Ranks, comma-separated: labels (3d, 1-2k, 1400-1600), indices r1.. (r1 the "
+            "strongest) or all.  Default: all (round robin: r2,r4,r6,r8,r10).",
+        ),
+    ] = None,
+    anchor: Annotated[
+        str | None,
+        typer.Option(
+            help="Anchor mode: the opponent template, {rank} = --anchor-rank (default: the "
+            "first program).  z-fit: the opponent, {rank} = each rank (default "
+            "se-inf-mcts:rank={rank}).",
+        ),
+    ] = None,
+    anchor_rank: Annotated[
+        str | None, typer.Option(help="The anchor's rank (default: Go 5d, chess 1800-2000).")
+    ] = None,
+    round_robin: Annotated[
+        bool, typer.Option("--round-robin", help="Round robin of the ranks with Elo (Table 5).")
+    ] = False,
+    z_fit: Annotated[
+        bool,
+        typer.Option("--z-fit", help="SA-MCTS z per rank against the anchor (appendix C)."),
+    ] = False,
+    z_grid: Annotated[
+        str | None,
+        typer.Option(help="z-fit: the z values, comma-separated (default -1,-0.5,0,0.5,1)."),
+    ] = None,
+    games: Annotated[
+        int, typer.Option("--games", "-n", help="Games per pairing (even: both colours).")
+    ] = 20,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Worker processes.")] = 1,
+    seed: Annotated[int, typer.Option(help="Base seed of every pairing's games.")] = 0,
+    max_games: Annotated[
+        int | None,
+        typer.Option(help="Play at most this many new games, then report what is stored."),
+    ] = None,
+    plan: Annotated[
+        bool, typer.Option(help="Print the pairings and games still to play; no play.")
+    ] = False,
+    store: Annotated[
+        Path | None, typer.Option(help="SQLite game store (default: OUT/games.sqlite).")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Strength by rank (Fig. 4 / Fig. 7, Table 5, appendix C): programs at each rank against
+    the middle rank, a round robin of ranks with Elo, or SA-MCTS's z per rank; resumable."""
+    import shlex
+    import sys
+
+    from sparring.cli.evaluation import exit_on_interrupt
+    from sparring.errors import ConfigError
+    from sparring.evaluation.store import GameStore
+    from sparring.experiments.se_strength import (
+        STORE_NAME,
+        SEStrengthConfig,
+        parse_ranks,
+        run_se_strength,
+        write_report,
+    )
+
+    game = _game(game_name)
+    if round_robin and z_fit:
+        raise ConfigError("give --round-robin or --z-fit, not both")
+    mode = "round-robin" if round_robin else "z-fit" if z_fit else "anchor"
+    extra: dict[str, Any] = {}
+    if z_grid is not None:
+        try:
+            extra["z_grid"] = tuple(float(z) for z in z_grid.split(",") if z.strip())
+        except ValueError:
+            raise ConfigError(f"--z-grid {z_grid!r}: expected numbers, comma-separated") from None
+    config = SEStrengthConfig(
+        game=game,
+        mode=mode,
+        programs=tuple(program or ()),
+        ranks=parse_ranks(game, ranks) if ranks is not None else (),
+        anchor=anchor,
+        anchor_rank=anchor_rank,
+        games=games,
+        seed=seed,
+        workers=workers,
+        **extra,
+    )
+    db_path = store or out / STORE_NAME
+    pairings = config.pairings()
+    if plan:
+        for p in pairings:
+            console.print(f"{p.spec_a}  vs  {p.spec_b}", highlight=False)
+        done = 0
+        if db_path.exists():
+            with GameStore(db_path) as db:
+                done = sum(min(db.count(c.run_key), games) for c in config.series_configs())
+        console.print(
+            f"{len(pairings)} pairings x {games} games = {len(pairings) * games} games; "
+            f"{done} stored in {db_path}"
+        )
+        return
+    command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    with exit_on_interrupt(db_path):
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        with GameStore(db_path) as db:
+            result = run_se_strength(
+                config, db, progress=progress, console=console, stop_after=max_games
+            )
+        paths = write_report(result, out, command)
+    console.print(
+        f"{result.played} games played now, {result.skipped} already stored"
+        + ("" if result.complete else " (incomplete: re-run to go on)")
+    )
+    for path in paths.values():
+        console.print(f"wrote {path}", highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
     app.command("se-data")(se_data)
@@ -419,4 +548,5 @@ def register(app: typer.Typer) -> None:
     app.command("se-eval")(se_eval)
     app.command("se-policy")(se_policy)
     app.command("se-match")(se_match)
+    app.command("se-strength")(se_strength)
     app.command("estimate")(estimate)

@@ -172,8 +172,9 @@ def policy_moves(
     return order.astype(np.int64)
 
 
-def wilson_interval(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (95% for ``z = 1.96``)."""
+def wilson_interval(hits: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95% for ``z = 1.96``); ``hits``
+    may be fractional (a game score counting draws as half a win)."""
     if n <= 0:
         return (float("nan"), float("nan"))
     p = hits / n

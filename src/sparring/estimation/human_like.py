@@ -19,10 +19,13 @@ Options (``KIND:key=value,...``):
   group), chess an Elo band ``1000-1200`` ... ``2400-2600``; or ``elo=E`` (chess: the band
   holding ``E``, 1000 <= E <= 2600).  The target ``beta_t`` is the rank's composite score at
   the current move number (:class:`~sparring.estimation.semcts.RankTarget`).
-* ``z=Z`` (``sa-mcts``; **required**): the paper tunes ``z`` per rank so that SA-MCTS_i wins
-  about half its games against SE-inf-MCTS_i (appendix C, Table 4 for its Go networks); that
-  calibration has not been run for the shipped networks, so no rank-to-``z`` table is shipped
-  and ``z`` must be given.
+* ``z=Z`` or ``rank=R[,ztable=PATH]`` (``sa-mcts``; one of them required): the paper tunes
+  ``z`` per rank so that SA-MCTS_i wins about half its games against SE-inf-MCTS_i (appendix
+  C, Table 4 for its Go networks).  ``sparring se-strength GAME --z-fit`` measures such a
+  table (:class:`ZTable`, ``ztable.json``); ``rank=R`` reads ``R``'s ``z`` from ``ztable=PATH``
+  or, without it, from the shipped table ``models/estimators/GAME-sa-z.json``
+  (:func:`default_z_table`), and is a one-line error naming the table when it is missing.
+  No table is shipped yet (the calibration has not been run for the shipped networks).
 * ``sims=N`` (default :data:`DEFAULT_SIMULATIONS` = 100; the paper 800: on this CPU 100
   simulations take about half a second a move in 19x19 Go, BENCHMARKS.md), ``cpuct=C``
   (1.25), ``c1=C1`` (Eq. 6's ``c_1``, SE kinds, default 2.0), ``model=NAME|PATH`` (a shipped
@@ -39,8 +42,10 @@ the estimator networks, which live above the players' layer; it registers its ki
 
 from __future__ import annotations
 
+import json
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -74,6 +79,52 @@ ELO_RANGE = (1000.0, 2600.0)
 """The Elo range of the chess bands."""
 
 _KYU_GROUPS = {"1k": "1-2k", "2k": "1-2k", "3k": "3-5k", "4k": "3-5k", "5k": "3-5k"}
+
+
+@dataclass(frozen=True)
+class ZTable:
+    """SA-MCTS's strength index ``z`` per rank of one game (appendix C, Table 4), as written
+    by ``sparring se-strength GAME --z-fit`` (``ztable.json``: ``{"game": ..., "z": {rank:
+    z, ...}, "command": ...}``) and read by ``sa-mcts:rank=R``."""
+
+    game: str
+    z: Mapping[str, float]
+    """``z`` by rank label (ranks without a fitted ``z`` are absent)."""
+
+    def to_json(self, command: str = "") -> str:
+        """The table as JSON text (ranks strongest first)."""
+        ranks = game_ranks(self.game)
+        ordered = {r: float(self.z[r]) for r in sorted(self.z, key=ranks.index)}
+        data = {"game": self.game, "z": ordered, "command": command}
+        return json.dumps(data, indent=2) + "\n"
+
+    @classmethod
+    def read(cls, path: Path) -> ZTable:
+        """The table in ``path``; :class:`UnknownPlayerError` (one line) when it is missing or
+        not such a table."""
+        if not path.is_file():
+            raise UnknownPlayerError(
+                f"z-per-rank table {str(path)!r} not found (write one with `sparring "
+                f"se-strength GAME --z-fit --out DIR` and pass ztable=DIR/ztable.json, or "
+                f"give z=Z)"
+            )
+        try:
+            data = json.loads(path.read_text())
+            game = str(data["game"])
+            table = {normalise_rank(str(k)): float(v) for k, v in dict(data["z"]).items()}
+        except (ValueError, KeyError, TypeError, AttributeError, SparringError) as exc:
+            raise UnknownPlayerError(f"{path}: not a z-per-rank table ({exc})") from None
+        if game not in GAMES or any(r not in game_ranks(game) for r in table):
+            raise UnknownPlayerError(f"{path}: not a z-per-rank table of go or chess ranks")
+        return cls(game, table)
+
+
+def default_z_table(game_name: str) -> Path:
+    """Where a shipped z-per-rank table of ``game_name`` lives (it may not exist):
+    ``models/estimators/GAME-sa-z.json`` beside the shipped estimators."""
+    from sparring.estimation.shipped import ESTIMATOR_DIR
+
+    return ESTIMATOR_DIR / f"{game_name}-sa-z.json"
 
 
 def normalise_rank(text: str) -> str:
@@ -196,6 +247,8 @@ class _HumanLikeSettings(ABC):
     kind: ClassVar[str]
     DEFAULT_NETWORK: ClassVar[str] = "se-inf"
     USES_RANK: ClassVar[bool] = True
+    RANK_OPTIONAL: ClassVar[bool] = False
+    """With ``USES_RANK`` False: a rank may still be given (``sa-mcts:rank=R``)."""
 
     rank: str | None = None
     """Target rank label (``3d``, ``1400-1600``); required by the SE kinds."""
@@ -220,7 +273,7 @@ class _HumanLikeSettings(ABC):
                 f"{self.kind} needs rank=R (Go: {', '.join(GO_RANKS)}; chess: an Elo band "
                 f"such as 1400-1600, or elo=E)"
             )
-        if not self.USES_RANK and self.rank is not None:
+        if not self.USES_RANK and not self.RANK_OPTIONAL and self.rank is not None:
             raise UnknownPlayerError(f"{self.kind} takes no rank")
         if self.simulations < 1:
             raise UnknownPlayerError("sims must be >= 1")
@@ -304,29 +357,69 @@ class HumanMCTSSettings(_HumanLikeSettings):
 
 @dataclass(frozen=True)
 class SAMCTSSettings(_HumanLikeSettings):
-    """``sa-mcts``: the ``human-mcts`` search, then Wu et al.'s SA move choice with ``z``."""
+    """``sa-mcts``: the ``human-mcts`` search, then Wu et al.'s SA move choice with ``z``
+    (given, or the ``rank``'s ``z`` from a :class:`ZTable`)."""
 
     kind: ClassVar[str] = "sa-mcts"
     USES_RANK: ClassVar[bool] = False
+    RANK_OPTIONAL: ClassVar[bool] = True
+
+    ztable: str | None = None
+    """With ``rank``: the z-per-rank table file (None: :func:`default_z_table`)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.z is None or math.isnan(self.z):
+        if self.z is not None and self.rank is not None:
+            raise UnknownPlayerError("sa-mcts takes z=Z or rank=R, not both")
+        if self.ztable is not None and self.rank is None:
+            raise UnknownPlayerError("sa-mcts: ztable=PATH needs rank=R")
+        if self.rank is None and (self.z is None or math.isnan(self.z)):
             raise UnknownPlayerError(
-                "sa-mcts needs z=Z (no z-per-rank table is shipped: the paper's appendix C "
-                "calibration against SE-inf-MCTS has not been run for these networks)"
+                "sa-mcts needs z=Z, or rank=R with a z-per-rank table (ztable=PATH; "
+                "`sparring se-strength GAME --z-fit` measures one)"
             )
 
+    def spec(self) -> str:
+        text = super().spec()
+        if self.ztable is None:
+            return text
+        return f"{text},ztable={self.ztable}"
+
     def display_name(self) -> str:
-        return self.name or f"SA-MCTS(z={self.z:g})"
+        if self.name:
+            return self.name
+        return f"SA-MCTS({self.rank})" if self.rank is not None else f"SA-MCTS(z={self.z:g})"
+
+    def z_for(self, game: Game) -> float:
+        """The strength index played in ``game``: ``z``, or ``rank``'s ``z`` in the table."""
+        if self.rank is None:
+            assert self.z is not None
+            return self.z
+        if self.rank not in game_ranks(game.name):
+            raise UnknownPlayerError(
+                f"rank {self.rank!r} is not a {game.name} rank "
+                f"(ranks: {', '.join(game_ranks(game.name))})"
+            )
+        path = Path(self.ztable).expanduser() if self.ztable else default_z_table(game.name)
+        table = ZTable.read(path)
+        if table.game != game.name:
+            raise UnknownPlayerError(f"z-per-rank table {str(path)!r} is for {table.game}")
+        if self.rank not in table.z:
+            raise UnknownPlayerError(
+                f"z-per-rank table {str(path)!r} has no z for rank {self.rank} "
+                f"(it has: {', '.join(table.z) or 'none'})"
+            )
+        return float(table.z[self.rank])
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.players.strength import StrengthAdjustedPlayer, network_root_search
         from sparring.strength.selection import PAPER_RTH, StrengthSetting
 
-        assert self.z is not None
+        if game.name not in GAMES:
+            self._evaluator(game, cache)  # the one-line "plays go or chess" error
+        z = self.z_for(game)
         evaluator, _ = self._evaluator(game, cache)
-        setting = StrengthSetting(self.z, PAPER_RTH, 0.0)
+        setting = StrengthSetting(z, PAPER_RTH, 0.0)
         return StrengthAdjustedPlayer(
             network_root_search(evaluator, self._config()), setting, self.display_name(), seed
         )
@@ -393,12 +486,14 @@ def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
 
 
 @register("sa-mcts", "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
-          "sa-mcts:z=Z[,sims=N,model=...]")  # fmt: skip
+          "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...]")  # fmt: skip
 def parse_sa_mcts(spec: PlayerSpec) -> SAMCTSSettings:
-    """``sa-mcts:z=Z[,sims=N,cpuct=C,model=NAME|PATH,name=NAME]``."""
-    check_options(spec, _COMMON | {"z"})
+    """``sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,cpuct=C,model=NAME|PATH,name=NAME]``
+    (``elo=E`` for ``rank``'s chess band)."""
+    check_options(spec, _COMMON | {"z", "rank", "elo", "ztable"})
     z = option_float(spec, "z", math.nan) if "z" in spec.options else None
-    return SAMCTSSettings(z=z, **_common(spec))
+    ztable = spec.options.get("ztable")
+    return SAMCTSSettings(z=z, rank=_rank_option(spec), ztable=ztable, **_common(spec))
 
 
 def _parse_se(spec: PlayerSpec, settings: type[SEMCTSSettings]) -> SEMCTSSettings:
@@ -429,7 +524,10 @@ __all__ = [
     "SAMCTSSettings",
     "SEInfMCTSSettings",
     "SEMCTSSettings",
+    "ZTable",
+    "default_z_table",
     "elo_band",
+    "game_ranks",
     "load_strength_evaluator",
     "normalise_rank",
     "parse_human_mcts",
