@@ -135,7 +135,8 @@ def test_floor_default_starts() -> None:
     assert p2o.floor.start == pytest.approx(0.69)
     p1 = make_player("alphadda1:floor=on", C4, 0)
     assert isinstance(p1, AlphaDDA1Player) and p1.floor is not None
-    assert (p1.floor.start, p1.floor.slope, p1.floor.maximum) == (0.5, 2.0, 1.0)
+    assert (p1.floor.start, p1.floor.slope, p1.floor.maximum) == (0.5, 0.0, 2.0)
+    assert p1.floor.result_step == 0.1 and p1.floor.mode == "sa"
     assert make_player("alphadda1", C4, 0).floor is None  # type: ignore[attr-defined]
 
 
@@ -143,7 +144,7 @@ def test_floor_plays_the_least_visited_move() -> None:
     """With the floor at level 1 (``fstart=-1``: ``2 (x + 1) >= 1`` for every ``x >= -0.5``;
     the empty board's value is near 0) the move is one of the least visited (R_th = 0)."""
     for seed in range(4):
-        player = make_player("alphadda1:nmax=5,floor=on,fstart=-1", C4, seed)
+        player = make_player("alphadda1:nmax=5,floor=on,fstart=-1,fslope=2,fmax=1", C4, seed)
         player.new_game(C4, 0)
         move = player.select_move(C4, C4.initial_state())
         info = player.move_info()
@@ -184,7 +185,7 @@ def test_floor_base_level_follows_game_results() -> None:
     assert parse_player(parse_player(text).spec()) == parse_player(text)
     with pytest.raises(UnknownPlayerError, match="fresult"):
         make_player("alphadda1:floor=on,fresult=-1", C4, 0)
-    assert make_player("alphadda1:floor=on", C4, 0).save_state() is None  # nothing kept
+    assert make_player("alphadda1:floor=on,fresult=0", C4, 0).save_state() is None
 
 
 def test_floor_z_mode_settings() -> None:

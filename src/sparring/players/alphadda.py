@@ -104,8 +104,13 @@ TABLE_A1_SIMULATIONS: dict[str, int] = {"connect4": 200, "othello6": 200, "othel
 """``N_sim`` of Table A1 (AlphaDDA2 and AlphaDDA3 search as AlphaZero does)."""
 FALLBACK_GAME = "connect4"
 """The table row used for games the paper does not play."""
-FLOOR_SLOPE = 2.0
-FLOOR_MAX = 1.0
+FLOOR_SLOPE = 0.0
+"""``fslope`` by default: no ``x``-driven level (it was measured to throw games against MCTS1,
+docs/alphadda.md "The floor variant"); the base level (``fresult``) does the work."""
+FLOOR_MAX = 2.0
+"""``fmax`` by default: down to uniformly random moves."""
+FLOOR_RESULT = 0.1
+"""``fresult`` by default: the base level's step per game result."""
 FLOOR_START_ALPHADDA1 = 0.5
 
 
@@ -479,7 +484,7 @@ class AlphaDDA1Settings(_SpecText):
     """``fmix``: the floor's move only with probability ``min(f, 1)`` (:class:`FloorRule`)."""
     floor_mode: FloorMode = "sa"
     """``fmode``: the floor's move choice, ``sa`` or ``z`` (:class:`FloorRule`)."""
-    floor_result: float = 0.0
+    floor_result: float = FLOOR_RESULT
     """``fresult``: the step of the floor's base level per game result (:class:`FloorRule`)."""
     root_random: float = 0.0
     """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
@@ -569,7 +574,7 @@ class AlphaDDA2Settings(_SpecText):
     """``fmix`` (:class:`FloorRule`)."""
     floor_mode: FloorMode = "sa"
     """``fmode``: the floor's move choice, ``sa`` or ``z`` (:class:`FloorRule`)."""
-    floor_result: float = 0.0
+    floor_result: float = FLOOR_RESULT
     """``fresult``: the step of the floor's base level per game result (:class:`FloorRule`)."""
     root_random: float = 0.0
     """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
@@ -726,7 +731,7 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
         floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
         floor_mode=_choice(spec, "fmode", ("sa", "z"), "sa"),
-        floor_result=option_float(spec, "fresult", 0.0),
+        floor_result=option_float(spec, "fresult", FLOOR_RESULT),
         root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA1"),
     )
@@ -761,7 +766,7 @@ def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
         floor_max=option_float(spec, "fmax", FLOOR_MAX),
         floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
         floor_mode=_choice(spec, "fmode", ("sa", "z"), "sa"),
-        floor_result=option_float(spec, "fresult", 0.0),
+        floor_result=option_float(spec, "fresult", FLOOR_RESULT),
         root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA2"),
     )
