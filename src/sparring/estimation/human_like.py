@@ -53,7 +53,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from sparring.errors import GameOverError, SparringError, UnknownPlayerError
 from sparring.estimation.data import CHESS_RANKS, GO_RANKS
 from sparring.games.base import Game, State
+from sparring.games.go import Go
 from sparring.players.base import Player
+from sparring.players.finish import go_finishing_move
 from sparring.players.registry import (
     PlayerSpec,
     check_options,
@@ -233,6 +235,8 @@ class RankedSearchPlayer(Player):
         }
         if self.target is not None:
             self._info["target"] = self.target.at(game.ply(state))
+        if isinstance(game, Go):  # finish games: no own-eye fills, pass to win
+            return go_finishing_move(game, state, result.moves, result.visits, self.rng)
         return int(best[self.rng.integers(len(best))])
 
     def move_info(self) -> dict[str, Any] | None:

@@ -733,6 +733,22 @@ class Go(Game):
         b, w = area_kernel(state)
         return int(b), int(w)
 
+    def consecutive_passes(self, state: State) -> int:
+        """Passes in a row just played (0, 1; 2 ends the game)."""
+        return int(_h(state)[PASSES])
+
+    def own_eyes(self, state: State) -> npt.NDArray[np.bool_]:
+        """A mask over the actions: the empty points that are single-point eyes of the player
+        to move (the rule of :func:`random_playout`); False for the pass.  Filling one's own
+        eye never helps under area scoring, so players that must finish games skip them."""
+        h = _h(state)
+        n = int(h[SIZE])
+        board = _board(state, n * n)
+        colour = int(h[TO_MOVE]) + 1
+        return np.array(
+            [board[p] == EMPTY and _is_eye(board, p, colour, n) for p in range(n * n)] + [False]
+        )
+
     def score_margin(self, state: State) -> float:
         """Black's area minus White's area minus komi (positive: Black ahead)."""
         b, w = self.area(state)
