@@ -235,6 +235,8 @@ def test_paper_counts_and_d() -> None:
     assert paper_opponent("az") == "AlphaZero" and paper_opponent("minimax2:name=M") == "Minimax2"
     assert paper_opponent("az:sims=10") is None and paper_opponent("uct") is None
     assert paper_opponent("az:rootrand=0.2") == "AlphaZero"  # the author's code's AlphaZero
+    assert paper_kind("alphadda1:rootrand=0.2") == "alphadda1"
+    assert default_baseline("alphadda1:rootrand=0.2,sims=9") == "az:sims=9,rootrand=0.2"
     assert default_baseline("alphadda2:sims=50,model=connect4,adrop=5") == (
         "az:model=connect4,sims=50"
     )

@@ -277,8 +277,8 @@ def default_baseline(adaptive: str) -> str:
     """The un-adapted player of an adaptive spec: an ``sa`` player with the adaptive spec's
     search options (:data:`SEARCH_KEYS`) at its starting setting, held fixed.
 
-    AlphaDDA kinds (``alphadda1-3``): ``az`` with the spec's ``model``, ``cpuct`` and ``sims``
-    (AlphaZero, the player AlphaDDA weakens).
+    AlphaDDA kinds (``alphadda1-3``): ``az`` with the spec's ``model``, ``cpuct``, ``sims``
+    and ``rootrand`` (AlphaZero, the player AlphaDDA weakens).
     The z-space modes (``inter``, ``intra``, and other kinds than ``dsa``): ``z = z0`` (0 by
     default) at ``R_th = rth`` (0.1), the paper's "w/o DSA" player (its SA player at z = 0);
     the Elo-space modes: the calibrated setting for their first target (``elo0``,
@@ -289,7 +289,7 @@ def default_baseline(adaptive: str) -> str:
     parsed = PlayerSpec.parse(adaptive)
     options = parsed.options
     if parsed.kind in ALPHADDA_KINDS:
-        az = [f"{k}={options[k]}" for k in ("model", "cpuct", "sims") if k in options]
+        az = [f"{k}={options[k]}" for k in ("model", "cpuct", "sims", "rootrand") if k in options]
         return "az:" + ",".join(az) if az else "az"
     mode = adaptive_mode(adaptive)
     search = [f"{k}={v}" for k, v in options.items() if k in SEARCH_KEYS]
@@ -1317,7 +1317,8 @@ PAPER_ROW_KEYS: dict[str, tuple[str, ...]] = {
 
 def paper_kind(spec: str, game: str | None = None) -> str | None:
     """The AlphaDDA kind of ``spec`` when it is the paper's player, else None: a kind of
-    :data:`ALPHADDA_KINDS` with no option but ``model``, ``name`` and, given ``game``, the
+    :data:`ALPHADDA_KINDS` with no option but ``model``, ``name``, ``rootrand`` (the author's
+    code's random root picks, with which the paper's tables were made) and, given ``game``, the
     options of :data:`PAPER_ROW_KEYS` at the values of the game's row of Tables 1-3
     (``alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200`` on Connect4).  A spec without options is
     the paper's player while the kinds' defaults are the Table 1-3 rows."""
@@ -1327,7 +1328,7 @@ def paper_kind(spec: str, game: str | None = None) -> str | None:
     kind = parsed.kind
     if kind not in ALPHADDA_KINDS:
         return None
-    extra = {k: v for k, v in parsed.options.items() if k not in ("model", "name")}
+    extra = {k: v for k, v in parsed.options.items() if k not in ("model", "name", "rootrand")}
     if not extra:
         return kind
     tables: dict[str, dict[str, Any]] = {
