@@ -39,6 +39,7 @@ from sparring.estimation.heldout import (
     policy_moves,
     wilson_interval,
 )
+from sparring.rundir import atomic_write
 
 
 class MoveProgram(Protocol):
@@ -238,9 +239,7 @@ def write_match(table: MatchTable, out: Path, command: str = "") -> Path:
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    atomic_write(path, text.encode())
 
 
 def _plot(table: MatchTable, png: Path) -> None:

@@ -64,6 +64,7 @@ from sparring.evaluation.match import _check_int, _config_from_mapping
 from sparring.evaluation.ratings import Anchor, EloFit, GameResults, fit_elo
 from sparring.evaluation.series import SeriesConfig, SeriesResult, run_series_set
 from sparring.evaluation.store import GameRecord, GameStore
+from sparring.rundir import atomic_write
 
 MODES = ("anchor", "round-robin", "z-fit")
 """The modes of :class:`SEStrengthConfig` (see the module doc)."""
@@ -783,9 +784,7 @@ def write_report(result: SEStrengthResult, out: Path, command: str = "") -> dict
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    atomic_write(path, text.encode())
 
 
 def _plot(result: SEStrengthResult, png: Path) -> None:
