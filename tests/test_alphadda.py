@@ -423,3 +423,21 @@ def test_alphadda2_damaged_value_option() -> None:
     second_clean, second_damaged = clean.move_info(), damaged.move_info()
     assert second_clean is not None and second_damaged is not None
     assert second_damaged["v"] != pytest.approx(second_clean["v"], abs=1e-4)
+
+
+def test_tuned_default_rows_replace_the_paper_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sparring.experiments.adapt import paper_kind
+    from sparring.players import alphadda
+
+    assert alphadda.default_row("alphadda1", "connect4") == (3, 2.0, -1.4, 200)  # Table 1
+    assert alphadda.default_row("alphadda3", "go9") == (5, 1.25)  # Connect4's row elsewhere
+    assert paper_kind("alphadda1", "connect4") == "alphadda1"
+    monkeypatch.setitem(alphadda.TUNED_1, "connect4", (1, 2.0, -1.3, 400))
+    assert alphadda.default_row("alphadda1", "connect4") == (1, 2.0, -1.3, 400)
+    player = make_player("alphadda1", C4, 0)
+    assert isinstance(player, AlphaDDA1Player)
+    assert (player.history.n_h, player.b_sim0, player.n_max) == (1, -1.3, 400)
+    assert paper_kind("alphadda1", "connect4") is None  # the default is no longer the paper's
+    paper = "alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200,rootrand=0.2"
+    assert paper_kind(paper, "connect4") == "alphadda1"
+    assert paper_kind("alphadda1", "othello6") == "alphadda1"  # no tuned othello6 row

@@ -1321,7 +1321,8 @@ def paper_kind(spec: str, game: str | None = None) -> str | None:
     code's random root picks, with which the paper's tables were made) and, given ``game``, the
     options of :data:`PAPER_ROW_KEYS` at the values of the game's row of Tables 1-3
     (``alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200`` on Connect4).  A spec without options is
-    the paper's player while the kinds' defaults are the Table 1-3 rows."""
+    the paper's player unless the game has a tuned default row (``TUNED_1`` ... in
+    :mod:`sparring.players.alphadda`)."""
     from sparring.players.alphadda import TABLE_1, TABLE_2, TABLE_3
 
     parsed = PlayerSpec.parse(spec)
@@ -1329,8 +1330,11 @@ def paper_kind(spec: str, game: str | None = None) -> str | None:
     if kind not in ALPHADDA_KINDS:
         return None
     extra = {k: v for k, v in parsed.options.items() if k not in ("model", "name", "rootrand")}
-    if not extra:
-        return kind
+    if not extra:  # the kind's default row: the paper's unless a tuned row is shipped
+        from sparring.players.alphadda import DEFAULT_ROWS
+
+        tuned = DEFAULT_ROWS[kind][0]
+        return kind if game is None or game not in tuned else None
     tables: dict[str, dict[str, Any]] = {
         "alphadda1": dict(TABLE_1),
         "alphadda2": dict(TABLE_2),

@@ -100,6 +100,19 @@ TABLE_3: dict[str, tuple[int, float]] = {
     "othello": (5, 0.6),
 }
 """AlphaDDA3's ``(N_h, C)`` (Table 3) by game."""
+TUNED_1: dict[str, tuple[int, float, float, int]] = {}
+"""AlphaDDA1's defaults where the grid search (``sparring dda-grid``) replaced Table 1's row:
+``(N_h, A_sim, B_sim0, N_max)`` by game (docs/alphadda.md, "Grid search")."""
+TUNED_2: dict[str, tuple[int, float, float]] = {}
+"""AlphaDDA2's tuned ``(N_h, A_drop, P_drop0)`` by game (as :data:`TUNED_1`)."""
+TUNED_3: dict[str, tuple[int, float]] = {}
+"""AlphaDDA3's tuned ``(N_h, C)`` by game (as :data:`TUNED_1`)."""
+DEFAULT_ROWS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "alphadda1": (TUNED_1, TABLE_1),
+    "alphadda2": (TUNED_2, TABLE_2),
+    "alphadda3": (TUNED_3, TABLE_3),
+}
+"""Each kind's (tuned, paper) tables: a game's default row is its tuned row, else the paper's."""
 TABLE_A1_SIMULATIONS: dict[str, int] = {"connect4": 200, "othello6": 200, "othello": 400}
 """``N_sim`` of Table A1 (AlphaDDA2 and AlphaDDA3 search as AlphaZero does)."""
 FALLBACK_GAME = "connect4"
@@ -116,6 +129,16 @@ FLOOR_START_ALPHADDA1 = 0.5
 
 def _row(table: dict[str, Any], game: Game) -> Any:
     return table.get(game.name, table[FALLBACK_GAME])
+
+
+def default_row(kind: str, game_name: str) -> tuple[Any, ...]:
+    """The default parameter row of AlphaDDA ``kind`` for ``game_name``: the grid search's
+    tuned row where one is shipped (:data:`TUNED_1` ...), else the paper's Table 1-3 row (the
+    Connect4 row for games the paper does not play)."""
+    tuned, paper = DEFAULT_ROWS[kind]
+    if game_name in tuned:
+        return tuple(tuned[game_name])
+    return tuple(paper.get(game_name, paper[FALLBACK_GAME]))
 
 
 # ---- the players ------------------------------------------------------------------------------
@@ -507,7 +530,7 @@ class AlphaDDA1Settings(_SpecText):
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator = cache.evaluator(game, network_file(game, self.model))
-        n_h, a_sim, b_sim0, n_max = _row(TABLE_1, game)
+        n_h, a_sim, b_sim0, n_max = default_row("alphadda1", game.name)
         floor = None
         if self.floor == "on":
             start = FLOOR_START_ALPHADDA1 if self.floor_start is None else self.floor_start
@@ -604,7 +627,7 @@ class AlphaDDA2Settings(_SpecText):
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         file = network_file(game, self.model)
         evaluator = cache.evaluator(game, file)
-        n_h, a_drop, p_drop0 = _row(TABLE_2, game)
+        n_h, a_drop, p_drop0 = default_row("alphadda2", game.name)
         a_drop = a_drop if self.a_drop is None else self.a_drop
         p_drop0 = p_drop0 if self.p_drop0 is None else self.p_drop0
 
@@ -673,7 +696,7 @@ class AlphaDDA3Settings(_SpecText):
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator = cache.evaluator(game, network_file(game, self.model))
-        n_h, c = _row(TABLE_3, game)
+        n_h, c = default_row("alphadda3", game.name)
         player = AlphaDDA3Player(
             evaluator, _history(self.n_h or n_h, self.history),
             c if self.c is None else self.c,
