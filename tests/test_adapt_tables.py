@@ -246,7 +246,8 @@ def test_paper_counts_and_d() -> None:
 def test_paper_rows_in_the_report() -> None:
     """On a paper game the row of a paper AlphaDDA is followed by the paper's row (its
     opponents by the paper's names: here MCTS1 and Random, from Tables 5-7)."""
-    result = _result(("alphadda1", "alphadda1:floor=on"), game="connect4")
+    paper_row = "alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200"  # Table 1 (the default is tuned)
+    result = _result((paper_row, "alphadda1:floor=on"), game="connect4")
     table = wld_table(result, "first").splitlines()
     paper = [line for line in table if "*paper" in line]
     assert paper == [
@@ -375,7 +376,7 @@ def test_real_alphadda_players_on_connect4(tmp_path: Path) -> None:
     annotations, and a run of AlphaDDA kinds only has no DSA tables and no adapt.png."""
     config = AdaptConfig(
         game="connect4",
-        adaptive=("alphadda1:nmax=2", "alphadda3:sims=2"),
+        adaptive=("alphadda1:nh=3,nmax=2", "alphadda3:c=1.25,sims=2"),
         opponents=("random",),
         games=2,
         repeats=1,
@@ -391,10 +392,10 @@ def test_real_alphadda_players_on_connect4(tmp_path: Path) -> None:
             assert trace.turns[0] == (1 if trace.a_first else 2)
             assert all(b - a == 2 for a, b in zip(trace.turns, trace.turns[1:], strict=False))
             assert all(-1.0 <= x <= 1.0 for x in trace.vbar)
-    # AlphaDDA1 (Eq. 2-3, capped at nmax = 2): 1 or 2 simulations; AlphaDDA3: C = 1.25.
+    # AlphaDDA1 (Eq. 2-3, capped at nmax = 2): 1 or 2 simulations; AlphaDDA3: C = 1.25 (set).
     assert {x for t in one.cells[0].traces for x in t.values} <= {1.0, 2.0}
     assert {x for t in three.cells[0].traces for x in t.values} == {1.25}
-    # Eq. 1 with N_h = 3 (Table 1): the second own move's vbar is the mean of two values.
+    # Eq. 1 with N_h = 3 (set): the second own move's vbar is the mean of two values.
     t = one.cells[0].traces[0]
     assert t.v[0] is not None and t.v[1] is not None
     assert t.vbar[1] == pytest.approx((t.v[0] + t.v[1]) / 2, abs=2e-6)

@@ -205,7 +205,7 @@ def test_players_report_signal_and_parameter() -> None:
     state = C4.initial_state()
     for move in (3, 3, 3, 2):
         state = C4.play(state, move)
-    p1 = make_player("alphadda1", C4, 0)
+    p1 = make_player("alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200", C4, 0)  # Table 1
     p1.new_game(C4, 0)
     p1.select_move(C4, state)
     info = p1.move_info()
@@ -244,9 +244,12 @@ def test_table_defaults_and_spec_round_trip() -> None:
     assert isinstance(p2, AlphaDDA2Player)
     assert (p2.history.n_h, p2.a_drop, p2.p_drop0, p2.p_max, p2.sims) == (1, 10.0, -0.2, 0.95, 200)
     assert p2.colour_sign and not p2.damaged_value
-    p3 = make_player("alphadda3", C4, 0)
+    p3 = make_player("alphadda3", C4, 0)  # the grid search's row (TUNED_3), not Table 3's
     assert isinstance(p3, AlphaDDA3Player)
-    assert (p3.history.n_h, p3.c, p3.sims, p3.per_edge) == (5, 1.25, 200, False)
+    assert (p3.history.n_h, p3.c, p3.sims, p3.per_edge) == (1, 0.5, 200, False)
+    p1c = make_player("alphadda1", C4, 0)  # TUNED_1
+    assert isinstance(p1c, AlphaDDA1Player)
+    assert (p1c.history.n_h, p1c.a_sim, p1c.b_sim0, p1c.n_max) == (1, 1.6, -1.3, 300)
     p3o = make_player("alphadda3:wdiv=edge,history=code", get_game("othello6"), 0)
     assert isinstance(p3o, AlphaDDA3Player)
     assert (p3o.history.n_h, p3o.c, p3o.per_edge, p3o.history.carry) == (1, 0.75, True, True)
@@ -268,14 +271,15 @@ def test_table_defaults_and_spec_round_trip() -> None:
             make_player(f"{kind}:rootrand=-0.1", C4, 0)
     # every simulation at random (rootrand=1) spreads AlphaDDA1's 200 root visits evenly
     visits = {}
-    for spec in ("alphadda1", "alphadda1:rootrand=1"):
+    table_1 = "alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200"
+    for spec in (table_1, f"{table_1},rootrand=1"):
         searcher = make_player(spec, C4, 0)
         assert isinstance(searcher, AlphaDDAPlayer)
         searcher.new_game(C4, 0)
         searcher.select_move(C4, C4.initial_state())
         visits[spec] = searcher.info["visits"]
-    assert sum(visits["alphadda1"]) == sum(visits["alphadda1:rootrand=1"]) == 200
-    assert min(visits["alphadda1"]) <= 5 and min(visits["alphadda1:rootrand=1"]) >= 15
+    assert sum(visits[table_1]) == sum(visits[f"{table_1},rootrand=1"]) == 200
+    assert min(visits[table_1]) <= 5 and min(visits[f"{table_1},rootrand=1"]) >= 15
 
 
 # ---- Eq. 6-7: AlphaDDA3's selection on a hand-worked tree ------------------------------------
@@ -429,15 +433,17 @@ def test_tuned_default_rows_replace_the_paper_rows(monkeypatch: pytest.MonkeyPat
     from sparring.experiments.adapt import paper_kind
     from sparring.players import alphadda
 
-    assert alphadda.default_row("alphadda1", "connect4") == (3, 2.0, -1.4, 200)  # Table 1
-    assert alphadda.default_row("alphadda3", "go9") == (5, 1.25)  # Connect4's row elsewhere
-    assert paper_kind("alphadda1", "connect4") == "alphadda1"
-    monkeypatch.setitem(alphadda.TUNED_1, "connect4", (1, 2.0, -1.3, 400))
-    assert alphadda.default_row("alphadda1", "connect4") == (1, 2.0, -1.3, 400)
-    player = make_player("alphadda1", C4, 0)
-    assert isinstance(player, AlphaDDA1Player)
-    assert (player.history.n_h, player.b_sim0, player.n_max) == (1, -1.3, 400)
+    assert alphadda.default_row("alphadda1", "connect4") == (1, 1.6, -1.3, 300)  # shipped
+    assert alphadda.default_row("alphadda2", "connect4") == (1, 10.0, -0.2)  # Table 2 kept
+    assert alphadda.default_row("alphadda1", "othello6") == (4, 1.4, -1.6, 200)  # Table 1
+    assert alphadda.default_row("alphadda3", "go9") == (5, 1.25)  # Table 3's Connect4 row
     assert paper_kind("alphadda1", "connect4") is None  # the default is no longer the paper's
+    assert paper_kind("alphadda2", "connect4") == "alphadda2"
     paper = "alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200,rootrand=0.2"
     assert paper_kind(paper, "connect4") == "alphadda1"
     assert paper_kind("alphadda1", "othello6") == "alphadda1"  # no tuned othello6 row
+    monkeypatch.setitem(alphadda.TUNED_1, "othello6", (1, 2.0, -1.3, 400))
+    player = make_player("alphadda1", get_game("othello6"), 0)
+    assert isinstance(player, AlphaDDA1Player)
+    assert (player.history.n_h, player.b_sim0, player.n_max) == (1, -1.3, 400)
+    assert paper_kind("alphadda1", "othello6") is None
