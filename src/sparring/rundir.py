@@ -31,6 +31,13 @@ def atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def atomic_savefig(figure: Any, png: Path, dpi: int = 90) -> None:
+    """Save a matplotlib ``figure`` as ``png`` atomically (``<stem>.tmp.png``, then rename)."""
+    tmp = png.with_name(png.stem + ".tmp.png")
+    figure.savefig(tmp, dpi=dpi)
+    os.replace(tmp, png)
+
+
 def atomic_torch_save(path: Path, payload: dict[str, Any]) -> None:
     """:func:`torch.save` ``payload`` (a checkpoint's dict) to ``path`` atomically.
 

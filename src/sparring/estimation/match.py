@@ -23,7 +23,6 @@ A program is named by text (read only at the command line, :func:`parse_program`
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ from sparring.estimation.heldout import (
     policy_moves,
     wilson_interval,
 )
-from sparring.rundir import atomic_write
+from sparring.rundir import atomic_savefig, atomic_write
 
 
 class MoveProgram(Protocol):
@@ -267,10 +266,8 @@ def _plot(table: MatchTable, png: Path) -> None:
     ax.set_title(f"{table.game}: human move matching (95% CI)")
     ax.legend()
     fig.tight_layout()
-    tmp = png.with_name(png.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=90)
+    atomic_savefig(fig, png)
     plt.close(fig)
-    os.replace(tmp, png)
 
 
 __all__ = [

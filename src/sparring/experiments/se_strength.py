@@ -46,7 +46,6 @@ import dataclasses
 import itertools
 import json
 import math
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -64,7 +63,7 @@ from sparring.evaluation.match import _check_int, _config_from_mapping
 from sparring.evaluation.ratings import Anchor, EloFit, GameResults, fit_elo
 from sparring.evaluation.series import SeriesConfig, SeriesResult, run_series_set
 from sparring.evaluation.store import GameRecord, GameStore
-from sparring.rundir import atomic_write
+from sparring.rundir import atomic_savefig, atomic_write
 
 MODES = ("anchor", "round-robin", "z-fit")
 """The modes of :class:`SEStrengthConfig` (see the module doc)."""
@@ -840,10 +839,8 @@ def _plot(result: SEStrengthResult, png: Path) -> None:
     ax.set_xlabel("rank (strongest first)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    tmp = png.with_name(png.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=90)
+    atomic_savefig(fig, png)
     plt.close(fig)
-    os.replace(tmp, png)
 
 
 __all__ = [
