@@ -237,9 +237,9 @@ def test_players_report_signal_and_parameter() -> None:
 
 
 def test_table_defaults_and_spec_round_trip() -> None:
-    p1 = make_player("alphadda1", get_game("othello6"), 0)
+    p1 = make_player("alphadda1", get_game("othello6"), 0)  # TUNED_1
     assert isinstance(p1, AlphaDDA1Player)
-    assert (p1.history.n_h, p1.a_sim, p1.b_sim0, p1.n_max) == (4, 1.4, -1.6, 200)
+    assert (p1.history.n_h, p1.a_sim, p1.b_sim0, p1.n_max) == (1, 1.4, -1.2, 300)
     p2 = make_player("alphadda2", C4, 0)
     assert isinstance(p2, AlphaDDA2Player)
     assert (p2.history.n_h, p2.a_drop, p2.p_drop0, p2.p_max, p2.sims) == (1, 10.0, -0.2, 0.95, 200)
@@ -252,7 +252,7 @@ def test_table_defaults_and_spec_round_trip() -> None:
     assert (p1c.history.n_h, p1c.a_sim, p1c.b_sim0, p1c.n_max) == (1, 1.6, -1.3, 300)
     p3o = make_player("alphadda3:wdiv=edge,history=code", get_game("othello6"), 0)
     assert isinstance(p3o, AlphaDDA3Player)
-    assert (p3o.history.n_h, p3o.c, p3o.per_edge, p3o.history.carry) == (1, 0.75, True, True)
+    assert (p3o.history.n_h, p3o.c, p3o.per_edge, p3o.history.carry) == (5, 1.0, True, True)
     text = "alphadda1:nh=2,asim=1.6,bsim0=-1.2,nmax=300,floor=on,fstart=0.4,fmix=on,history=code"
     settings = parse_alphadda1(PlayerSpec.parse(text))
     assert parse_alphadda1(PlayerSpec.parse(settings.spec())) == settings
@@ -435,15 +435,14 @@ def test_tuned_default_rows_replace_the_paper_rows(monkeypatch: pytest.MonkeyPat
 
     assert alphadda.default_row("alphadda1", "connect4") == (1, 1.6, -1.3, 300)  # shipped
     assert alphadda.default_row("alphadda2", "connect4") == (1, 10.0, -0.2)  # Table 2 kept
-    assert alphadda.default_row("alphadda1", "othello6") == (4, 1.4, -1.6, 200)  # Table 1
+    assert alphadda.default_row("alphadda1", "othello6") == (1, 1.4, -1.2, 300)  # tuned
+    assert alphadda.default_row("alphadda1", "othello") == (2, 2.8, -1.4, 400)  # Table 1
     assert alphadda.default_row("alphadda3", "go9") == (5, 1.25)  # Table 3's Connect4 row
     assert paper_kind("alphadda1", "connect4") is None  # the default is no longer the paper's
     assert paper_kind("alphadda2", "connect4") == "alphadda2"
     paper = "alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200,rootrand=0.2"
     assert paper_kind(paper, "connect4") == "alphadda1"
-    assert paper_kind("alphadda1", "othello6") == "alphadda1"  # no tuned othello6 row
-    monkeypatch.setitem(alphadda.TUNED_1, "othello6", (1, 2.0, -1.3, 400))
-    player = make_player("alphadda1", get_game("othello6"), 0)
-    assert isinstance(player, AlphaDDA1Player)
-    assert (player.history.n_h, player.b_sim0, player.n_max) == (1, -1.3, 400)
-    assert paper_kind("alphadda1", "othello6") is None
+    assert paper_kind("alphadda1", "othello") == "alphadda1"  # no tuned 8x8 Othello row
+    monkeypatch.setitem(alphadda.TUNED_1, "othello", (1, 2.0, -1.3, 400))
+    assert alphadda.default_row("alphadda1", "othello") == (1, 2.0, -1.3, 400)
+    assert paper_kind("alphadda1", "othello") is None

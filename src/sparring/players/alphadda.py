@@ -100,17 +100,22 @@ TABLE_3: dict[str, tuple[int, float]] = {
     "othello": (5, 0.6),
 }
 """AlphaDDA3's ``(N_h, C)`` (Table 3) by game."""
-TUNED_1: dict[str, tuple[int, float, float, int]] = {"connect4": (1, 1.6, -1.3, 300)}
+TUNED_1: dict[str, tuple[int, float, float, int]] = {
+    "connect4": (1, 1.6, -1.3, 300),
+    "othello6": (1, 1.4, -1.2, 300),
+}
 """AlphaDDA1's defaults where the grid search (``sparring dda-grid``) replaced Table 1's row:
 ``(N_h, A_sim, B_sim0, N_max)`` by game (docs/alphadda.md, "Grid search").  Connect4: D 82
-and 83 on fresh games of seeds 1 and 2 against Table 1's 104 (seed 1)."""
-TUNED_2: dict[str, tuple[int, float, float]] = {}
+and 83 on fresh games of seeds 1 and 2 against Table 1's 104 (seed 1); 6x6 Othello: 103 and
+115 against 163."""
+TUNED_2: dict[str, tuple[int, float, float]] = {"othello6": (3, 5.0, -0.5)}
 """AlphaDDA2's tuned ``(N_h, A_drop, P_drop0)`` by game (as :data:`TUNED_1`).  Connect4 keeps
 Table 2's row: the grid's pick (``nh=1,adrop=10,pdrop0=-0.8``) had D 109 on fresh games
-against Table 2's 73."""
-TUNED_3: dict[str, tuple[int, float]] = {"connect4": (1, 0.5)}
+against Table 2's 73.  6x6 Othello: 104 and 87 (seeds 1, 2) against Table 2's 107."""
+TUNED_3: dict[str, tuple[int, float]] = {"connect4": (1, 0.5), "othello6": (5, 1.0)}
 """AlphaDDA3's tuned ``(N_h, C)`` by game (as :data:`TUNED_1`).  Connect4: D 173 and 168 on
-fresh games (seeds 1, 2) against Table 3's 191 (seed 1)."""
+fresh games (seeds 1, 2) against Table 3's 191 (seed 1); 6x6 Othello: 161 and 162 against
+168."""
 DEFAULT_ROWS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "alphadda1": (TUNED_1, TABLE_1),
     "alphadda2": (TUNED_2, TABLE_2),
