@@ -126,6 +126,35 @@ def test_held_out_positions_are_per_rank_and_legal(go_positions: HeldOutPosition
     assert len(set(pos.source)) == len(pos)  # no position twice
 
 
+def test_tune_and_test_parts_split_the_held_out_games_by_player() -> None:
+    from sparring.estimation.data import record_players
+    from sparring.estimation.heldout import _held_out_games
+
+    data = need_data()
+    _, whole = _held_out_games("chess", data, 0.15, 1)
+    _, tune = _held_out_games("chess", data, 0.15, 1, "tune")
+    _, test = _held_out_games("chess", data, 0.15, 1, "test")
+    for w, a, b in zip(whole, tune, test, strict=True):
+        assert a and b and len(a) + len(b) == len(w)
+        keys = {(rec.path, rec.line) for rec in a}
+        assert keys.isdisjoint((rec.path, rec.line) for rec in b)
+        assert keys | {(rec.path, rec.line) for rec in b} == {(rec.path, rec.line) for rec in w}
+        # each game's focus player (of its two, the one with more held-out games in the
+        # rank) is on one side only
+        counts: dict[str, int] = {}
+        for rec in w:
+            for n in record_players(rec):
+                counts[n] = counts.get(n, 0) + 1
+
+        def focus(rec: object) -> str:
+            x, y = record_players(rec)  # type: ignore[arg-type]
+            return x if counts[x] >= counts[y] else y
+
+        assert {focus(rec) for rec in a}.isdisjoint(focus(rec) for rec in b)
+    with pytest.raises(SparringError, match="unknown part 'dev'"):
+        _held_out_games("chess", data, 0.15, 1, "dev")
+
+
 @pytest.mark.parametrize("name", ["go-se", "go-se-inf-play"])
 def test_shipped_go_se_policy_is_usable(go_positions: HeldOutPositions, name: str) -> None:
     net, _ = load_strength_model(resolve_estimator(name))

@@ -379,6 +379,13 @@ def se_match(
     val_fraction: Annotated[
         float, typer.Option(help="Held-out share of the estimators' training split (0.15).")
     ] = 0.15,
+    part: Annotated[
+        str,
+        typer.Option(
+            help="Held-out games to draw from: all, or the player-disjoint halves tune (to "
+            "choose a setting on) and test (to report it on)."
+        ),
+    ] = "all",
 ) -> None:
     """Human move matching per rank (the paper's Tables 1-2): the share of held-out positions
     where each program plays the human move, with 95% intervals; table, plot and JSON."""
@@ -397,7 +404,7 @@ def se_match(
             texts.append(text)
     programs = [parse_program(t) for t in texts]
     pos = held_out_positions(
-        game, positions, seed=seed, val_fraction=val_fraction, split_seed=split_seed
+        game, positions, seed=seed, val_fraction=val_fraction, split_seed=split_seed, part=part
     )
     table = run_match(pos, programs, seed=seed)
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])

@@ -41,6 +41,11 @@ SPLIT_SEED = 1
 estimators' split)."""
 VAL_FRACTION = 0.15
 """The held-out share of focus players of those configs."""
+PART_SEED = 2
+"""Seed of the split of the held-out games into a ``tune`` and a ``test`` part."""
+PARTS = ("all", "tune", "test")
+"""Which held-out games positions come from: all of them, or one of two player-disjoint
+halves (``tune`` to choose a setting on, ``test`` to report it on)."""
 
 
 @dataclass
@@ -70,15 +75,30 @@ class HeldOutPositions:
 
 
 def _held_out_games(
-    game: str, data_root: Path | None, val_fraction: float, split_seed: int
+    game: str, data_root: Path | None, val_fraction: float, split_seed: int, part: str = "all"
 ) -> tuple[tuple[str, ...], list[list[Record]]]:
-    """Per rank, the validation games of the training folder's player split."""
+    """Per rank, the validation games of the training folder's player split.
+
+    ``part`` ``tune`` / ``test``: the held-out games split again by focus player
+    (:func:`split_by_player`, half of each rank's focus players, seed :data:`PART_SEED`),
+    ``test`` the held half, ``tune`` the rest, so that a setting chosen on ``tune`` is
+    reported on players it was not chosen on.
+    """
+    if part not in PARTS:
+        raise SparringError(f"unknown part {part!r}: expected one of {', '.join(PARTS)}")
     spec = dataset_spec(game, data_root)
     records = [read_records(spec.file("train", r), game) for r in range(len(spec.ranks))]
     split = split_by_player(
         [[record_players(rec) for rec in recs] for recs in records], val_fraction, split_seed
     )
     held = [[records[r][int(g)] for g in split.val[r]] for r in range(len(spec.ranks))]
+    if part != "all":
+        halves = split_by_player([[record_players(rec) for rec in h] for h in held], 0.5, PART_SEED)
+        tested = [set(v.tolist()) for v in halves.val]
+        held = [
+            [rec for g, rec in enumerate(h) if (g in tested[r]) == (part == "test")]
+            for r, h in enumerate(held)
+        ]
     return spec.ranks, held
 
 
@@ -89,16 +109,18 @@ def held_out_positions(
     data_root: Path | None = None,
     val_fraction: float = VAL_FRACTION,
     split_seed: int = SPLIT_SEED,
+    part: str = "all",
 ) -> HeldOutPositions:
     """About ``positions`` positions, an equal share per rank, each drawn uniformly (seeded,
-    without replacement) among all moves of that rank's held-out games.
+    without replacement) among all moves of that rank's held-out games (``part``: all of
+    them, or the ``tune`` or ``test`` half, see :func:`_held_out_games`).
 
     ``val_fraction`` and ``split_seed`` must be those of the training run (the shipped
     estimators: 0.15 and 1); otherwise the positions may come from trained-on games.
     """
     if positions < 1:
         raise SparringError("positions must be >= 1")
-    ranks, held = _held_out_games(game, data_root, val_fraction, split_seed)
+    ranks, held = _held_out_games(game, data_root, val_fraction, split_seed, part)
     per_rank = math.ceil(positions / len(ranks))
     rules: Go | Chess | None = None
     states: list[Any] = []
