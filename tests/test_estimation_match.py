@@ -146,7 +146,7 @@ def test_tune_and_test_parts_split_the_held_out_games_by_player() -> None:
             for n in record_players(rec):
                 counts[n] = counts.get(n, 0) + 1
 
-        def focus(rec: object) -> str:
+        def focus(rec: object, counts: dict[str, int] = counts) -> str:
             x, y = record_players(rec)  # type: ignore[arg-type]
             return x if counts[x] >= counts[y] else y
 
