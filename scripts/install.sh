@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
-SYSTEM_PACKAGES=()   # Debian packages sparring needs; none are required yet.
+SYSTEM_PACKAGES=(stockfish)   # Debian packages sparring needs (stockfish: se-match --cpl-depth)
 
 if ((${#SYSTEM_PACKAGES[@]})); then
   missing=()

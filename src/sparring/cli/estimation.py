@@ -386,6 +386,18 @@ def se_match(
             "choose a setting on) and test (to report it on)."
         ),
     ] = "all",
+    cpl_depth: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Chess: also judge every move's centipawn loss (programs' and humans') with "
+            "Stockfish searching to this depth; 0: off.",
+        ),
+    ] = 0,
+    stockfish: Annotated[
+        Path | None,
+        typer.Option(help="Stockfish binary for --cpl-depth (default: on the PATH or Debian's)."),
+    ] = None,
 ) -> None:
     """Human move matching per rank (the paper's Tables 1-2): the share of held-out positions
     where each program plays the human move, with 95% intervals; table, plot and JSON."""
@@ -403,10 +415,24 @@ def se_match(
         else:
             texts.append(text)
     programs = [parse_program(t) for t in texts]
+    from sparring.estimation.quality import StockfishJudge, find_stockfish
+
+    engine = stockfish or find_stockfish()
+    if cpl_depth and game != "chess":
+        raise SparringError("--cpl-depth judges chess moves only (Stockfish)")
+    if cpl_depth and (engine is None or not engine.is_file()):
+        raise SparringError(
+            f"--cpl-depth needs Stockfish ({engine or 'not found'}): install Debian's "
+            "stockfish or pass --stockfish PATH"
+        )
     pos = held_out_positions(
         game, positions, seed=seed, val_fraction=val_fraction, split_seed=split_seed, part=part
     )
-    table = run_match(pos, programs, seed=seed)
+    if cpl_depth and engine is not None:
+        with StockfishJudge(engine, depth=cpl_depth) as judge:
+            table = run_match(pos, programs, seed=seed, judge=judge.losses)
+    else:
+        table = run_match(pos, programs, seed=seed)
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     path = write_match(table, out, command)
     for res in table.results:

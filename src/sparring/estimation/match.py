@@ -18,6 +18,10 @@ A program is named by text (read only at the command line, :func:`parse_program`
 
 :func:`run_match` returns a :class:`MatchTable`; :func:`write_match` writes ``match.md``,
 ``match.json`` and ``match.png`` (move match against rank, one line per program).
+
+With a ``judge`` (chess: :class:`~sparring.estimation.quality.StockfishJudge`), every
+program's moves and the humans' own moves also get their mean centipawn loss per rank
+(``cpl.png``): does a program told to play at a rank play about as well as that rank?
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from sparring.estimation.heldout import (
     policy_moves,
     wilson_interval,
 )
+from sparring.estimation.quality import LossSummary
 from sparring.rundir import atomic_savefig, atomic_write
 
 
@@ -110,6 +115,10 @@ def parse_program(text: str) -> MoveProgram:
     )
 
 
+MoveJudge = Callable[[list[object], npt.NDArray[np.int64]], npt.NDArray[np.float64]]
+"""Per-position loss of ``moves[i]`` in ``states[i]`` (e.g. ``StockfishJudge.losses``)."""
+
+
 @dataclass(frozen=True)
 class ProgramResult:
     """One program's move match, per rank and over all positions."""
@@ -120,6 +129,8 @@ class ProgramResult:
     positions: tuple[int, ...]
     """Positions asked, per rank."""
     seconds: float
+    loss: LossSummary | None = None
+    """Mean centipawn loss of the program's moves per rank (with a judge; else None)."""
 
     def share(self, r: int | None = None) -> float:
         """Matched share of rank ``r`` (None: all positions)."""
@@ -142,6 +153,8 @@ class MatchTable:
     ranks: tuple[str, ...]
     results: tuple[ProgramResult, ...]
     seed: int
+    human_loss: LossSummary | None = None
+    """Mean centipawn loss of the humans' own moves per rank (with a judge; else None)."""
 
 
 def run_match(
@@ -149,11 +162,21 @@ def run_match(
     programs: Sequence[MoveProgram],
     seed: int = 0,
     clock: Callable[[], float] | None = None,
+    judge: MoveJudge | None = None,
 ) -> MatchTable:
-    """Ask every program for its move in every position of ``pos`` and count the matches."""
+    """Ask every program for its move in every position of ``pos`` and count the matches;
+    with ``judge``, also the mean loss of each program's moves and of the humans' moves."""
     import time
 
     now = clock or time.perf_counter
+    ranks = len(pos.ranks)
+
+    def judged(moves: npt.NDArray[np.int64]) -> LossSummary | None:
+        if judge is None:
+            return None
+        return LossSummary.of(judge(pos.states, moves), pos.rank, ranks)
+
+    human_loss = judged(pos.actions)
     results = []
     for program in programs:
         t0 = now()
@@ -168,9 +191,10 @@ def run_match(
                 hits=tuple(int(hit[pos.rank == r].sum()) for r in range(len(pos.ranks))),
                 positions=tuple(int((pos.rank == r).sum()) for r in range(len(pos.ranks))),
                 seconds=seconds,
+                loss=judged(chosen),
             )
         )
-    return MatchTable(pos.game, pos.ranks, tuple(results), seed)
+    return MatchTable(pos.game, pos.ranks, tuple(results), seed, human_loss)
 
 
 def _pct(x: float) -> str:
@@ -202,6 +226,8 @@ def match_markdown(table: MatchTable, command: str = "") -> str:
         lo, hi = res.interval()
         cells.append(f"**{_pct(res.share())}** ({_pct(lo)}-{_pct(hi)})")
     lines.append(f"| all | {sum(counts)} | " + " | ".join(cells) + " |")
+    if table.human_loss is not None:
+        lines += _loss_markdown(table)
     lines += [
         "",
         "Seconds per program: "
@@ -209,6 +235,29 @@ def match_markdown(table: MatchTable, command: str = "") -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _loss_markdown(table: MatchTable) -> list[str]:
+    """The centipawn-loss table: humans' moves first, then each judged program."""
+    assert table.human_loss is not None
+    judged = [(res.name, res.loss) for res in table.results if res.loss is not None]
+    columns = [("human moves", table.human_loss), *judged]
+    lines = [
+        "",
+        "Mean centipawn loss of the moves (Stockfish, `sparring.estimation.quality`), 95% "
+        "normal interval; `human moves` are the moves the humans played in these positions.",
+        "",
+        "| rank | " + " | ".join(name for name, _ in columns) + " |",
+        "| --- | " + " | ".join("---" for _ in columns) + " |",
+    ]
+    for r, rank in enumerate(table.ranks):
+        cells = []
+        for _, loss in columns:
+            lo, hi = loss.interval(r)
+            cells.append(f"{loss.mean[r]:.0f} ({lo:.0f}-{hi:.0f})")
+        lines.append(f"| {rank} | " + " | ".join(cells) + " |")
+    lines.append("| all | " + " | ".join(f"**{loss.overall():.0f}**" for _, loss in columns) + " |")
+    return lines
 
 
 def write_match(table: MatchTable, out: Path, command: str = "") -> Path:
@@ -219,6 +268,7 @@ def write_match(table: MatchTable, out: Path, command: str = "") -> Path:
         "ranks": list(table.ranks),
         "seed": table.seed,
         "command": command,
+        "human_loss": None if table.human_loss is None else asdict(table.human_loss),
         "programs": [
             asdict(r)
             | {
@@ -234,6 +284,8 @@ def write_match(table: MatchTable, out: Path, command: str = "") -> Path:
     md = out / "match.md"
     _write_text(md, match_markdown(table, command))
     _plot(table, out / "match.png")
+    if table.human_loss is not None:
+        _plot_loss(table, out / "cpl.png")
     return md
 
 
@@ -270,8 +322,44 @@ def _plot(table: MatchTable, png: Path) -> None:
     plt.close(fig)
 
 
+def _plot_loss(table: MatchTable, png: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    assert table.human_loss is not None
+    fig, ax = plt.subplots(figsize=(8, 4))
+    x = np.arange(len(table.ranks))
+    columns = [("human moves", table.human_loss)]
+    columns += [(res.name, res.loss) for res in table.results if res.loss is not None]
+    for name, loss in columns:
+        mean = np.array(loss.mean)
+        ci = np.array([loss.interval(r) for r in range(len(table.ranks))])
+        human = name == "human moves"
+        ax.errorbar(
+            x,
+            mean,
+            yerr=np.abs(ci.T - mean),
+            marker="o",
+            capsize=3,
+            label=name,
+            color="black" if human else None,
+            linewidth=2.5 if human else None,
+        )
+    ax.set_xticks(x, table.ranks)
+    ax.set_xlabel("rank group (strongest first)")
+    ax.set_ylabel("mean centipawn loss")
+    ax.set_title(f"{table.game}: move quality by rank (95% CI)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    atomic_savefig(fig, png)
+    plt.close(fig)
+
+
 __all__ = [
     "MatchTable",
+    "MoveJudge",
     "MoveProgram",
     "PlayerProgram",
     "PolicyProgram",
