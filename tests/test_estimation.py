@@ -178,6 +178,27 @@ def test_action_planes_and_go_symmetries_agree() -> None:
     assert under[2].min() == 1
 
 
+def test_strength_head_without_the_prior_input_ignores_the_policy() -> None:
+    config = StrengthNetConfig("go", GO_RANKS, "se_inf", **TINY_NET, prior_input=False)
+    model = build_strength_model(config, seed=0).eval()
+    assert model.head_fc[0].in_features == 2 * TINY_NET["head_channels"]
+    with_prior = build_strength_model(StrengthNetConfig("go", GO_RANKS, "se_inf", **TINY_NET))
+    assert with_prior.head_fc[0].in_features == 2 * TINY_NET["head_channels"] + 1
+    features = torch.randn(3, TINY_NET["channels"], 19, 19)
+    actions = torch.tensor([0, 40, 361])
+    logits = torch.randn(3, 362)
+    with torch.inference_mode():
+        a = model.strength(features, logits, actions)
+        b = model.strength(features, logits * 5 - 3, actions)
+        assert torch.equal(a, b)
+        c = with_prior.eval().strength(features, logits, actions)
+        d = with_prior.strength(features, logits * 5 - 3, actions)
+        assert not torch.equal(c, d)
+    # shipped files carry no prior_input key: they read back with the prior input
+    text = config.to_json().replace(', "prior_input": false', "")
+    assert "prior_input" not in text and StrengthNetConfig.from_json(text).prior_input is True
+
+
 def test_model_file_round_trip(tmp_path: Path) -> None:
     model = build_strength_model(StrengthNetConfig("chess", ("a", "b"), "sl", **TINY_NET), seed=3)
     save_strength_model(tmp_path / "m.pt", model, {"references": {"x": 1}})

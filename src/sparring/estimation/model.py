@@ -20,8 +20,12 @@ Architecture
   pawn reaching the last rank).
 * **Strength head**: ``concat(trunk features, action planes)`` -> two 3x3 convolutions of
   ``head_channels`` filters (BN, ReLU) -> global mean and max pooling, together with the
-  policy's log-probability of the move (gradient stopped) -> a fully connected layer of
-  ``head_hidden`` units (ReLU) -> ``1`` score (or ``n`` rank logits for SL).
+  policy's log-probability of the move (gradient stopped; only with ``prior_input``) -> a
+  fully connected layer of ``head_hidden`` units (ReLU) -> ``1`` score (or ``n`` rank
+  logits for SL).  With the log-probability as an input, the shipped heads learned to order
+  a position's moves by it alone (``scripts/semcts_beta_prior.py``: within-position Spearman
+  0.96-1.00 for go-se-inf-play, go-se, go-se-inf and chess-se-inf), which leaves SE-MCTS
+  nothing to steer by but the prior; ``prior_input = false`` trains a head without it.
 
 The move enters **after** the trunk, not with the state planes at the stem: otherwise the
 policy head, trained to predict the move played, would read the answer off its own input.
@@ -86,6 +90,9 @@ class StrengthNetConfig:
     """Units of the strength head's hidden layer."""
     value_hidden: int = 64
     """Units of the value head's hidden layer (AlphaZero: 256)."""
+    prior_input: bool = True
+    """Whether the strength head also reads the policy's log-probability of the move (the
+    shipped networks do; see the module docstring for why one may not want it)."""
 
     def __post_init__(self) -> None:
         if self.game not in _GAMES:
@@ -197,7 +204,7 @@ class StrengthNet(nn.Module):
             nn.ReLU(inplace=True),
         )
         self.head_fc = nn.Sequential(
-            nn.Linear(2 * h + 1, config.head_hidden),
+            nn.Linear(2 * h + int(config.prior_input), config.head_hidden),
             nn.ReLU(inplace=True),
             nn.Linear(config.head_hidden, config.score_outputs),
         )
@@ -221,8 +228,10 @@ class StrengthNet(nn.Module):
         """Scores ``[B, outputs]`` of the moves ``actions`` in the states of ``features``."""
         x = torch.cat([features, self.action_planes(actions)], dim=1)
         x = self.head_conv(x)
-        logp = F.log_softmax(logits.detach(), dim=1).gather(1, actions[:, None])
-        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), logp], dim=1)
+        parts = [x.mean(dim=(2, 3)), x.amax(dim=(2, 3))]
+        if self.config.prior_input:
+            parts.append(F.log_softmax(logits.detach(), dim=1).gather(1, actions[:, None]))
+        pooled = torch.cat(parts, dim=1)
         out: torch.Tensor = self.head_fc(pooled)
         return out
 

@@ -135,6 +135,9 @@ class SEConfig:
     head_channels: int = 32
     head_hidden: int = 64
     value_hidden: int = 64
+    prior_input: bool = True
+    """Strength head reads the policy's log-probability of the move (see
+    :class:`~sparring.estimation.model.StrengthNetConfig`)."""
     # ---- training ----
     steps: int = 130_000
     """Optimiser steps (paper: 130,000)."""
@@ -287,6 +290,7 @@ class SEConfig:
             head_channels=self.head_channels,
             head_hidden=self.head_hidden,
             value_hidden=self.value_hidden,
+            prior_input=self.prior_input,
         )
 
 
