@@ -237,6 +237,25 @@ def test_sa_mcts_rank_without_a_table_names_the_default_table() -> None:
     assert "\n" not in str(info.value)
 
 
+def test_shipped_chess_z_table_covers_every_band() -> None:
+    """The shipped chess table (se-strength --z-fit, docs/estimation.md) gives every band a
+    z, and ``sa-mcts:elo=E`` reads its band's."""
+    import json
+
+    from sparring.estimation.data import CHESS_RANKS
+    from sparring.estimation.human_like import SAMCTSSettings, default_z_table
+    from sparring.games import get_game
+    from sparring.players.registry import parse_player
+
+    path = default_z_table("chess")
+    data = json.loads(path.read_text())
+    assert data["game"] == "chess" and set(data["z"]) == set(CHESS_RANKS)
+    assert "--z-fit" in data["command"]
+    settings = parse_player("sa-mcts:elo=1500,sims=4")
+    assert isinstance(settings, SAMCTSSettings)
+    assert settings.z_for(get_game("chess")) == data["z"]["1400-1600"]
+
+
 def test_cli_plan_run_and_errors(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
