@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from scipy.stats import spearmanr
 
-from sparring.estimation.heldout import held_out_positions
+from sparring.estimation.heldout import held_out_positions, legal_move_scores
 from sparring.estimation.model import load_strength_model
 from sparring.estimation.shipped import resolve_estimator
 
@@ -49,27 +49,15 @@ def main() -> None:
             cache[game] = held_out_positions(game, args.positions, seed=args.seed, part="tune")
         pos = cache[game]
         net, metadata = load_strength_model(resolve_estimator(name))
-        net.eval()
         rho: list[float] = []
         sd_top: list[float] = []
         sd_all: list[float] = []
-        with torch.inference_mode():
-            features, logits, _ = net.trunk(torch.from_numpy(pos.planes))  # type: ignore[attr-defined]
-            for i in range(len(pos.planes)):  # type: ignore[attr-defined]
-                legal = np.flatnonzero(pos.legal[i])  # type: ignore[attr-defined]
-                if legal.size < 5:
-                    continue
-                k = legal.size
-                beta = net.strength(
-                    features[i : i + 1].expand(k, -1, -1, -1),
-                    logits[i : i + 1].expand(k, -1),
-                    torch.from_numpy(legal),
-                )[:, 0].numpy()
-                logp = torch.log_softmax(logits[i, legal], dim=0).numpy()
-                rho.append(float(spearmanr(beta, logp).statistic))
-                top = np.argsort(-logp)[:5]
-                sd_top.append(float(beta[top].std()))
-                sd_all.append(float(beta.std()))
+        for beta, logp in legal_move_scores(net, pos):  # type: ignore[arg-type]
+            if beta.size < 5:
+                continue
+            rho.append(float(spearmanr(beta, logp).statistic))
+            sd_top.append(float(beta[np.argsort(-logp)[:5]].std()))
+            sd_all.append(float(beta.std()))
         scores = np.asarray(metadata["references"]["scores"], dtype=float)
         gap = float(np.abs(np.diff(scores)).mean())
         print(

@@ -183,20 +183,10 @@ def _median_beta_prior_rank_correlation(name: str, pos: HeldOutPositions) -> flo
     semcts_beta_prior.py)."""
     from scipy.stats import spearmanr
 
+    from sparring.estimation.heldout import legal_move_scores
+
     net, _ = load_strength_model(resolve_estimator(name))
-    net.eval()
-    rho = []
-    with torch.inference_mode():
-        features, logits, _ = net.trunk(torch.from_numpy(pos.planes[:60]))
-        for i in range(60):
-            legal = np.flatnonzero(pos.legal[i])
-            k = legal.size
-            beta = net.strength(
-                features[i : i + 1].expand(k, -1, -1, -1),
-                logits[i : i + 1].expand(k, -1),
-                torch.from_numpy(legal),
-            )[:, 0].numpy()
-            rho.append(spearmanr(beta, logits[i, legal].numpy()).statistic)
+    rho = [spearmanr(beta, logp).statistic for beta, logp in legal_move_scores(net, pos, 60)]
     return float(np.median(rho))
 
 

@@ -184,6 +184,30 @@ def policy_logits(
     return np.concatenate(out).astype(np.float32)
 
 
+@torch.no_grad()
+def legal_move_scores(
+    model: StrengthNet, pos: HeldOutPositions, limit: int | None = None
+) -> list[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]:
+    """For each of the first ``limit`` positions (all by default): the strength score
+    ``beta(s, a)`` (first score output) and the policy's log-probability of every legal move
+    ``a``, in the order of the legal actions (one trunk pass per position batch)."""
+    model.eval()
+    n = len(pos) if limit is None else min(limit, len(pos))
+    features, logits, _ = model.trunk(torch.from_numpy(pos.planes[:n]))
+    out = []
+    for i in range(n):
+        legal = np.flatnonzero(pos.legal[i])
+        k = legal.size
+        beta = model.strength(
+            features[i : i + 1].expand(k, -1, -1, -1),
+            logits[i : i + 1].expand(k, -1),
+            torch.from_numpy(legal),
+        )[:, 0]
+        logp = torch.log_softmax(logits[i, legal], dim=0)
+        out.append((beta.numpy().astype(np.float32), logp.numpy().astype(np.float32)))
+    return out
+
+
 def policy_moves(
     logits: npt.NDArray[np.float32], legal: npt.NDArray[np.bool_] | None, k: int = 1
 ) -> npt.NDArray[np.int64]:
@@ -261,6 +285,7 @@ __all__ = [
     "HeldOutPositions",
     "PolicyMatch",
     "held_out_positions",
+    "legal_move_scores",
     "policy_logits",
     "policy_match",
     "policy_moves",
