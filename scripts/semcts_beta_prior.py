@@ -32,7 +32,9 @@ from sparring.estimation.shipped import resolve_estimator
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("models", nargs="+", help="GAME:NAME, e.g. go:go-se-inf-play")
+    parser.add_argument(
+        "models", nargs="+", help="GAME:NAME (a shipped estimator or a model file), e.g. go:go-se"
+    )
     parser.add_argument("--positions", type=int, default=220)
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args()
@@ -58,11 +60,15 @@ def main() -> None:
             rho.append(float(spearmanr(beta, logp).statistic))
             sd_top.append(float(beta[np.argsort(-logp)[:5]].std()))
             sd_all.append(float(beta.std()))
-        scores = np.asarray(metadata["references"]["scores"], dtype=float)
-        gap = float(np.abs(np.diff(scores)).mean())
+        refs = metadata.get("references")
+        gap = (
+            f"{float(np.abs(np.diff(np.asarray(refs['scores'], dtype=float))).mean()):.3f}"
+            if isinstance(refs, dict) and "scores" in refs
+            else "- (no se-eval yet)"
+        )
         print(
             f"| {name} | {len(rho)} | {np.nanmean(rho):.3f} | {np.nanmedian(rho):.3f} | "
-            f"{np.mean(sd_top):.3f} | {np.mean(sd_all):.3f} | {gap:.3f} |"
+            f"{np.mean(sd_top):.3f} | {np.mean(sd_all):.3f} | {gap} |"
         )
 
 
