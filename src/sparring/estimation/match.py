@@ -237,11 +237,20 @@ def match_markdown(table: MatchTable, command: str = "") -> str:
     return "\n".join(lines)
 
 
-def _loss_markdown(table: MatchTable) -> list[str]:
-    """The centipawn-loss table: humans' moves first, then each judged program."""
+HUMAN_MOVES = "human moves"
+"""The name of the humans' own moves among the loss columns."""
+
+
+def _loss_columns(table: MatchTable) -> list[tuple[str, LossSummary]]:
+    """The humans' moves first, then every judged program, with their losses."""
     assert table.human_loss is not None
     judged = [(res.name, res.loss) for res in table.results if res.loss is not None]
-    columns = [("human moves", table.human_loss), *judged]
+    return [(HUMAN_MOVES, table.human_loss), *judged]
+
+
+def _loss_markdown(table: MatchTable) -> list[str]:
+    """The centipawn-loss table: humans' moves first, then each judged program."""
+    columns = _loss_columns(table)
     lines = [
         "",
         "Mean centipawn loss of the moves (Stockfish, `sparring.estimation.quality`), 95% "
@@ -293,7 +302,16 @@ def _write_text(path: Path, text: str) -> None:
     atomic_write(path, text.encode())
 
 
-def _plot(table: MatchTable, png: Path) -> None:
+def _rank_plot(
+    table: MatchTable,
+    lines: list[tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64]]],
+    ylabel: str,
+    title: str,
+    png: Path,
+    highlight: str | None = None,
+) -> None:
+    """One line per ``(name, values, intervals [ranks, 2])`` against the rank groups, with
+    95% error bars; the line named ``highlight`` drawn thick and black."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -301,60 +319,48 @@ def _plot(table: MatchTable, png: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(8, 4))
     x = np.arange(len(table.ranks))
-    for res in table.results:
-        share = np.array([res.share(r) for r in range(len(table.ranks))])
-        ci = np.array([res.interval(r) for r in range(len(table.ranks))])
+    for name, values, ci in lines:
+        special = name == highlight
         ax.errorbar(
             x,
-            100 * share,
-            yerr=100 * np.abs(ci.T - share),
-            marker="o",
-            capsize=3,
-            label=res.name,
-        )
-    ax.set_xticks(x, table.ranks)
-    ax.set_xlabel("rank group (strongest first)")
-    ax.set_ylabel("move match %")
-    ax.set_title(f"{table.game}: human move matching (95% CI)")
-    ax.legend()
-    fig.tight_layout()
-    atomic_savefig(fig, png)
-    plt.close(fig)
-
-
-def _plot_loss(table: MatchTable, png: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    assert table.human_loss is not None
-    fig, ax = plt.subplots(figsize=(8, 4))
-    x = np.arange(len(table.ranks))
-    columns = [("human moves", table.human_loss)]
-    columns += [(res.name, res.loss) for res in table.results if res.loss is not None]
-    for name, loss in columns:
-        mean = np.array(loss.mean)
-        ci = np.array([loss.interval(r) for r in range(len(table.ranks))])
-        human = name == "human moves"
-        ax.errorbar(
-            x,
-            mean,
-            yerr=np.abs(ci.T - mean),
+            values,
+            yerr=np.abs(ci.T - values),
             marker="o",
             capsize=3,
             label=name,
-            color="black" if human else None,
-            linewidth=2.5 if human else None,
+            color="black" if special else None,
+            linewidth=2.5 if special else None,
         )
     ax.set_xticks(x, table.ranks)
     ax.set_xlabel("rank group (strongest first)")
-    ax.set_ylabel("mean centipawn loss")
-    ax.set_title(f"{table.game}: move quality by rank (95% CI)")
-    ax.legend(fontsize=7)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{table.game}: {title} (95% CI)")
+    ax.legend(fontsize=7 if highlight else None)
     fig.tight_layout()
     atomic_savefig(fig, png)
     plt.close(fig)
+
+
+def _plot(table: MatchTable, png: Path) -> None:
+    ranks = range(len(table.ranks))
+    lines = [
+        (
+            res.name,
+            100 * np.array([res.share(r) for r in ranks]),
+            100 * np.array([res.interval(r) for r in ranks]),
+        )
+        for res in table.results
+    ]
+    _rank_plot(table, lines, "move match %", "human move matching", png)
+
+
+def _plot_loss(table: MatchTable, png: Path) -> None:
+    ranks = range(len(table.ranks))
+    lines = [
+        (name, np.array(loss.mean), np.array([loss.interval(r) for r in ranks]))
+        for name, loss in _loss_columns(table)
+    ]
+    _rank_plot(table, lines, "mean centipawn loss", "move quality by rank", png, HUMAN_MOVES)
 
 
 __all__ = [
