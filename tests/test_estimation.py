@@ -519,6 +519,34 @@ def test_tiny_training_resumes_after_a_kill(go_config: SEConfig, tmp_path: Path)
         SETrainer(other, tmp_path / "killed", show_progress=False)
 
 
+def _toml_line(key: str, value: object) -> str:
+    if isinstance(value, bool):
+        return f"{key} = {str(value).lower()}"
+    return f"{key} = {json.dumps(value)}"  # strings, numbers and their lists read alike
+
+
+def test_se_train_command_without_a_progress_bar(go_config: SEConfig, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from sparring.cli import app
+
+    fields = go_config.to_mapping() | {"steps": 2, "checkpoint_every": 2}
+    toml = tmp_path / "se.toml"
+    toml.write_text(
+        "\n".join(_toml_line(k, v) for k, v in fields.items() if v is not None) + "\n"
+    )
+    out = tmp_path / "run"
+    args = ["se-train", "go", "-c", str(toml), "--out", str(out), "--no-progress"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "training" not in result.output.replace("training pairs", "")  # no bar drawn
+    assert [r["step"] for r in read_log(out / "log.jsonl")] == [1, 2]
+    again = CliRunner().invoke(app, [*args[:-1], "--steps", "3", "--no-progress"])
+    assert again.exit_code == 0, again.output
+    assert " at step 2" in " ".join(again.output.split())  # "resuming RUN at step 2"
+    assert [r["step"] for r in read_log(out / "log.jsonl")] == [1, 2, 3]
+
+
 def test_estimate_command_on_a_real_sgf(tmp_path: Path) -> None:
     import typer
     from typer.testing import CliRunner

@@ -114,6 +114,9 @@ def se_train(
     steps: Annotated[int | None, typer.Option(min=1, help="Stop after this many steps.")] = None,
     device: Annotated[str | None, typer.Option(help="cpu, cuda or auto.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed (overrides the config).")] = None,
+    progress: Annotated[
+        bool, typer.Option(help="Show a progress bar (off: the held-out lines only).")
+    ] = True,
 ) -> None:
     """Train (or resume) a strength estimator (SE, SE-inf) or the SL baseline classifier."""
     from sparring.estimation.train import SETrainer
@@ -124,7 +127,7 @@ def se_train(
     if steps is not None:
         cfg = type(cfg).from_mapping(cfg.to_mapping() | {"steps": steps})
     directory = out or Path("runs") / f"se-{game}-{cfg.variant.replace('_', '-')}"
-    trainer = SETrainer(cfg, directory)
+    trainer = SETrainer(cfg, directory, show_progress=progress)
     target = cfg.steps
     if trainer.state.step:
         console.print(f"resuming {directory} at step {trainer.state.step}")
@@ -141,8 +144,9 @@ def se_train(
         TimeRemainingColumn(),
         TextColumn("{task.fields[info]}"),
         console=console,
-    ) as progress:
-        task = progress.add_task("training", total=target, completed=trainer.state.step, info="")
+        disable=not progress,
+    ) as bar:
+        task = bar.add_task("training", total=target, completed=trainer.state.step, info="")
 
         def report(step: int, total: int, record: dict[str, Any]) -> None:
             info = ""
@@ -152,14 +156,14 @@ def se_train(
                     f"value {record['loss_value']:.3f}"
                 )
             if info:
-                progress.update(task, completed=step, info=info)
+                bar.update(task, completed=step, info=info)
             else:
-                progress.update(task, completed=step)
+                bar.update(task, completed=step)
             if any(k.startswith("val_") for k in record):
                 vals = " ".join(
                     f"{k[4:]}={v:.3f}" for k, v in record.items() if k.startswith("val_")
                 )
-                progress.console.print(f"step {step}: held-out {vals}")
+                console.print(f"step {step}: held-out {vals}")
 
         trainer.run(target, report=report)
     console.print(f"model: {directory / 'model.pt'}; log: {directory / 'log.jsonl'}")
