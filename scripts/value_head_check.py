@@ -1,0 +1,59 @@
+"""Does an estimator's value head say anything about who wins?
+
+The SE networks train a value head on the game result from the mover's view (MSE, human
+pairs only; ``sparring.estimation.train.se_losses``), and the search programs of issue 16
+(``human-mcts``, ``sa-mcts``, ``se-mcts``, ``se-inf-mcts``) back its output up the tree.  A
+value head that outputs about 0 everywhere leaves the search to the prior alone.  For each
+network, over ``--pairs`` pairs drawn from the held-out split of an extracted ``se-train``
+cache (``runs/se-cache/GAME-...``; the games' results are the targets), this prints the
+value's mean and standard deviation, its correlation with the result, its MSE against the
+MSE of always predicting 0, and the correlation on the later half of the move numbers.
+
+    PYTHONPATH=src python scripts/value_head_check.py --cache runs/se-cache/go-9b1881054902 \
+        go-se-inf-play go-se go-se-inf
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from sparring.estimation.data import load_split
+from sparring.estimation.model import load_strength_model
+from sparring.estimation.shipped import resolve_estimator
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("models", nargs="+", help="shipped estimator names or model files")
+    parser.add_argument("--cache", type=Path, required=True, help="an se-train cache folder")
+    parser.add_argument("--pairs", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    pairs = load_split(args.cache, "val")
+    rng = np.random.default_rng(args.seed)
+    idx = np.sort(rng.choice(len(pairs), min(args.pairs, len(pairs)), replace=False))
+    planes = torch.from_numpy(pairs.planes(idx))
+    target = pairs.value[idx].astype(np.float64)
+    late = pairs.move_number[idx] > np.median(pairs.move_number[idx])
+    print(f"{idx.size} held-out pairs of {args.cache}; results: {np.mean(target != 0):.1%} decided")
+    print("| network | value mean | value sd | corr with result | MSE | MSE of 0 | corr, later half |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in args.models:
+        net, _ = load_strength_model(resolve_estimator(name))
+        net.eval()
+        with torch.no_grad():
+            _, _, value = net.trunk(planes)
+        v = value.numpy().astype(np.float64)
+        print(
+            f"| {name} | {v.mean():.3f} | {v.std():.3f} | {np.corrcoef(v, target)[0, 1]:.3f} "
+            f"| {np.mean((v - target) ** 2):.3f} | {np.mean(target**2):.3f} "
+            f"| {np.corrcoef(v[late], target[late])[0, 1]:.3f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
