@@ -662,7 +662,7 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
     package = ESTIMATOR_DIR.parents[1]
     assert ESTIMATOR_DIR.parts[-3:] == ("sparring", "models", "estimators")
     assert sorted(shipped_estimators()) == [
-        "chess-se", "chess-se-inf", "go-se", "go-se-inf", "go-se-inf-play"
+        "chess-se", "chess-se-inf", "chess-se-inf-play", "go-se", "go-se-inf", "go-se-inf-play"
     ]  # fmt: skip
     assert default_estimator("go") == ESTIMATOR_DIR / "go-se.pt"
     assert default_estimator("chess") == ESTIMATOR_DIR / "chess-se.pt"
@@ -684,6 +684,6 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
     for name, path in shipped_estimators().items():
         model, meta = load_strength_model(path)
         assert model.config.game == name.split("-")[0]
-        kind = name.split("-", 1)[1].removesuffix("-play")  # go-se-inf-play: an SE-inf net
+        kind = name.split("-", 1)[1].removesuffix("-play")  # GAME-se-inf-play: an SE-inf net
         assert model.config.kind == kind.replace("-", "_")
         assert "references" in meta

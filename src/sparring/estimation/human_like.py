@@ -33,8 +33,9 @@ Options (``KIND:key=value,...``):
   estimator name or an estimator file; defaults below), ``name=...``.
 
 Default networks: ``GAME-se`` for ``se-mcts``, ``GAME-se-inf`` for the others (the paper's
-MCTS and SA-MCTS use the same network as SE-inf-MCTS), except Go's ``go-se-inf-play`` for
-``go-se-inf`` (:data:`PLAY_NETWORKS`).  Play is the most visited root move
+MCTS and SA-MCTS use the same network as SE-inf-MCTS), except that the play networks
+``go-se-inf-play`` and ``chess-se-inf-play`` stand in for ``go-se-inf`` and ``chess-se-inf``
+(:data:`PLAY_NETWORKS`).  Play is the most visited root move
 (ties at random), no root noise.
 
 This module sits in :mod:`sparring.estimation` (not :mod:`sparring.players`) because it needs
@@ -160,12 +161,22 @@ def game_ranks(game_name: str) -> tuple[str, ...]:
     return GO_RANKS if game_name == "go" else CHESS_RANKS
 
 
-PLAY_NETWORKS: dict[str, str] = {"go-se-inf": "go-se-inf-play"}
-"""Shipped estimators the player kinds use instead of the estimation default of the same kind:
-Go's SE-inf for play is ``go-se-inf-play`` (the same training, seed 2), whose policy matches
-human moves (33% top-1 against 8.7% for ``go-se-inf``, whose argmax is illegal in half of the
-positions) but whose rank estimate is behind ``go-se-inf``'s at N = 50 and 100 games
-(docs/estimation.md, "Retrain"), so ``sparring estimate`` keeps ``go-se-inf``."""
+PLAY_NETWORKS: dict[str, str] = {
+    "go-se-inf": "go-se-inf-play",
+    "chess-se-inf": "chess-se-inf-play",
+}
+"""Shipped estimators the player kinds use instead of the estimation default of the same kind.
+
+* Go: ``go-se-inf-play`` (the same training, seed 2), whose policy matches human moves (33%
+  top-1 against 8.7% for ``go-se-inf``, whose argmax is illegal in half of the positions) but
+  whose rank estimate is behind ``go-se-inf``'s at N = 50 and 100 games (docs/estimation.md,
+  "Retrain"), so ``sparring estimate`` keeps ``go-se-inf``.
+* Chess: ``chess-se-inf-play``, trained without the policy's log-probability as an input of the
+  strength head (``StrengthNetConfig.prior_input = False``), so that ``beta`` ranks a
+  position's moves by more than the prior; it matches more human moves than ``chess-se-inf``
+  as a policy, as MCTS and as SE-inf-MCTS, and its SE-inf-MCTS loses more games as the band
+  falls, but its rank estimate is behind at large N (docs/estimation.md, "Heads without the
+  prior input"), so ``sparring estimate`` keeps ``chess-se-inf``."""
 
 
 def _estimator_file(game: Game, model: str | None, kind: str) -> Path:
