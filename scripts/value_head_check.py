@@ -8,6 +8,9 @@ network, over ``--pairs`` pairs drawn from the held-out split of an extracted ``
 cache (``runs/se-cache/GAME-...``; the games' results are the targets), this prints the
 value's mean and standard deviation, its correlation with the result, its MSE against the
 MSE of always predicting 0, and the correlation on the later half of the move numbers.
+With ``--refit-steps N`` it also trains a copy of the value head alone for ``N`` Adam steps
+on the cache's training pairs, the trunk frozen, and prints the same row for it: whether the
+trunk's features hold what a value needs.
 
     PYTHONPATH=src python scripts/value_head_check.py --cache runs/se-cache/go-9b1881054902 \
         go-se-inf-play go-se go-se-inf
@@ -16,13 +19,16 @@ MSE of always predicting 0, and the correlation on the later half of the move nu
 from __future__ import annotations
 
 import argparse
+import copy
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from sparring.estimation.data import load_split
-from sparring.estimation.model import load_strength_model
+from sparring.estimation.model import StrengthNet, load_strength_model
 from sparring.estimation.shipped import resolve_estimator
 
 
@@ -32,6 +38,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, required=True, help="an se-train cache folder")
     parser.add_argument("--pairs", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--refit-steps", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=256)
     args = parser.parse_args()
     pairs = load_split(args.cache, "val")
     rng = np.random.default_rng(args.seed)
@@ -40,19 +48,59 @@ def main() -> None:
     target = pairs.value[idx].astype(np.float64)
     late = pairs.move_number[idx] > np.median(pairs.move_number[idx])
     print(f"{idx.size} held-out pairs of {args.cache}; results: {np.mean(target != 0):.1%} decided")
-    print("| network | value mean | value sd | corr with result | MSE | MSE of 0 | corr, later half |")
+    print(
+        "| network | value mean | value sd | corr with result | MSE | MSE of 0 | corr, later half |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in args.models:
         net, _ = load_strength_model(resolve_estimator(name))
         net.eval()
         with torch.no_grad():
             _, _, value = net.trunk(planes)
-        v = value.numpy().astype(np.float64)
-        print(
-            f"| {name} | {v.mean():.3f} | {v.std():.3f} | {np.corrcoef(v, target)[0, 1]:.3f} "
-            f"| {np.mean((v - target) ** 2):.3f} | {np.mean(target**2):.3f} "
-            f"| {np.corrcoef(v[late], target[late])[0, 1]:.3f} |"
-        )
+        print(_row(name, value.numpy(), target, late))
+        if args.refit_steps:
+            refit = _refit_value_head(net, args.cache, args.refit_steps, args.batch, rng)
+            with torch.no_grad():
+                print(_row(f"{name}, value head refitted", refit(planes).numpy(), target, late))
+
+
+def _row(name: str, value: np.ndarray, target: np.ndarray, late: np.ndarray) -> str:
+    v = value.astype(np.float64)
+    return (
+        f"| {name} | {v.mean():.3f} | {v.std():.3f} | {np.corrcoef(v, target)[0, 1]:.3f} "
+        f"| {np.mean((v - target) ** 2):.3f} | {np.mean(target**2):.3f} "
+        f"| {np.corrcoef(v[late], target[late])[0, 1]:.3f} |"
+    )
+
+
+def _refit_value_head(
+    net: StrengthNet, cache: Path, steps: int, batch: int, rng: np.random.Generator
+) -> Callable[[torch.Tensor], torch.Tensor]:
+    """A copy of the value head trained alone (Adam, lr 1e-3, MSE) on frozen trunk features of
+    the cache's training pairs; returns planes -> value."""
+    az = net.az
+    head = torch.nn.ModuleDict(
+        {k: copy.deepcopy(getattr(az, k)) for k in ("value_conv", "value_fc1", "value_fc2")}
+    )
+    train = load_split(cache, "train")
+    optimiser = torch.optim.Adam(head.parameters(), lr=1e-3)
+
+    def value_of(planes: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            x = az.body(az.stem(planes))
+        h = F.relu(head["value_fc1"](torch.flatten(head["value_conv"](x), 1)))
+        return torch.tanh(head["value_fc2"](h)).squeeze(1)
+
+    head.train()
+    for _ in range(steps):
+        idx = np.sort(rng.choice(len(train), batch, replace=False))
+        target = torch.from_numpy(train.value[idx].astype(np.float32))
+        loss = F.mse_loss(value_of(torch.from_numpy(train.planes(idx))), target)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+    head.eval()
+    return value_of
 
 
 if __name__ == "__main__":
