@@ -23,9 +23,9 @@ def main(path: str) -> None:
         "where spec_a like 'alphadda%' order by spec_a, spec_b, game_index"
     )
     stats: dict[tuple[str, str], list[tuple[float, float, float]]] = defaultdict(list)
-    for spec, opponent, a_first, result, annotations in rows:
+    for spec, opponent, a_first, result, notes in rows:
         c = 1.0 if a_first else -1.0
-        own = [a for a in json.loads(annotations or "[]") if a]
+        own = [a for a in json.loads(notes or "[]") if a]
         xs = [a["vbar"] * c for a in own if "vbar" in a]
         floors = [a.get("floor", 0.0) for a in own]
         score = result if a_first else 1.0 - result
