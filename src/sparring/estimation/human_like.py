@@ -25,8 +25,8 @@ Options (``KIND:key=value,...``):
   table (:class:`ZTable`, ``ztable.json``); ``rank=R`` reads ``R``'s ``z`` from ``ztable=PATH``
   or, without it, from the shipped table ``models/estimators/GAME-sa-z.json``
   (:func:`default_z_table`), and is a one-line error naming the table when it is missing.
-  Chess ships ``chess-sa-z.json`` (measured at 16 simulations, 8-24 games a point; its model
-  card in ``models/estimators/README.md``); Go has no table yet.
+  Chess ships ``chess-sa-z.json`` (measured with ``chess-se-inf-play`` at 16 simulations, 8
+  games a point; its model card in ``models/estimators/README.md``); Go has no table yet.
 * ``sims=N`` (default :data:`DEFAULT_SIMULATIONS` = 100; the paper 800: on this CPU 100
   simulations take about half a second a move in 19x19 Go, BENCHMARKS.md), ``cpuct=C``
   (1.25), ``c1=C1`` (Eq. 6's ``c_1``, SE kinds, default 2.0), ``model=NAME|PATH`` (a shipped
