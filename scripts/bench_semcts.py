@@ -7,8 +7,9 @@ simulations over the total time.  "plain" is the PUCT search with the estimator'
 value (the trunk alone, ``StrengthEvaluator.evaluate``), "SE-MCTS" the same search with
 :class:`~sparring.search.semcts.SEMCTSConfig`'s hook and ``beta - beta_t(d)`` of every leaf's
 edge (``CentredStrengthEvaluator.evaluate_edge_aux``), as the players search.  Also the
-per-move time of the ``sparring play go --rank 3d`` player (``se-inf-mcts:rank=3d``, 100
-simulations) on the Go positions.  The two modes alternate search by search, so that a
+per-move time of the ``sparring play go --rank 3d`` and ``sparring play chess --elo 1500``
+players (``se-inf-mcts:rank=3d`` and ``se-inf-mcts:elo=1500``, 100 simulations, the kinds'
+default networks) on each game's positions.  The two modes alternate search by search, so that a
 change in the machine's load hits both alike.
 
 Usage: ``PYTHONPATH=src python scripts/bench_semcts.py [--sims 100] [--repeats 3]``
@@ -104,18 +105,22 @@ def main() -> None:
         plain, se = rates(game, evaluator, states, args.sims, args.repeats, target)
         print(f"| {game_name} | {name} (target {rank}) | {len(states)} | {args.sims} | "
               f"{plain:,.0f} | {se:,.0f} | {se / plain:.2f} |")  # fmt: skip
-    go, states = positions("go", args.games)
-    player = make_player("se-inf-mcts:rank=3d", go, 1)
-    player.select_move(go, states[0][1])  # warm-up
-    times = []
-    for _, state in states:
-        start = time.perf_counter()
-        player.select_move(go, state)
-        times.append(time.perf_counter() - start)
     print()
-    print(f"`sparring play go --rank 3d` player (se-inf-mcts:rank=3d, 100 simulations): "
-          f"per move median {np.median(times):.2f} s, max {max(times):.2f} s over "
-          f"{len(times)} positions")  # fmt: skip
+    for game_name, spec, command in (
+        ("go", "se-inf-mcts:rank=3d", "sparring play go --rank 3d"),
+        ("chess", "se-inf-mcts:elo=1500", "sparring play chess --elo 1500"),
+    ):
+        game, states = positions(game_name, args.games)
+        player = make_player(spec, game, 1)
+        player.select_move(game, states[0][1])  # warm-up
+        times = []
+        for _, state in states:
+            start = time.perf_counter()
+            player.select_move(game, state)
+            times.append(time.perf_counter() - start)
+        print(f"`{command}` player ({spec}, 100 simulations, its default network): per move "
+              f"median {np.median(times):.2f} s, max {max(times):.2f} s over {len(times)} "
+              f"positions  ")  # fmt: skip
 
 
 if __name__ == "__main__":

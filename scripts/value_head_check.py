@@ -76,31 +76,28 @@ def _row(name: str, value: np.ndarray, target: np.ndarray, late: np.ndarray) -> 
 def _refit_value_head(
     net: StrengthNet, cache: Path, steps: int, batch: int, rng: np.random.Generator
 ) -> Callable[[torch.Tensor], torch.Tensor]:
-    """A copy of the value head trained alone (Adam, lr 1e-3, MSE) on frozen trunk features of
-    the cache's training pairs; returns planes -> value."""
-    az = net.az
-    head = torch.nn.ModuleDict(
-        {k: copy.deepcopy(getattr(az, k)) for k in ("value_conv", "value_fc1", "value_fc2")}
-    )
+    """A copy of the network whose value head alone is trained (Adam, lr 1e-3, MSE) on the
+    cache's training pairs, everything else frozen; returns planes -> value."""
+    az = copy.deepcopy(net.az)
+    az.eval()
+    head = [az.value_conv, az.value_fc1, az.value_fc2]
+    for p in az.parameters():
+        p.requires_grad_(False)
+    for module in head:
+        module.train()
+        for p in module.parameters():
+            p.requires_grad_(True)
     train = load_split(cache, "train")
-    optimiser = torch.optim.Adam(head.parameters(), lr=1e-3)
-
-    def value_of(planes: torch.Tensor) -> torch.Tensor:
-        with torch.no_grad():
-            x = az.body(az.stem(planes))
-        h = F.relu(head["value_fc1"](torch.flatten(head["value_conv"](x), 1)))
-        return torch.tanh(head["value_fc2"](h)).squeeze(1)
-
-    head.train()
+    optimiser = torch.optim.Adam([p for m in head for p in m.parameters()], lr=1e-3)
     for _ in range(steps):
         idx = np.sort(rng.choice(len(train), batch, replace=False))
         target = torch.from_numpy(train.value[idx].astype(np.float32))
-        loss = F.mse_loss(value_of(torch.from_numpy(train.planes(idx))), target)
+        loss = F.mse_loss(az(torch.from_numpy(train.planes(idx)))[1], target)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
-    head.eval()
-    return value_of
+    az.eval()
+    return lambda planes: az(planes)[1]
 
 
 if __name__ == "__main__":
