@@ -532,9 +532,7 @@ def test_se_train_command_without_a_progress_bar(go_config: SEConfig, tmp_path: 
 
     fields = go_config.to_mapping() | {"steps": 2, "checkpoint_every": 2}
     toml = tmp_path / "se.toml"
-    toml.write_text(
-        "\n".join(_toml_line(k, v) for k, v in fields.items() if v is not None) + "\n"
-    )
+    toml.write_text("\n".join(_toml_line(k, v) for k, v in fields.items() if v is not None) + "\n")
     out = tmp_path / "run"
     args = ["se-train", "go", "-c", str(toml), "--out", str(out), "--no-progress"]
     result = CliRunner().invoke(app, args)
