@@ -227,6 +227,15 @@ def test_player_kinds_use_the_play_networks() -> None:
     assert _estimator_file(chess, "chess-se-inf", "se-inf").name == "chess-se-inf.pt"
 
 
+def test_sa_mcts_finishes_go_games_like_the_other_programs() -> None:
+    from sparring.games import get_game
+    from sparring.players.registry import make_player
+    from sparring.players.strength import StrengthAdjustedPlayer
+
+    player = make_player("sa-mcts:z=1,sims=2", get_game("go"))
+    assert isinstance(player, StrengthAdjustedPlayer) and player.finish_go
+
+
 def _chess_positions() -> HeldOutPositions:
     """Three chess positions of two ranks: the start and after one and two first-legal moves."""
     from sparring.games.chess import Chess

@@ -54,3 +54,32 @@ def test_pass_to_win_after_the_opponent_passes() -> None:
     # without the opponent's pass the player plays on
     no_pass = GO9.setup(black=ahead, white=_points("J9"), to_move=0)
     assert go_finishing_move(GO9, no_pass, np.array([d5, GO9.pass_move]), visits, rng) == d5
+
+
+def test_sa_player_finishes_go_games() -> None:
+    """SA-MCTS (``finish_go``) draws from the SA distribution of the visits with its own eyes
+    counted as unvisited, and passes to win; without the option it fills the eye."""
+    from sparring.games.base import Game, State
+    from sparring.players.strength import RootVisits, StrengthAdjustedPlayer
+    from sparring.strength.selection import StrengthSetting
+
+    a1, c3 = _points("A1", "C3")
+    moves = np.array([a1, c3, GO9.pass_move])
+
+    def search(_rng: np.random.Generator):  # type: ignore[no-untyped-def]
+        def run(game: Game, state: State) -> RootVisits:
+            return RootVisits(moves, np.array([90, 10, 0]))
+
+        return run
+
+    eye_state = GO9.setup(black=_points("A2", "B2", "B1"), white=_points("E5"), to_move=0)
+    strongest = StrengthSetting(8.0)  # z = 8: the eye (90 visits) nearly always
+    plain = StrengthAdjustedPlayer(search, strongest, seed=0)
+    finishing = StrengthAdjustedPlayer(search, strongest, seed=0, finish_go=True)
+    assert plain.select_move(GO9, eye_state) == a1
+    assert [finishing.select_move(GO9, eye_state) for _ in range(20)] == [c3] * 20
+    assert finishing.move_info() == {"moves": moves.tolist(), "visits": [90, 10, 0]}
+    ahead = _points("A1", "B1", "C1", "D1", "E1", "F1", "G1", "H1", "J1", "A3", "B3", "C3")
+    lead = GO9.play(GO9.setup(black=ahead, white=_points("J9"), to_move=1), GO9.pass_move)
+    assert finishing.select_move(GO9, lead) == GO9.pass_move
+    assert plain.select_move(GO9, lead) != GO9.pass_move  # no pass visits: SA plays on

@@ -188,6 +188,21 @@ def test_round_robin_elo_and_z_fit_files(tmp_path: Path) -> None:
 
 
 # ---- sa-mcts:rank=R ---------------------------------------------------------------------------
+def test_z_table_interpolates_between_fitted_ranks() -> None:
+    """Go ranks by position: 8d = 1, 6d = 3, 2d = 7, 3-5k = 10 (9d = 0)."""
+    from sparring.estimation.human_like import ZTable
+
+    table = ZTable("go", {"8d": 2.0, "6d": 1.0, "2d": 3.0})
+    assert table.z_at("6d") == (1.0, "fitted")
+    assert table.z_at("7d") == (1.5, "interpolated")
+    assert table.z_at("5d") == (1.5, "interpolated")  # a quarter of the way from 1.0 to 3.0
+    assert table.z_at("3d") == (2.5, "interpolated")
+    assert table.z_at("9d") == (2.0, "nearest")
+    assert table.z_at("3-5k") == (3.0, "nearest")
+    chess = ZTable("chess", {"2200-2400": -1.0, "1000-1200": 2.0})
+    assert chess.z_at("1800-2000") == (0.0, "interpolated")  # 2 of the 6 steps from r2 to r8
+
+
 def test_sa_mcts_reads_z_from_a_table(tmp_path: Path) -> None:
     from sparring.estimation.human_like import SAMCTSSettings, ZTable
     from sparring.games import get_game
@@ -208,8 +223,15 @@ def test_sa_mcts_reads_z_from_a_table(tmp_path: Path) -> None:
         assert isinstance(settings, SAMCTSSettings)
         return settings
 
-    with pytest.raises(UnknownPlayerError, match="has no z for rank 1d"):
-        sa(f"sa-mcts:rank=1d,ztable={path}").z_for(get_game("go"))
+    # 4d lies halfway between 5d and 3d; 1d is beyond the weakest fitted rank, 9d beyond
+    # the strongest: the nearest fitted rank's z
+    assert sa(f"sa-mcts:rank=4d,ztable={path}").z_for(get_game("go")) == pytest.approx(0.125)
+    assert sa(f"sa-mcts:rank=1d,ztable={path}").z_for(get_game("go")) == 0.05
+    assert sa(f"sa-mcts:rank=9d,ztable={path}").z_for(get_game("go")) == 0.2
+    empty = tmp_path / "empty.json"
+    empty.write_text(ZTable("go", {}).to_json())
+    with pytest.raises(UnknownPlayerError, match="has no z for any rank"):
+        sa(f"sa-mcts:rank=1d,ztable={empty}").z_for(get_game("go"))
     with pytest.raises(UnknownPlayerError, match="is for go"):
         sa(f"sa-mcts:elo=1500,ztable={path}").z_for(get_game("chess"))
     nowhere = tmp_path / "none.json"
@@ -225,13 +247,14 @@ def test_sa_mcts_reads_z_from_a_table(tmp_path: Path) -> None:
             parse_player(spec)
 
 
-def test_sa_mcts_rank_without_a_table_names_the_default_table() -> None:
-    from sparring.estimation.human_like import default_z_table
+def test_sa_mcts_rank_without_a_table_names_the_default_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sparring.estimation import shipped
     from sparring.games import get_game
     from sparring.players.registry import make_player
 
-    if default_z_table("go").exists():
-        pytest.skip("a Go z table is shipped")
+    monkeypatch.setattr(shipped, "ESTIMATOR_DIR", tmp_path)  # a directory with no table
     with pytest.raises(UnknownPlayerError, match=r"go-sa-z\.json' not found") as info:
         make_player("sa-mcts:rank=3d,sims=2", get_game("go"))
     assert "\n" not in str(info.value)

@@ -96,6 +96,28 @@ class ZTable:
     z: Mapping[str, float]
     """``z`` by rank label (ranks without a fitted ``z`` are absent)."""
 
+    def z_at(self, rank: str) -> tuple[float, str]:
+        """``rank``'s ``z`` and how it was found: ``fitted`` (in the table), ``interpolated``
+        (linearly in the rank's position in :func:`game_ranks`, between the nearest fitted
+        stronger and weaker ranks) or ``nearest`` (beyond the fitted ranks: the nearest one's
+        ``z``).  A fit of every second rank, as the paper's round robin needs, so serves
+        every rank.  :class:`UnknownPlayerError` when the table is empty."""
+        if rank in self.z:
+            return float(self.z[rank]), "fitted"
+        ranks = game_ranks(self.game)
+        if not self.z:
+            raise UnknownPlayerError(f"the {self.game} z-per-rank table has no z at all")
+        index = ranks.index(rank)
+        fitted = sorted(ranks.index(r) for r in self.z)
+        stronger = [i for i in fitted if i < index]
+        weaker = [i for i in fitted if i > index]
+        if not stronger or not weaker:
+            nearest = stronger[-1] if stronger else weaker[0]
+            return float(self.z[ranks[nearest]]), "nearest"
+        lo, hi = stronger[-1], weaker[0]
+        z_lo, z_hi = float(self.z[ranks[lo]]), float(self.z[ranks[hi]])
+        return z_lo + (z_hi - z_lo) * (index - lo) / (hi - lo), "interpolated"
+
     def to_json(self, command: str = "") -> str:
         """The table as JSON text (ranks strongest first)."""
         ranks = game_ranks(self.game)
@@ -417,7 +439,8 @@ class SAMCTSSettings(_HumanLikeSettings):
         return f"SA-MCTS({self.rank})" if self.rank is not None else f"SA-MCTS(z={self.z:g})"
 
     def z_for(self, game: Game) -> float:
-        """The strength index played in ``game``: ``z``, or ``rank``'s ``z`` in the table."""
+        """The strength index played in ``game``: ``z``, or ``rank``'s ``z`` in the table
+        (fitted, or interpolated between fitted ranks: :meth:`ZTable.z_at`)."""
         if self.rank is None:
             assert self.z is not None
             return self.z
@@ -430,12 +453,9 @@ class SAMCTSSettings(_HumanLikeSettings):
         table = ZTable.read(path)
         if table.game != game.name:
             raise UnknownPlayerError(f"z-per-rank table {str(path)!r} is for {table.game}")
-        if self.rank not in table.z:
-            raise UnknownPlayerError(
-                f"z-per-rank table {str(path)!r} has no z for rank {self.rank} "
-                f"(it has: {', '.join(table.z) or 'none'})"
-            )
-        return float(table.z[self.rank])
+        if not table.z:
+            raise UnknownPlayerError(f"z-per-rank table {str(path)!r} has no z for any rank")
+        return table.z_at(self.rank)[0]
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.players.strength import StrengthAdjustedPlayer, network_root_search
@@ -447,7 +467,11 @@ class SAMCTSSettings(_HumanLikeSettings):
         evaluator, _ = self._evaluator(game, cache)
         setting = StrengthSetting(z, PAPER_RTH, 0.0)
         return StrengthAdjustedPlayer(
-            network_root_search(evaluator, self._config()), setting, self.display_name(), seed
+            network_root_search(evaluator, self._config()),
+            setting,
+            self.display_name(),
+            seed,
+            finish_go=True,
         )
 
 

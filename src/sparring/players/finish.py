@@ -25,6 +25,18 @@ if TYPE_CHECKING:
     from sparring.games.go import Go
 
 
+def go_passes_to_win(game: Go, state: State) -> bool:
+    """The pass-to-win rule: the opponent has just passed and the player to move is ahead by
+    the Tromp-Taylor area count (komi included)."""
+    mover_ahead = game.score_margin(state) * (1.0 if game.to_move(state) == 0 else -1.0) > 0
+    return game.consecutive_passes(state) == 1 and mover_ahead
+
+
+def go_allowed_moves(game: Go, state: State, moves: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Which of ``moves`` the no-own-eye-fill rule allows (the pass always)."""
+    return ~game.own_eyes(state)[moves]
+
+
 def go_finishing_move(
     game: Go,
     state: State,
@@ -35,10 +47,9 @@ def go_finishing_move(
     """The move to play at ``state`` from a search's root ``moves`` and ``visits`` under the
     two rules of the module doc (ties among the most visited at random)."""
     pass_move = game.pass_move
-    mover_ahead = game.score_margin(state) * (1.0 if game.to_move(state) == 0 else -1.0) > 0
-    if game.consecutive_passes(state) == 1 and mover_ahead:
+    if go_passes_to_win(game, state):
         return pass_move
-    allowed = ~game.own_eyes(state)[moves]
+    allowed = go_allowed_moves(game, state, moves)
     if not np.any(allowed & (moves != pass_move)):
         return pass_move
     counts = np.where(allowed, visits, -1)
@@ -46,4 +57,4 @@ def go_finishing_move(
     return int(moves[best[rng.integers(len(best))]])
 
 
-__all__ = ["go_finishing_move"]
+__all__ = ["go_allowed_moves", "go_finishing_move", "go_passes_to_win"]

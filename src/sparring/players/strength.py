@@ -48,7 +48,9 @@ import numpy.typing as npt
 
 from sparring.errors import ConfigError, GameOverError, UnknownPlayerError
 from sparring.games.base import Game, State
+from sparring.games.go import Go
 from sparring.players.base import Player, PlayerState
+from sparring.players.finish import go_allowed_moves, go_finishing_move, go_passes_to_win
 from sparring.players.uct import DEFAULT_C as UCT_DEFAULT_C
 from sparring.players.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
 from sparring.strength.controller import FixedController, MoveContext, StrengthController
@@ -164,7 +166,12 @@ class StrengthAdjustedPlayer(Player):
     setting plays exactly as the ``sa`` player always did).  ``selection`` picks the rule:
     ``"threshold"`` (Wu et al.), ``"sephton"`` (softmax over every legal move, ``R_th``
     ignored) or ``"topn"`` (softmax over the ``top_n`` most visited moves).  The floor
-    applies to the threshold rule only.
+    applies to the threshold rule only.  ``finish_go`` (Go only; the SA-MCTS kind of
+    :mod:`sparring.estimation.human_like`) applies the Go finishing rules of
+    :mod:`sparring.players.finish` to the searched moves: pass to win when the opponent has
+    just passed and the player is ahead, and never fill one's own eye (its visits count as
+    none before the SA distribution), as the other programs built on networks that
+    hardly pass do.
     """
 
     def __init__(
@@ -175,8 +182,10 @@ class StrengthAdjustedPlayer(Player):
         seed: int | None = None,
         selection: str = "threshold",
         top_n: int = 3,
+        finish_go: bool = False,
     ) -> None:
         super().__init__(name, seed)
+        self.finish_go = finish_go
         if selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}")
         if top_n < 1:
@@ -253,18 +262,32 @@ class StrengthAdjustedPlayer(Player):
         if move is None:
             if root is None:
                 root = self.search(game, state)
-            p = self.distribution(root.visits)
-            choice = int(self.rng.choice(len(p), p=p / p.sum()))
             self.last_root = root
             self._info = {
                 "moves": [int(m) for m in root.moves],
                 "visits": [int(v) for v in root.visits],
             }
-            move = int(root.moves[choice])
+            if self.finish_go and isinstance(game, Go):
+                move = self._finishing_sa_move(game, state, root)
+            else:
+                p = self.distribution(root.visits)
+                move = int(root.moves[int(self.rng.choice(len(p), p=p / p.sum()))])
         extra = self.controller.annotation()
         if extra is not None:
             self._info = {**(self._info or {}), **extra}
         return move
+
+    def _finishing_sa_move(self, game: Go, state: State, root: RootVisits) -> int:
+        """The SA move under the Go finishing rules (see the class doc)."""
+        moves = np.asarray(root.moves, dtype=np.int64)
+        visits = np.asarray(root.visits, dtype=np.int64)
+        if go_passes_to_win(game, state):
+            return game.pass_move
+        allowed = go_allowed_moves(game, state, moves)
+        if not np.any(allowed & (moves != game.pass_move)) or not np.any(visits[allowed] > 0):
+            return go_finishing_move(game, state, moves, visits, self.rng)
+        p = self.distribution(np.where(allowed, visits, 0))
+        return int(moves[int(self.rng.choice(len(p), p=p / p.sum()))])
 
     def move_info(self) -> dict[str, Any] | None:
         """``{"moves": [...], "visits": [...]}``: the root of the search behind the last move
