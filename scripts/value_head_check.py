@@ -10,7 +10,11 @@ value's mean and standard deviation, its correlation with the result, its MSE ag
 MSE of always predicting 0, and the correlation on the later half of the move numbers.
 With ``--refit-steps N`` it also trains a copy of the value head alone for ``N`` Adam steps
 on the cache's training pairs, the trunk frozen, and prints the same row for it: whether the
-trunk's features hold what a value needs.
+trunk's features hold what a value needs.  ``--refit-trunk`` trains the whole network on the
+value loss alone instead (the same steps); ``--frame black`` makes the refitted value the
+result from Black's view, multiplied by the side-to-move plane (Go's planes are in absolute
+colours, so a mover's-view value needs the trunk to multiply by the side to move; a Black's
+view value is a plain function of the stones).
 
     PYTHONPATH=src python scripts/value_head_check.py --cache runs/se-cache/go-9b1881054902 \
         go-se-inf-play go-se go-se-inf
@@ -40,6 +44,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--refit-steps", type=int, default=0)
     parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--refit-trunk", action="store_true", help="refit the whole network")
+    parser.add_argument("--frame", choices=("mover", "black"), default="mover")
+    parser.add_argument("--lr", type=float, default=1e-3)
     args = parser.parse_args()
     pairs = load_split(args.cache, "val")
     rng = np.random.default_rng(args.seed)
@@ -59,9 +66,16 @@ def main() -> None:
             _, _, value = net.trunk(planes)
         print(_row(name, value.numpy(), target, late))
         if args.refit_steps:
-            refit = _refit_value_head(net, args.cache, args.refit_steps, args.batch, rng)
+            refit = _refit_value_head(
+                net, args.cache, args.refit_steps, args.batch, rng, args.refit_trunk,
+                args.frame, args.lr,
+            )  # fmt: skip
+            what = "network" if args.refit_trunk else "value head"
             with torch.no_grad():
-                print(_row(f"{name}, value head refitted", refit(planes).numpy(), target, late))
+                print(
+                    _row(f"{name}, {what} refitted ({args.frame}'s view)",
+                         refit(planes).numpy(), target, late)
+                )  # fmt: skip
 
 
 def _row(name: str, value: np.ndarray, target: np.ndarray, late: np.ndarray) -> str:
@@ -74,30 +88,45 @@ def _row(name: str, value: np.ndarray, target: np.ndarray, late: np.ndarray) -> 
 
 
 def _refit_value_head(
-    net: StrengthNet, cache: Path, steps: int, batch: int, rng: np.random.Generator
+    net: StrengthNet,
+    cache: Path,
+    steps: int,
+    batch: int,
+    rng: np.random.Generator,
+    whole: bool = False,
+    frame: str = "mover",
+    lr: float = 1e-3,
 ) -> Callable[[torch.Tensor], torch.Tensor]:
-    """A copy of the network whose value head alone is trained (Adam, lr 1e-3, MSE) on the
-    cache's training pairs, everything else frozen; returns planes -> value."""
+    """A copy of the network whose value head (``whole``: every layer) is trained (Adam,
+    MSE) on the cache's training pairs, everything else frozen; returns planes -> the
+    mover's value (with ``frame="black"`` the head's output times the side-to-move plane)."""
     az = copy.deepcopy(net.az)
     az.eval()
-    head = [az.value_conv, az.value_fc1, az.value_fc2]
+    head = [az] if whole else [az.value_conv, az.value_fc1, az.value_fc2]
     for p in az.parameters():
         p.requires_grad_(False)
     for module in head:
         module.train()
         for p in module.parameters():
             p.requires_grad_(True)
+
+    def value(planes: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = az(planes)[1]
+        return out * planes[:, 2, 0, 0] if frame == "black" else out
+
     train = load_split(cache, "train")
-    optimiser = torch.optim.Adam([p for m in head for p in m.parameters()], lr=1e-3)
-    for _ in range(steps):
+    optimiser = torch.optim.Adam([p for m in head for p in m.parameters()], lr=lr)
+    for step in range(steps):
         idx = np.sort(rng.choice(len(train), batch, replace=False))
         target = torch.from_numpy(train.value[idx].astype(np.float32))
-        loss = F.mse_loss(az(torch.from_numpy(train.planes(idx)))[1], target)
+        loss = F.mse_loss(value(torch.from_numpy(train.planes(idx))), target)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
+        if (step + 1) % 50 == 0:
+            print(f"  step {step + 1}: train MSE {loss.item():.4f}", flush=True)
     az.eval()
-    return lambda planes: az(planes)[1]
+    return value
 
 
 if __name__ == "__main__":

@@ -279,6 +279,30 @@ def test_shipped_chess_z_table_covers_every_band() -> None:
     assert settings.z_for(get_game("chess")) == data["z"]["1400-1600"]
 
 
+def test_shipped_go_z_table_serves_every_rank() -> None:
+    """The shipped Go table was fitted at the round robin's ranks 8d, 6d, 4d, 2d, 1-2k
+    (se-strength --z-fit --ranks r2,r4,r6,r8,r10); the other ranks are interpolated (9d and
+    3-5k take their neighbour's z)."""
+    import json
+
+    from sparring.estimation.human_like import SAMCTSSettings, ZTable, default_z_table
+    from sparring.games import get_game
+    from sparring.players.registry import parse_player
+
+    path = default_z_table("go")
+    data = json.loads(path.read_text())
+    assert data["game"] == "go" and list(data["z"]) == ["8d", "6d", "4d", "2d", "1-2k"]
+    assert "--z-fit" in data["command"] and "--ranks r2,r4,r6,r8,r10" in data["command"]
+    table = ZTable.read(path)
+    z = data["z"]
+    assert table.z_at("9d") == (z["8d"], "nearest")
+    assert table.z_at("3-5k") == (z["1-2k"], "nearest")
+    assert table.z_at("5d") == (pytest.approx((z["6d"] + z["4d"]) / 2), "interpolated")
+    settings = parse_player("sa-mcts:rank=3d,sims=4")
+    assert isinstance(settings, SAMCTSSettings)
+    assert settings.z_for(get_game("go")) == pytest.approx((z["4d"] + z["2d"]) / 2)
+
+
 def test_cli_plan_run_and_errors(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

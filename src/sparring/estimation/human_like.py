@@ -26,7 +26,10 @@ Options (``KIND:key=value,...``):
   or, without it, from the shipped table ``models/estimators/GAME-sa-z.json``
   (:func:`default_z_table`), and is a one-line error naming the table when it is missing.
   Chess ships ``chess-sa-z.json`` (measured with ``chess-se-inf-play`` at 16 simulations, 8
-  games a point; its model card in ``models/estimators/README.md``); Go has no table yet.
+  games a point; its model card in ``models/estimators/README.md``), Go ``go-sa-z.json``
+  (fitted at 8d, 6d, 4d, 2d and 1-2k; the other ranks interpolated, :meth:`ZTable.z_at`).
+  In Go, SA-MCTS plays under the same finishing rules as the others (no own-eye fills, pass
+  to win).
 * ``sims=N`` (default :data:`DEFAULT_SIMULATIONS` = 100; the paper 800: on this CPU 100
   simulations take about half a second a move in 19x19 Go, BENCHMARKS.md), ``cpuct=C``
   (1.25), ``c1=C1`` (Eq. 6's ``c_1``, SE kinds, default 2.0), ``model=NAME|PATH`` (a shipped
