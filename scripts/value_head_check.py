@@ -66,7 +66,7 @@ def main() -> None:
             _, _, value = net.trunk(planes)
         print(_row(name, value.numpy(), target, late))
         if args.refit_steps:
-            refit = _refit_value_head(
+            refit = _refit_value(
                 net, args.cache, args.refit_steps, args.batch, rng, args.refit_trunk,
                 args.frame, args.lr,
             )  # fmt: skip
@@ -87,7 +87,7 @@ def _row(name: str, value: np.ndarray, target: np.ndarray, late: np.ndarray) -> 
     )
 
 
-def _refit_value_head(
+def _refit_value(
     net: StrengthNet,
     cache: Path,
     steps: int,

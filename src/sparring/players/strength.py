@@ -279,8 +279,7 @@ class StrengthAdjustedPlayer(Player):
 
     def _finishing_sa_move(self, game: Go, state: State, root: RootVisits) -> int:
         """The SA move under the Go finishing rules (see the class doc)."""
-        moves = np.asarray(root.moves, dtype=np.int64)
-        visits = np.asarray(root.visits, dtype=np.int64)
+        moves, visits = root.moves, root.visits
         if go_passes_to_win(game, state):
             return game.pass_move
         allowed = go_allowed_moves(game, state, moves)
