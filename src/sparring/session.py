@@ -46,7 +46,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from sparring.errors import GameOverError, IllegalMoveError, SparringError
+from sparring.errors import (
+    GameOverError,
+    IllegalMoveError,
+    NoPlayerError,
+    SnapshotError,
+)
 from sparring.games.base import Game, Outcome, State
 from sparring.players.base import JsonValue, Player, PlayerState
 
@@ -58,14 +63,6 @@ RecordFormat = Literal["sgf", "pgn", "moves"]
 
 SNAPSHOT_FORMAT = "sparring.session"
 SNAPSHOT_VERSION = 1
-
-
-class SnapshotError(SparringError, ValueError):
-    """A session snapshot that cannot be restored; the message says what is wrong."""
-
-
-class NoPlayerError(ValueError):
-    """:meth:`GameSession.play_player` was asked to move for a side without a player."""
 
 
 def advance(game: Game, state: State, move: int) -> tuple[State, Outcome]:
