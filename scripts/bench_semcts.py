@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+import sparring.kinds  # noqa: F401  (registers the player kinds)
 from sparring.estimation.human_like import load_strength_evaluator
 from sparring.estimation.semcts import CentredStrengthEvaluator, RankTarget, StrengthEvaluator
 from sparring.estimation.shipped import resolve_estimator

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from plugin_kind import register_for_test
 from sparring.errors import ConfigError
 from sparring.evaluation.store import GameRecord, GameStore
 from sparring.experiments.adapt import (
@@ -33,6 +34,7 @@ from sparring.games.base import Game, State
 from sparring.players import registry
 from sparring.players.base import Player, PlayerState
 from sparring.players.registry import PlayerSpec, check_options
+from sparring.search.limit import Limit
 
 
 # ---- a stub adaptive player with the dsa kind's annotations and state -------------------------
@@ -54,7 +56,7 @@ class StubDSA(Player):
     def new_game(self, game: Game, player_index: int) -> None:
         self.move_z = self.z
 
-    def select_move(self, game: Game, state: State) -> int:
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         if self.mode == "intra":
             self.move_z -= 0.1
         moves = game.legal_moves(state)
@@ -100,9 +102,7 @@ if multiprocessing.current_process().name != "MainProcess":  # a pool worker imp
 @pytest.fixture
 def stub(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the ``stubdsa`` kind for one test."""
-    registry.player_kinds()
-    monkeypatch.setitem(registry._FACTORIES, "stubdsa", registry.factory_parser(make_stub))
-    monkeypatch.setitem(registry._HELP, "stubdsa", "test stub")
+    register_for_test(monkeypatch, "stubdsa", make_stub)
 
 
 # ---- hand-made games -------------------------------------------------------------------------

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from plugin_kind import register_for_test
 from sparring.evaluation.store import GameRecord
 from sparring.experiments.adapt import (
     AdaptConfig,
     AdaptResult,
     WinRate,
-    _d_metric,
     adaptive_stats,
     cell_stats,
     default_baseline,
@@ -31,11 +31,13 @@ from sparring.experiments.adapt import (
     wld_table,
     write_report,
 )
+from sparring.experiments.adapt.statistics import _d_metric
 from sparring.experiments.alphadda_paper import PAPER_TABLE_NUMBER, PAPER_TABLES
 from sparring.games.base import Game, State
 from sparring.players import registry
 from sparring.players.base import Player
 from sparring.players.registry import PlayerSpec, check_options
+from sparring.search.limit import Limit
 
 
 # ---- D of Eq. 11 and the balanced rule --------------------------------------------------------
@@ -303,7 +305,7 @@ class StubDDA(Player):
     def new_game(self, game: Game, player_index: int) -> None:
         self.values = []
 
-    def select_move(self, game: Game, state: State) -> int:
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         self.values.append(0.5 if len(self.values) % 2 == 0 else -0.5)
         moves = game.legal_moves(state)
         return int(moves[self.rng.integers(len(moves))])
@@ -325,9 +327,7 @@ if multiprocessing.current_process().name != "MainProcess":  # a pool worker imp
 @pytest.fixture
 def stub(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the ``stubdda`` kind for one test."""
-    registry.player_kinds()
-    monkeypatch.setitem(registry._FACTORIES, "stubdda", registry.factory_parser(make_stub))
-    monkeypatch.setitem(registry._HELP, "stubdda", "test stub")
+    register_for_test(monkeypatch, "stubdda", make_stub)
 
 
 def test_tiny_run_writes_tables_and_traces(stub: None, tmp_path: Path) -> None:

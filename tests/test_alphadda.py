@@ -256,7 +256,8 @@ def test_table_defaults_and_spec_round_trip() -> None:
     text = "alphadda1:nh=2,asim=1.6,bsim0=-1.2,nmax=300,floor=on,fstart=0.4,fmix=on,history=code"
     settings = parse_alphadda1(PlayerSpec.parse(text))
     assert parse_alphadda1(PlayerSpec.parse(settings.spec())) == settings
-    assert settings.floor_mix == "on" and settings.n_h == 2 and settings.b_sim0 == -1.2
+    assert settings.floor is not None and settings.floor.mix and settings.floor.start == 0.4
+    assert settings.n_h == 2 and settings.b_sim0 == -1.2
     with pytest.raises(UnknownPlayerError):
         make_player("alphadda2:pmax=1", C4, 0)
     with pytest.raises(UnknownPlayerError):
@@ -277,7 +278,8 @@ def test_table_defaults_and_spec_round_trip() -> None:
         assert isinstance(searcher, AlphaDDAPlayer)
         searcher.new_game(C4, 0)
         searcher.select_move(C4, C4.initial_state())
-        visits[spec] = searcher.info["visits"]
+        assert searcher.last_analysis is not None
+        visits[spec] = list(searcher.last_analysis.visits)
     assert sum(visits[table_1]) == sum(visits[f"{table_1},rootrand=1"]) == 200
     assert min(visits[table_1]) <= 5 and min(visits[f"{table_1},rootrand=1"]) >= 15
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import chess
 import numpy as np
 import pytest
 
+import shared_data
 from sparring.errors import (
     GameOverError,
     IllegalMoveError,
@@ -26,7 +25,7 @@ from sparring.games.chess import (
 )
 from sparring.rng import new_rng_state
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strength" / "chess"
+DATA = shared_data.STRENGTH / "chess"
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
 
@@ -215,9 +214,7 @@ def test_replay_planes_match_encode(game: Chess) -> None:
 
 
 def test_real_lichess_game_statuses_match_python_chess(game: Chess) -> None:
-    path = DATA / "candidating" / "2400-2600.pgn"
-    if not path.is_file():
-        pytest.skip(f"Lichess data not found at {path}")
+    path = shared_data.need_data(DATA / "candidating" / "2400-2600.pgn", "Lichess data")
     from sparring.records import read_pgn_games
 
     for n, record in enumerate(read_pgn_games(path)):

@@ -13,6 +13,7 @@ from sparring.errors import SparringError
 from sparring.games.base import Game, State
 from sparring.players.base import Player
 from sparring.records import parse_move_list, parse_sgf_games
+from sparring.search.limit import Limit
 
 
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -68,32 +69,43 @@ def test_play_full_game_against_random_on_tictactoe() -> None:
     moves = "\n".join(["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"] * 2)
     result = run_cli("play", "tictactoe", "--opponent", "random", "--seed", "1", stdin=moves + "\n")
     assert result.returncode == 0, result.stderr
-    assert any(v in result.stdout for v in ("You win!", "Draw.", "Random wins."))
+    # Seed 1 fixes Random's replies (b2, a3): a1, b1, c1 complete the top row on move 3.
+    ai_moves = [line for line in result.stdout.splitlines() if line.startswith("Random plays")]
+    assert ai_moves == ["Random plays b2", "Random plays a3"]
+    assert result.stdout.rstrip().endswith("You win!")
 
 
-def test_play_opponent_spec_defaults_and_target_elo() -> None:
-    from sparring.cli.basic import opponent_spec
+def test_play_opponent_settings_defaults_and_target_elo() -> None:
+    from sparring.cli.basic import adaptive_settings, opponent_settings
     from sparring.nn.zoo import default_model
+    from sparring.players.settings import DSASettings, SASettings, UCTSettings
 
-    assert opponent_spec("connect4", "mcts2", None) == "mcts2"
-    assert opponent_spec("tictactoe", None, None) == "mcts1"  # no shipped network
+    assert opponent_settings("connect4", "mcts2", None) == UCTSettings(100, name="MCTS2")
+    assert opponent_settings("tictactoe", None, None) == UCTSettings(300, name="MCTS1")
     expected = "az" if default_model("connect4") is not None else "mcts1"
-    assert opponent_spec("connect4", None, None) == expected
-    assert opponent_spec("connect4", None, 1500) == "sa:elo=1500"
-    assert opponent_spec("connect4", "sa:base=uct", 1400) == "sa:base=uct,elo=1400"
+    assert opponent_settings("connect4", None, None).spec().split(":")[0] == expected
+    assert opponent_settings("connect4", None, 1500) == SASettings(elo=1500.0)
+    assert opponent_settings("connect4", "sa:base=uct,calibration=c.json", 1400) == SASettings(
+        base="uct", calibration="c.json", elo=1400.0
+    )
+    assert adaptive_settings(None) == DSASettings()
+    assert adaptive_settings("dsa:sims=4").spec() == "dsa:sims=4"
 
 
 def test_play_go_and_chess_at_a_rank_pick_se_inf_mcts() -> None:
-    from sparring.cli.basic import opponent_spec
+    from sparring.cli.basic import opponent_settings
     from sparring.errors import SparringError
+    from sparring.estimation.human_like import SEInfMCTSSettings
 
-    assert opponent_spec("go", None, None, "3d") == "se-inf-mcts:rank=3d"
-    assert opponent_spec("chess", None, 1500) == "se-inf-mcts:elo=1500"
-    assert opponent_spec("chess", None, None, "1400-1600") == "se-inf-mcts:rank=1400-1600"
+    assert opponent_settings("go", None, None, "3d") == SEInfMCTSSettings(rank="3d")
+    assert opponent_settings("chess", None, 1500) == SEInfMCTSSettings(rank="1400-1600")
+    assert opponent_settings("chess", None, None, "1400-1600").spec() == (
+        "se-inf-mcts:rank=1400-1600"
+    )
     bad = (("connect4", None, None, "3d"), ("go", None, 1500, None), ("go", "az", None, "3d"))
     for game, opponent, elo, rank in bad:
         with pytest.raises(SparringError):
-            opponent_spec(game, opponent, elo, rank)
+            opponent_settings(game, opponent, elo, rank)
 
 
 def test_play_at_a_target_elo_with_a_calibration() -> None:
@@ -170,7 +182,7 @@ class _Stub(Player):
         super().__init__("Stub", 0)
         self.error = error
 
-    def select_move(self, game: Game, state: State) -> int:
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         if self.error is not None:
             raise self.error
         moves = game.legal_moves(state)
@@ -184,7 +196,7 @@ def _play_with(
 
     from sparring.cli import app
 
-    monkeypatch.setattr("sparring.cli.basic.make_player", lambda spec, game, seed: stub)
+    monkeypatch.setattr("sparring.cli.basic.build_player", lambda settings, game, seed: stub)
     return CliRunner().invoke(app, ["play", *args], input=stdin)
 
 
@@ -273,3 +285,97 @@ def test_play_save_refuses_a_record_the_game_has_none_of(tmp_path: Path) -> None
     result = CliRunner().invoke(app, ["play", "connect4", "--save", str(tmp_path / "x.pgn")])
     assert isinstance(result.exception, SparringError)
     assert "PGN records are written for chess only" in str(result.exception)
+
+
+def test_a_bad_move_in_go_lists_a_few_legal_moves_not_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """19x19 Go has 362 legal moves (361 points and pass) at the start: a bad move gets their
+    number and eight examples, not a page of them; ``help`` still lists them all."""
+    bad = _play_with(monkeypatch, _Stub(), "go", stdin="Z99\nquit\n")
+    assert bad.exit_code == 0, bad.output
+    flat = " ".join(bad.output.split())  # the console wraps long lines
+    assert (
+        "362 legal moves (e.g. A19 B19 C19 D19 E19 F19 G19 H19 ...); type 'help' to list them all"
+        in flat
+    )
+    assert "T1" not in flat.split() and "J19" not in flat.split()
+    helped = _play_with(monkeypatch, _Stub(), "go", stdin="help\nquit\n")
+    flat = " ".join(helped.output.split())
+    listed = flat[flat.index("legal moves: ") :].split()[2:364]
+    assert listed[:3] == ["A19", "B19", "C19"] and listed[-2:] == ["T1", "pass"]
+
+
+def test_the_chess_ai_announces_its_moves_in_san(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sparring.games import get_game
+
+    chess = get_game("chess")
+    start = chess.initial_state()
+    first = int(chess.legal_moves(start)[0])  # what the stub plays
+    san = chess.san(start, first)  # type: ignore[attr-defined]
+    assert san != chess.move_to_text(first)
+    result = _play_with(monkeypatch, _Stub(), "chess", "--second", stdin="quit\n")
+    assert result.exit_code == 0, result.output
+    assert f"Stub plays {san}\n" in result.output
+    assert f"Stub plays {chess.move_to_text(first)}" not in result.output
+
+
+class _AdaptiveStub(_Stub):
+    """A stub that keeps a state like a DSA player: the games it was told the end of."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.games = 0
+        self.scores: list[float] = []
+
+    def game_over(self, game: Game, final_state: State, score: float) -> None:
+        self.games += 1
+        self.scores.append(score)
+
+    def save_state(self) -> dict[str, object]:  # type: ignore[override]
+        return {"games": self.games, "elo": 1500.0, "opponent_elo": 1400.0}
+
+    def restore_state(self, data: object) -> None:  # type: ignore[override]
+        assert isinstance(data, dict)
+        self.games = int(data["games"])
+
+
+def test_quit_in_an_adaptive_series_is_not_a_lost_game_and_a_resumed_series_counts_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Game 1 is won (the stub takes the first free cell; X plays c3, b3, a3); in game 2 the
+    person types ``quit``: the game is not counted and the profile keeps one game.  A new
+    session with the profile goes on at game 2."""
+    import json
+
+    profile = tmp_path / "me.json"
+    stub = _AdaptiveStub()
+    stdin = "c3\nb3\na3\ny\nquit\n"
+    result = _play_with(
+        monkeypatch, stub, "tictactoe", "--adaptive", "--profile", str(profile), stdin=stdin
+    )
+    assert result.exit_code == 0, result.output
+    assert "Game 1: you are X (moves first)" in result.output
+    assert "You win!" in result.output
+    assert "Game 2: you are O (moves second)" in result.output
+    assert "Game 2 abandoned; it is not counted." in result.output
+    assert "You resigned." not in result.output
+    assert stub.scores == [0.0]  # told of game 1 only (the stub lost it)
+    saved = json.loads(profile.read_text())
+    assert [e["state"]["games"] for e in saved["adaptive"]] == [1]
+    assert len(saved["history"]) == 1  # the abandoned game is not in the history either
+    again = _play_with(
+        monkeypatch, _AdaptiveStub(), "tictactoe", "--adaptive", "--profile", str(profile),
+        stdin="quit\n",
+    )  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert "Game 2: you are X (moves first)" in again.output
+    assert "Game 1:" not in again.output
+
+
+def test_resign_in_an_adaptive_series_counts_as_a_loss(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    stub = _AdaptiveStub()
+    result = _play_with(monkeypatch, stub, "tictactoe", "--adaptive", stdin="resign\nn\n")
+    assert result.exit_code == 0, result.output
+    assert "You resigned." in result.output and "Stub wins." in result.output
+    assert stub.scores == [1.0]

@@ -345,7 +345,8 @@ def test_configs_validate() -> None:
 # ---- the dsa player ---------------------------------------------------------------------------
 def test_dsa_spec_parses_and_rejects_options_of_other_modes() -> None:
     settings = parse_player("dsa:mode=inter,dz=0.5,r=0.9,sims=8")
-    assert isinstance(settings, DSASettings) and settings.dz == 0.5 and settings.r == 0.9
+    assert isinstance(settings, DSASettings) and isinstance(settings.controller, InterGameConfig)
+    assert settings.controller.dz_init == 0.5 and settings.controller.r == 0.9
     assert parse_player(settings.spec()) == settings
     assert parse_player("dsa").mode == "bayes"  # type: ignore[attr-defined]
     with pytest.raises(UnknownPlayerError, match="step is not an option of mode=inter"):
@@ -526,7 +527,7 @@ def test_play_adaptive_series_shows_the_estimate_and_keeps_a_profile(tmp_path: P
     profile = tmp_path / "me.json"
     args = ("-o", "dsa:sims=4", "--seed", "1", "--profile", str(profile))
     # game 1: resign at once (a loss), play another; game 2: resign, stop
-    result = _play_adaptive(*args, stdin="quit\ny\nquit\nn\n")
+    result = _play_adaptive(*args, stdin="resign\ny\nresign\nn\n")
     assert result.exit_code == 0, result.output
     # The prior's mean over the calibrated range [581, 2267] (1499 when the range began at 607).
     assert "No estimate of your strength yet; I start at Elo 1498." in result.output
@@ -537,25 +538,41 @@ def test_play_adaptive_series_shows_the_estimate_and_keeps_a_profile(tmp_path: P
     first, second = (int(e) for _, e in estimates)
     assert second < first < 1500  # two losses: the estimate of the person goes down
     data = json.loads(profile.read_text())
-    assert data["game"] == "connect4" and data["spec"] == "dsa:sims=4"
-    assert data["state"]["games"] == 2 and round(data["state"]["opponent_elo"]) == second
+    assert data["format"] == "sparring.profile" and data["identity"]["display_name"] == "me"
+    (entry,) = data["adaptive"]  # kept under the game and the kind, with the spec played
+    assert (entry["game"], entry["kind"], entry["spec"]) == ("connect4", "dsa", "dsa:sims=4")
+    assert entry["state"]["games"] == 2 and round(entry["state"]["opponent_elo"]) == second
+    assert [g["result"] for g in data["history"]] == [0.0, 0.0]
+    assert [g["side"] for g in data["history"]] == [0, 1]
+    assert [round(e["estimate"]) for e in data["estimates"]] == [first, second]
     # the next session continues from the profile: one more loss, lower again
-    again = _play_adaptive(*args, stdin="quit\nn\n")
+    again = _play_adaptive(*args, stdin="resign\nn\n")
     assert again.exit_code == 0, again.output
     assert "continuing from" in again.output
     assert f"after 2 game(s): {second}" in again.output  # shown before the first game
     third = re.findall(r"after 3 game\(s\): (\d+)", again.output)
     assert len(third) == 1 and int(third[0]) < second
-    assert json.loads(profile.read_text())["state"]["games"] == 3
+    assert json.loads(profile.read_text())["adaptive"][0]["state"]["games"] == 3
+    # another non-essential option (sims) keeps the state: same game, same kind
+    more = _play_adaptive("-o", "dsa:sims=5", "--profile", str(profile), stdin="quit\n")
+    assert more.exit_code == 0 and "after 3 game(s)" in more.output
 
 
-def test_play_adaptive_rejects_a_profile_of_another_player(tmp_path: Path) -> None:
+def test_play_adaptive_upgrades_an_old_profile_and_rejects_a_state_that_does_not_fit(
+    tmp_path: Path,
+) -> None:
     profile = tmp_path / "me.json"
-    profile.write_text(
-        json.dumps({"format": "sparring-adaptive-profile", "game": "connect4", "spec": "dsa"})
-    )
+    state = {"mode": "inter", "games": 1, "z": 0.5}
+    legacy = {"format": "sparring-adaptive-profile", "game": "connect4", "spec": "dsa"}
+    profile.write_text(json.dumps({**legacy, "state": None}))
+    upgraded = _play_adaptive("-o", "dsa:sims=4", "--profile", str(profile), stdin="resign\nn\n")
+    assert upgraded.exit_code == 0, upgraded.output
+    data = json.loads(profile.read_text())
+    assert data["format"] == "sparring.profile" and data["adaptive"][0]["kind"] == "dsa"
+    data["adaptive"][0]["state"] = state
+    profile.write_text(json.dumps(data))
     result = _play_adaptive("-o", "dsa:sims=4", "--profile", str(profile), stdin="")
-    assert result.exit_code == 2 and "is for connect4 against 'dsa'" in result.output
+    assert result.exit_code == 2 and "was kept by 'dsa:sims=4' and does not fit" in result.output
     fixed = _play_adaptive("-o", "random", stdin="")
     assert fixed.exit_code == 2 and "does not adapt" in fixed.output
 

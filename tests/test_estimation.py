@@ -1,8 +1,8 @@
 """Strength estimation (Chen, Shih & Wu, ICLR 2025): the ranking loss (Eq. 3-5), SE-inf's
 masking, the player split, rank prediction, kill-safe training and the ``estimate`` command.
 
-Tests on real records skip when ``../shared/data`` is absent; they use tiny networks and a
-few games per rank.
+Tests on real records skip when ``../shared/data`` is absent (and fail under ``SPARRING_CI=1``:
+:mod:`shared_data`); they use tiny networks and a few games per rank.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import shared_data  # noqa: E402
 from sparring.errors import ConfigError, SparringError  # noqa: E402
 from sparring.estimation.baselines import sl_method, sl_sum_predict, sl_vote_predict  # noqa: E402
 from sparring.estimation.data import (  # noqa: E402
@@ -62,15 +63,14 @@ from sparring.estimation.train import (  # noqa: E402
     se_losses,
 )
 
-DATA = Path(__file__).parents[1] / ".." / "shared" / "data"
-STRENGTH = DATA / "strength"
+DATA = shared_data.DATA
+STRENGTH = shared_data.STRENGTH
 
 TINY_NET = {"blocks": 1, "channels": 8, "head_channels": 8, "head_hidden": 16, "value_hidden": 16}
 
 
 def need_data() -> Path:
-    if not (STRENGTH / "go" / "testing_by_player").is_dir():
-        pytest.skip(f"strength data not found at {STRENGTH.resolve()} (../shared/data)")
+    shared_data.need_data(STRENGTH / "go" / "testing_by_player")
     return DATA.resolve()
 
 

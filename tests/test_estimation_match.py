@@ -1,10 +1,10 @@
 """Held-out positions, policy-head move match (``se-policy``) and human move matching
-(``se-match``).  Tests on real records skip when ``../shared/data`` is absent."""
+(``se-match``).  Tests on real records skip when ``../shared/data`` is absent
+(and fail under ``SPARRING_CI=1``: :mod:`shared_data`)."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import shared_data  # noqa: E402
 from sparring.errors import SparringError  # noqa: E402
 from sparring.estimation.heldout import (  # noqa: E402
     HeldOutPositions,
@@ -30,14 +31,11 @@ from sparring.estimation.match import (  # noqa: E402
 from sparring.estimation.model import load_strength_model  # noqa: E402
 from sparring.estimation.shipped import resolve_estimator  # noqa: E402
 
-DATA = Path(
-    os.environ.get("SPARRING_DATA", Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
-)
+DATA = shared_data.DATA
 
 
 def need_data() -> Path:
-    if not (DATA / "strength").is_dir():
-        pytest.skip(f"strength data not found at {DATA.resolve()} (../shared/data)")
+    shared_data.need_data(DATA / "strength")
     return DATA
 
 

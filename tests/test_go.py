@@ -3,11 +3,10 @@ cross-check against OpenSpiel's ``go``."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+import shared_data
 from sparring.errors import IllegalMoveError, MoveParseError, PositionParseError
 from sparring.games.base import DRAW, FIRST_WINS, SECOND_WINS, Outcome
 from sparring.games.go import (
@@ -20,7 +19,7 @@ from sparring.games.go import (
 )
 from sparring.rng import new_rng_state
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strength" / "go"
+DATA = shared_data.STRENGTH / "go"
 
 
 def pos(game: Go, rows: list[str], side: str = "b", extra: str = "") -> np.ndarray:
@@ -309,8 +308,7 @@ def test_setup_places_handicap_stones() -> None:
 
 # ---- real games --------------------------------------------------------------------------------
 def test_real_fox_games_replay_legally() -> None:
-    if not (DATA / "candidating").is_dir():
-        pytest.skip(f"Fox Go data not found at {DATA / 'candidating'}")
+    shared_data.need_data(DATA / "candidating", "Fox Go data")
     from sparring.records import read_sgf_games
 
     errors: list = []
@@ -359,3 +357,123 @@ def test_rules_agree_with_openspiel_go_on_random_9x9_games() -> None:
         black_return = os_state.returns()[0]
         expected = FIRST_WINS if black_return > 0 else SECOND_WINS if black_return < 0 else DRAW
         assert int(g.status(s)) == expected
+
+
+# ---- parameters: board size and komi through get_game -----------------------------------------
+@pytest.mark.parametrize(
+    ("name", "params", "expected_name", "expected"),
+    [
+        ("go", {}, "go", {"size": 19, "komi": 7.5}),
+        ("go19", {"komi": 6.5}, "go", {"size": 19, "komi": 6.5}),
+        ("go9", {}, "go9", {"size": 9, "komi": 7.5}),
+        ("go13", {"komi": 0.5}, "go13", {"size": 13, "komi": 0.5}),
+        ("go", {"size": 13, "komi": 6.5}, "go13", {"size": 13, "komi": 6.5}),
+        ("go:size=9,komi=-3", {}, "go9", {"size": 9, "komi": -3.0}),
+    ],
+)
+def test_get_game_builds_any_size_and_komi(
+    name: str, params: dict[str, float], expected_name: str, expected: dict[str, float]
+) -> None:
+    from sparring.games import game_spec, get_game
+
+    game = get_game(name, **params)
+    assert isinstance(game, Go) and game.name == expected_name and game.params() == expected
+    again = get_game(game.name, **game.params())
+    assert again.params() == game.params() and again.num_actions == game.size**2 + 1
+    assert get_game(game_spec(game)).params() == game.params()
+    assert (game.record_format, game.side_names, game.plays_out_of_turn) == (
+        "sgf",
+        ("Black", "White"),
+        True,
+    )
+
+
+def test_komi_from_get_game_decides_the_result() -> None:
+    from sparring.games import get_game
+
+    for komi, expected in ((6.5, FIRST_WINS), (7.5, SECOND_WINS)):
+        g = get_game("go", size=5, komi=komi)
+        s = g.parse_position("x.xo./xxxo./xxxo./xxxo./xxxxo b passes=1")
+        end = g.play(s, g.pass_move)
+        assert g.area(end) == (16, 9)  # Black ahead by 7 on the board
+        assert int(g.status(end)) == expected
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "needle"),
+    [
+        ({"size": 26}, "size", "board size must be 2..25, not 26"),
+        ({"size": 13.5}, "size", "size must be an integer"),
+        ({"komi": 6.3}, "komi", "komi must be a multiple of 0.5"),
+        ({"komi": 250}, "komi", "komi must be a multiple of 0.5 in -200..200, not 250"),
+        ({"komi": float("nan")}, "komi", "komi must be a multiple of 0.5"),
+        ({"max_ply": 0}, "max_ply", "max_ply must be 1..32000"),
+    ],
+)
+def test_get_game_names_the_parameter_out_of_range(
+    params: dict[str, float], key: str, needle: str
+) -> None:
+    from sparring.errors import BadValueError
+    from sparring.games import get_game
+
+    with pytest.raises(BadValueError, match=needle) as err:
+        get_game("go", **params)
+    assert err.value.key == key
+
+
+def test_get_game_rejects_unknown_and_conflicting_parameters() -> None:
+    from sparring.errors import BadValueError, UnknownNameError
+    from sparring.games import get_game
+
+    with pytest.raises(UnknownNameError, match="go has no parameter 'rules'") as unknown:
+        get_game("go", rules=1)
+    assert unknown.value.key == "rules"
+    with pytest.raises(UnknownNameError, match="connect4 has no parameter 'size'"):
+        get_game("connect4", size=7)
+    with pytest.raises(BadValueError, match="go9 is played with size=9, not 13") as clash:
+        get_game("go9", size=13)
+    assert clash.value.key == "size"
+    with pytest.raises(BadValueError, match="'komi' is not key=value"):
+        get_game("go:komi")
+
+
+@pytest.mark.parametrize(("size", "most"), [(5, 0), (7, 4), (8, 4), (9, 9), (13, 9), (19, 9)])
+def test_fixed_handicap_limits_follow_gtp(size: int, most: int) -> None:
+    from sparring.errors import BadValueError
+    from sparring.games.go import fixed_handicap_points, max_fixed_handicap
+
+    assert max_fixed_handicap(size) == most
+    if most:
+        assert len(set(fixed_handicap_points(most, size))) == most
+    with pytest.raises(BadValueError):
+        fixed_handicap_points(most + 1, size)
+
+
+def test_a_move_out_of_turn_hands_the_move_over_and_clears_the_ko() -> None:
+    g = Go(5)
+    s = pos(g, [".....", ".....", ".....", ".....", "....."])
+    white = g.with_side_to_move(s, 1)
+    assert g.to_move(white) == 1 and g.to_move(s) == 0
+    after = g.play(white, mv(g, "C3"))
+    assert g.to_move(after) == 0 and g.board(after)[2, 2] == 2
+    # a ko point forbids the side to move; handing the move to the capturer clears it
+    ko = pos(g, [".xo..", "xo.o.", ".xo..", ".....", "....."], side="b")
+    taken = g.play(ko, mv(g, "C4"))
+    assert g.ko_point(taken) == mv(g, "B4")
+    assert g.ko_point(g.with_side_to_move(taken, 0)) == -1
+    assert np.array_equal(g.with_side_to_move(taken, 1), taken)
+
+
+def test_game_spec_names_only_the_parameters_that_differ() -> None:
+    from sparring.games import game_spec, get_game
+    from sparring.records.movelist import parse_move_list
+    from sparring.session import GameSession
+
+    assert game_spec(get_game("go13")) == "go13"
+    assert game_spec(get_game("go", size=9, komi=5.5)) == "go9:komi=5.5"
+    assert game_spec(get_game("connect4")) == "connect4"
+    session = GameSession(get_game("go13", komi=6.5))
+    session.play(3)
+    written = session.export("moves")
+    assert "# game: go13:komi=6.5" in written
+    assert parse_move_list(written).game == "go13:komi=6.5"

@@ -60,15 +60,19 @@ def test_sa_player_finishes_go_games() -> None:
     """SA-MCTS (``finish_go``) draws from the SA distribution of the visits with its own eyes
     counted as unvisited, and passes to win; without the option it fills the eye."""
     from sparring.games.base import Game, State
-    from sparring.players.strength import RootVisits, StrengthAdjustedPlayer
+    from sparring.players.strength import StrengthAdjustedPlayer
+    from sparring.search.limit import Limit, LimitClock
+    from sparring.search.stats import RootStats
     from sparring.strength.selection import StrengthSetting
 
     a1, c3 = _points("A1", "C3")
     moves = np.array([a1, c3, GO9.pass_move])
 
     def search(_rng: np.random.Generator):  # type: ignore[no-untyped-def]
-        def run(game: Game, state: State) -> RootVisits:
-            return RootVisits(moves, np.array([90, 10, 0]))
+        def run(
+            game: Game, state: State, limit: Limit | None = None, clock: LimitClock | None = None
+        ) -> RootStats:
+            return RootStats.from_visits(moves, np.array([90, 10, 0]))
 
         return run
 

@@ -4,11 +4,20 @@ Every ``import`` in ``src/sparring`` (function-local ones included) is read with
 and mapped to an edge ``sparring.X -> sparring.Y`` between top-level subpackages (or
 top-level modules such as ``sparring.errors``).  The strength core that players use must not
 reach the evaluation machinery, and the experiment layer sits above it.
+
+String imports count as imports: ``importlib.import_module("sparring.x.y")``,
+``import_module(f"sparring.x.{name}")`` and ``__import__("sparring.x")`` (a literal name or an
+f-string with a literal prefix) are edges like ``import sparring.x.y``, so a string import of
+a higher layer fails the layering test.  Inside every package the *modules* must not import
+each other in a circle (:func:`module_cycles`): every run-time import counts, function-local
+ones included; imports under ``if TYPE_CHECKING:`` are left out (they are never executed and
+serve annotations only).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import sparring
@@ -24,29 +33,179 @@ def _unit(module: str) -> str | None:
     return parts[1]
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Top-level unit -> units it imports (self-edges left out)."""
-    graph: dict[str, set[str]] = {}
+def _is_type_checking(test: ast.expr) -> bool:
+    """Whether an ``if`` test is ``TYPE_CHECKING`` (or ``typing.TYPE_CHECKING``)."""
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _runtime_nodes(tree: ast.AST, type_checking: bool) -> Iterator[ast.AST]:
+    """Every node of ``tree``; the bodies of ``if TYPE_CHECKING:`` only when ``type_checking``."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if not type_checking and isinstance(node, ast.If) and _is_type_checking(node.test):
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _string_import(node: ast.Call) -> str | None:
+    """The module name (or literal prefix of an f-string) of ``import_module(...)`` /
+    ``__import__(...)``; None for other calls or names built otherwise."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if name not in ("import_module", "__import__") or not node.args:
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.JoinedStr) and arg.values:
+        first = arg.values[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return first.value.rstrip(".") or None
+    return None
+
+
+def source_imports(
+    source: str, module: str, is_package: bool = False, type_checking: bool = True
+) -> list[tuple[str, list[str], bool]]:
+    """The imports of the module ``module`` whose text is ``source``: ``(target, names,
+    by_string)`` per import, ``names`` the names of ``from target import names`` (empty
+    otherwise), ``by_string`` for ``import_module`` / ``__import__`` calls.  With
+    ``type_checking`` False, imports under ``if TYPE_CHECKING:`` are left out."""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    found: list[tuple[str, list[str], bool]] = []
+    for node in _runtime_nodes(ast.parse(source, module), type_checking):
+        if isinstance(node, ast.Import):
+            found.extend((a.name, [], False) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+            target = ".".join(p for p in (base, node.module or "") if p)
+            found.append((target, [a.name for a in node.names], False))
+        elif isinstance(node, ast.Call):
+            name = _string_import(node)
+            if name is not None:
+                found.append((name, [], True))
+    return found
+
+
+LAZY_FACADE = ("sparring", "sparring.api")
+"""The one import allowed against the layers: the package's ``__init__`` loads the public API
+(:mod:`sparring.api`, the top layer) by name on first use of one of its names (PEP 562
+``__getattr__``), so that ``import sparring`` stays light and ``sparring.GameSession`` works."""
+
+
+def _is_facade(module: str, target: str, by_string: bool) -> bool:
+    """The facade's edge: its lazy string import, and its ``if TYPE_CHECKING:`` star import of
+    the API's names for type checkers (never executed)."""
+    return (module, target) == LAZY_FACADE
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    """Every module of the package: dotted name -> (file, is a package's ``__init__``)."""
+    modules: dict[str, tuple[Path, bool]] = {}
     for path in ROOT.rglob("*.py"):
         rel = path.relative_to(ROOT).with_suffix("")
+        parts = ["sparring", *rel.parts]
+        is_package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return modules
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Top-level unit -> units it imports (self-edges left out; string imports included)."""
+    graph: dict[str, set[str]] = {}
+    for module, (path, is_package) in _modules().items():
+        rel = path.relative_to(ROOT).with_suffix("")
         here = rel.parts[0]
-        package = ["sparring", *rel.parts[:-1]]  # the package a relative import starts from
         edges = graph.setdefault(here, set())
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
-                module = ".".join(p for p in (base, node.module or "") if p)
-                # ``from sparring import errors`` / ``from . import x`` name modules.
-                bare = module == "sparring" or (node.level and node.module is None)
-                targets = [f"{module}.{a.name}" for a in node.names] if bare else [module]
-            for target in targets:
-                unit = _unit(target)
+        for target, names, by_string in source_imports(path.read_text(), module, is_package):
+            if _is_facade(module, target, by_string):
+                continue
+            # ``from sparring import errors`` names a module.
+            targets = [f"{target}.{n}" for n in names] if target == "sparring" else [target]
+            for name in targets:
+                unit = _unit(name)
                 if unit is not None and unit != here:
                     edges.add(unit)
     return graph
+
+
+def module_graph(
+    sources: Mapping[str, tuple[str, bool]], type_checking: bool = False
+) -> dict[str, set[str]]:
+    """Module -> the modules of ``sources`` it imports at run time (by default without the
+    ``if TYPE_CHECKING:`` imports).  ``sources`` maps a dotted module name to its text and
+    whether it is a package's ``__init__``.  ``from p import m`` of a submodule ``m`` is an
+    edge to ``p.m``; importing ``p.m`` is not counted as importing the package ``p``."""
+    graph: dict[str, set[str]] = {}
+    for module, (source, is_package) in sources.items():
+        edges = graph.setdefault(module, set())
+        for target, names, by_string in source_imports(source, module, is_package, type_checking):
+            if _is_facade(module, target, by_string):
+                continue
+            submodules = [f"{target}.{n}" for n in names if f"{target}.{n}" in sources]
+            for name in submodules or [target]:
+                while name not in sources and "." in name:
+                    name = name.rsplit(".", 1)[0]
+                if name in sources and name != module:
+                    edges.add(name)
+    return graph
+
+
+def module_cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The import circles between modules (strongly connected components of more than one
+    module), each sorted.  A circle through two packages is also one between the parts
+    (:func:`test_no_import_cycle_between_parts`)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(start: str) -> None:  # iterative Tarjan
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        item = stack.pop()
+                        on_stack.discard(item)
+                        component.append(item)
+                        if item == node:
+                            break
+                    if len(component) > 1:
+                        components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(components)
+
+
+def package_sources() -> dict[str, tuple[str, bool]]:
+    """Every module of ``src/sparring``: name -> (text, is a package's ``__init__``)."""
+    return {name: (path.read_text(), is_pkg) for name, (path, is_pkg) in _modules().items()}
 
 
 def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
@@ -85,7 +244,7 @@ def test_no_cycle_through_strength_or_experiments() -> None:
 LAYERS: dict[str, int] = {
     # foundations, importable from anywhere
     "__init__": 0,
-    "__version__": 0,
+    "version": 0,
     "errors": 0,
     "elo": 0,
     "rng": 0,
@@ -106,13 +265,17 @@ LAYERS: dict[str, int] = {
     # matches, series, ratings, stores; strength estimation
     "evaluation": 6,
     "estimation": 6,
+    "profiles": 6,
     # training and experiments on top of evaluation
     "training": 7,
     "experiments": 7,
-    # interfaces
+    # interfaces; the composition root of the player kinds (imports players and estimation)
     "bench": 8,
+    "kinds": 8,
     "cli": 9,
     "__main__": 10,
+    # the public Python API (``import sparring`` loads it lazily: LAZY_FACADE)
+    "api": 10,
 }
 """The layer of every top-level part of the package (README, "Architecture"): a part imports
 only parts of lower layers; layer-0 parts are importable from anywhere."""
@@ -141,3 +304,65 @@ def test_no_import_cycle_between_parts() -> None:
     graph = import_graph()
     cyclic = sorted(unit for unit in graph if unit in _reachable(graph, unit))
     assert not cyclic, f"parts that import themselves through others: {cyclic}"
+
+
+def string_imports_up(sources: Mapping[str, tuple[str, bool]]) -> list[str]:
+    """``import_module`` / ``__import__`` calls naming a part of a higher (or the same,
+    other) layer than the importing module's part."""
+    found = []
+    for module, (source, is_package) in sorted(sources.items()):
+        here = module.split(".")[1] if "." in module else "__init__"
+        for target, _, by_string in source_imports(source, module, is_package):
+            unit = _unit(target)
+            if not by_string or unit is None or unit == here or _is_facade(module, target, True):
+                continue
+            if LAYERS.get(unit, 99) > 0 and LAYERS.get(unit, 99) >= LAYERS.get(here, 0):
+                found.append(f"{module} imports {target!r} by name")
+    return found
+
+
+def test_no_string_import_of_a_higher_layer() -> None:
+    assert not string_imports_up(package_sources())
+
+
+def test_no_import_cycle_between_modules_of_a_package() -> None:
+    cycles = module_cycles(module_graph(package_sources()))
+    assert not cycles, "modules that import each other in a circle (run-time imports):\n" + (
+        "\n".join(" -> ".join(c) for c in cycles)
+    )
+
+
+def test_checker_catches_an_injected_cycle_and_string_import() -> None:
+    sources = {
+        "sparring.players": ("", True),
+        "sparring.players.a": ("from sparring.players.b import thing\n", False),
+        "sparring.players.b": ("def f():\n    from . import c\n", False),
+        "sparring.players.c": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from sparring.players.d import X\n"
+            "def g():\n    import sparring.players.a\n",
+            False,
+        ),
+        "sparring.players.d": ("from sparring.players.a import thing\n", False),
+        "sparring.players.e": (
+            "import importlib\n"
+            "def h():\n    importlib.import_module('sparring.estimation.human_like')\n"
+            "    __import__(f'sparring.cli.{h}')\n"
+            "    importlib.import_module('sparring.players.a')\n",
+            False,
+        ),
+    }
+    graph = module_graph(sources)
+    # function-local imports count; the TYPE_CHECKING one (c -> d) does not
+    assert module_cycles(graph) == [
+        ["sparring.players.a", "sparring.players.b", "sparring.players.c"]
+    ]
+    assert "sparring.players.d" in module_graph(sources, type_checking=True)["sparring.players.c"]
+    assert module_graph(sources)["sparring.players.e"] == {"sparring.players.a"}
+    assert sorted(string_imports_up(sources)) == [
+        "sparring.players.e imports 'sparring.cli' by name",
+        "sparring.players.e imports 'sparring.estimation.human_like' by name",
+    ]
+    # without the function-local import there is no circle
+    sources["sparring.players.c"] = ("def g():\n    pass\n", False)
+    assert module_cycles(module_graph(sources)) == []

@@ -11,6 +11,7 @@ from sparring.games import get_game
 from sparring.games.base import Game, State
 from sparring.players import make_player
 from sparring.players.base import Player
+from sparring.search.limit import Limit
 
 
 class _Lookup(Player):
@@ -21,7 +22,7 @@ class _Lookup(Player):
         self.table = {replay(k).tobytes(): v for k, v in table.items()}
         self.best = best
 
-    def select_move(self, game: Game, state: State) -> int:
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         scores = self.table[state.tobytes()].scores
         pick = max if self.best else min
         return pick(scores, key=lambda m: scores[m])

@@ -12,13 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from sparring.errors import UnknownPlayerError
+from sparring.errors import (
+    IncompatiblePlayerError,
+    PlayerSettingsError,
+    UnknownKindError,
+    UnknownPlayerError,
+)
 from sparring.evaluation.match import GameTask, play_task
 from sparring.experiments.calibration import CalibrationConfig
 from sparring.games import get_game
 from sparring.players import make_player
 from sparring.players.cache import PlayerCache
-from sparring.players.registry import parse_player
+from sparring.players.registry import parse_player, settings_from_json
 from sparring.players.settings import (
     AlphaZeroSettings,
     MinimaxSettings,
@@ -226,3 +231,64 @@ def test_cli_says_a_clamped_target_in_one_line() -> None:
     assert len(lines) == 1 and lines[0].startswith("target Elo 99999 is outside the calibrated")
     assert "strongest setting (z=+inf" in lines[0]
     assert "clamped from 99999)" in result.stdout
+
+
+# ---- range checks that used to be missing (issue 24, item 10) ---------------------------------
+@pytest.mark.parametrize(
+    ("spec", "key", "message"),
+    [
+        ("uct:c=-1", "c", "c must be >= 0, not -1"),
+        ("uct:c=nan", "c", "c must be a finite number"),
+        ("minimax:depth=1000", "depth", "depth must be <= 12, not 1000"),
+        ("az:sims=1000000000", "sims", "sims must be <= 100000, not 1000000000"),
+        ("sa:base=uct,sims=100001", "sims", "sims must be <= 100000"),
+        ("alphadda2:sims=1000000000", "sims", "sims must be <= 100000"),
+        ("dsa:sims=1000000000", "sims", "sims must be <= 100000"),
+        ("se-inf-mcts:rank=3d,sims=1000000000", "sims", "sims must be <= 100000"),
+        ("uct:open=0", "open", "open must be >= 1"),
+    ],
+)
+def test_out_of_range_specs_are_one_line_errors_naming_the_key(
+    spec: str, key: str, message: str
+) -> None:
+    with pytest.raises(PlayerSettingsError) as info:
+        make_player(spec, get_game("tictactoe"), 0)
+    assert info.value.key == key
+    assert str(info.value).startswith(f"player {spec!r}: ") and message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_error_classes_say_what_was_wrong() -> None:
+    with pytest.raises(UnknownKindError) as kind:
+        parse_player("nosuch:x=1")
+    assert kind.value.key == "kind"
+    with pytest.raises(UnknownKindError) as option:
+        parse_player("uct:depth=3")
+    assert option.value.key == "depth"
+    with pytest.raises(PlayerSettingsError) as value:
+        parse_player("uct:sims=many")
+    assert value.value.key == "sims"
+    with pytest.raises(IncompatiblePlayerError):
+        make_player("minimax", get_game("go9"))
+
+
+def test_built_players_keep_their_settings_and_seed() -> None:
+    game = get_game("tictactoe")
+    player = make_player("mcts2:name=M", game, seed=7)
+    assert player.settings == UCTSettings(100, name="M") and player.seed == 7
+    assert player.settings.to_json() == {"kind": "uct", "sims": 100, "c": 0.5, "open": 5,
+                                         "name": "M"}  # fmt: skip
+    built = build_player(settings_from_json(player.settings.to_json()), game, 7)
+    assert built.settings == player.settings and built.seed == 7
+    state = game.initial_state()
+    assert built.select_move(game, state) == player.select_move(game, state)
+
+
+def test_sa_with_a_calibration_and_no_elo_takes_its_search_options(tmp_path: Path) -> None:
+    _, calibration = _tiny_network(tmp_path)  # measured with base=az,sims=4
+    game = get_game("tictactoe")
+    model = tmp_path / "net.pt"
+    player = make_player(f"sa:model={model},calibration={calibration},z=1", game, 0)
+    assert player.search.config.simulations == 4  # type: ignore[attr-defined]
+    with pytest.raises(UnknownPlayerError, match="measured with sims=4, not sims=8"):
+        make_player(f"sa:model={model},calibration={calibration},sims=8,z=1", game, 0)

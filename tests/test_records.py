@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import shared_data
 from sparring import __version__
 from sparring.errors import SparringError
 from sparring.games.chess import Chess
@@ -22,7 +23,7 @@ from sparring.records import (
 )
 from sparring.records.sgf import split_game_trees
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strength"
+DATA = shared_data.STRENGTH
 
 GOOD_9 = "(;GM[1]FF[4]SZ[9]PB[Alice]PW[Bob]BR[3k]WR[2k]KM[6.5]HA[0]RE[W+R];B[ee];W[dc];B[cd])"
 GOOD_19 = (
@@ -32,9 +33,7 @@ GOOD_19 = (
 
 
 def need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"strength data not found at {path}")
-    return path
+    return shared_data.need_data(path)
 
 
 # ---- SGF ------------------------------------------------------------------------------------

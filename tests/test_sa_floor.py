@@ -19,7 +19,9 @@ import pytest
 
 from sparring.games import get_game
 from sparring.games.base import Game, State
-from sparring.players.strength import RootSearch, RootVisits, StrengthAdjustedPlayer
+from sparring.players.strength import RootSearch, StrengthAdjustedPlayer
+from sparring.search.limit import Limit, LimitClock
+from sparring.search.stats import RootStats
 from sparring.strength.selection import StrengthSetting, floor_schedule, strength_distribution
 
 VISITS = np.array([50, 20, 10, 5, 5, 3, 3, 2, 2], dtype=np.int64)
@@ -28,9 +30,11 @@ DRAWS = 4000
 
 
 def _fixed_search(rng: np.random.Generator) -> RootSearch:
-    def search(game: Game, state: State) -> RootVisits:
+    def search(
+        game: Game, state: State, limit: Limit | None = None, clock: LimitClock | None = None
+    ) -> RootStats:
         moves = np.asarray(game.legal_moves(state), dtype=np.int64)
-        return RootVisits(moves, VISITS.copy())
+        return RootStats.from_visits(moves, VISITS.copy())
 
     return search
 

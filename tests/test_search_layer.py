@@ -36,11 +36,10 @@ def test_search_imports_only_games_and_rng() -> None:
 
 def test_old_import_paths_still_work() -> None:
     from sparring.nn.evaluators import Evaluator, UniformEvaluator
-    from sparring.players.uct import UCTResult, uct_search
     from sparring.search.evaluator import Evaluator as SearchEvaluator
     from sparring.search.puct import SearchResult
     from sparring.search.stats import RootStats
-    from sparring.search.uct import uct_search as moved
+    from sparring.search.uct import UCTResult
 
     assert Evaluator is SearchEvaluator and isinstance(UniformEvaluator(), SearchEvaluator)
-    assert SearchResult is RootStats and UCTResult is RootStats and uct_search is moved
+    assert SearchResult is RootStats and UCTResult is RootStats

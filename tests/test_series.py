@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from plugin_kind import register_for_test
 from sparring.errors import ConfigError
 from sparring.evaluation.match import GameTask, RunInterrupted, derive_seed, play_task
 from sparring.evaluation.series import (
@@ -29,6 +30,7 @@ from sparring.games.base import Game, State
 from sparring.players import registry
 from sparring.players.base import Player, PlayerState
 from sparring.players.registry import PlayerSpec, check_options
+from sparring.search.limit import Limit
 
 
 class Learner(Player):
@@ -43,7 +45,7 @@ class Learner(Player):
         self.games = 0
         self.observed = 0
 
-    def select_move(self, game: Game, state: State) -> int:
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         moves = game.legal_moves(state)
         return int(moves[(int(self.rng.integers(len(moves))) + self.wins) % len(moves)])
 
@@ -77,9 +79,7 @@ if multiprocessing.current_process().name != "MainProcess":  # a pool worker imp
 @pytest.fixture
 def learner(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the ``learner`` kind for one test."""
-    registry.player_kinds()  # load the built-in kinds first
-    monkeypatch.setitem(registry._FACTORIES, "learner", registry.factory_parser(make_learner))
-    monkeypatch.setitem(registry._HELP, "learner", "test stub")
+    register_for_test(monkeypatch, "learner", make_learner)
 
 
 def game_of(r: GameRecord) -> tuple[object, ...]:

@@ -8,10 +8,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sparring.errors import GameOverError, IllegalMoveError, SparringError
+from sparring.errors import (
+    BadValueError,
+    GameOverError,
+    IllegalMoveError,
+    SnapshotError,
+    SparringError,
+    UnsupportedGameError,
+)
 from sparring.games import get_game
 from sparring.games.base import Game, Outcome, State
 from sparring.players.base import Player, PlayerState, RandomPlayer
+from sparring.search.limit import Limit
 from sparring.session import (
     GameSession,
     NoPlayerError,
@@ -29,7 +37,7 @@ class Recorder(Player):
         self.log: list[tuple[Any, ...]] = []
         self.games = 0
 
-    def select_move(self, game: Game, state: State) -> int:
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         self.log.append(("select", game.ply(state)))
         return self.script.pop(0) if self.script else int(game.legal_moves(state)[0])
 
@@ -112,7 +120,7 @@ class Cheat(Player):
         super().__init__("Cheat", 0)
         self.answer = answer
 
-    def select_move(self, game: Game, state: State) -> int:
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         return self.answer  # type: ignore[return-value]
 
 
@@ -224,6 +232,7 @@ def test_bad_snapshots_are_named(change: dict[str, Any], needle: str) -> None:
     snapshot = GameSession(get_game("connect4")).snapshot()
     moves = change.get("moves", [])
     snapshot.update({"think_times": [0.0] * len(moves), "annotations": [None] * len(moves)})
+    snapshot.update({"movers": [i % 2 for i in range(len(moves))]})
     snapshot.update(change)
     with pytest.raises(SparringError, match=needle):
         GameSession.restore(snapshot)
@@ -270,3 +279,164 @@ def test_a_session_plays_the_same_game_as_the_match_runner(a_first: bool) -> Non
     assert record.result == stored.result
     assert record.annotations == stored.annotations
     assert len(record.think_times) == len(stored.think_times)
+
+
+# ---- handicap, moves out of turn, game parameters --------------------------------------------
+def _gtp(game: Game, *texts: str) -> list[int]:
+    return [game.parse_move(t) for t in texts]
+
+
+@pytest.mark.parametrize(
+    ("name", "count", "expected"),
+    [
+        ("go", 9, ("D4", "Q16", "D16", "Q4", "D10", "Q10", "K4", "K16", "K10")),
+        ("go", 5, ("D4", "Q16", "D16", "Q4", "K10")),
+        ("go13", 4, ("D4", "K10", "D10", "K4")),
+        ("go13", 7, ("D4", "K10", "D10", "K4", "D7", "K7", "G7")),
+        ("go9", 2, ("C3", "G7")),
+        ("go9", 8, ("C3", "G7", "C7", "G3", "C5", "G5", "E3", "E7")),
+    ],
+)
+def test_fixed_handicap_follows_gtp(name: str, count: int, expected: tuple[str, ...]) -> None:
+    game = get_game(name)
+    session = GameSession(game, handicap=count)
+    assert [game.move_to_text(p) for p in session.handicap] == list(expected)
+    black, white = game.stones(session.state)  # type: ignore[attr-defined]
+    assert int(black.sum()) == count and int(white.sum()) == 0
+    assert session.to_move == 1  # White moves first after the handicap
+    assert session.export().count("AB[") == 1 and f"HA[{count}]" in session.export()
+
+
+def test_free_handicap_and_its_errors() -> None:
+    game = get_game("go9")
+    session = GameSession(game)
+    assert session.place_handicap(points=_gtp(game, "A1", "J9", "E5")) == _gtp(
+        game, "A1", "J9", "E5"
+    )
+    assert session.to_move == 1
+    with pytest.raises(IllegalMoveError, match="before the first move"):
+        session.place_handicap(2)
+    fresh = GameSession(game)
+    with pytest.raises(BadValueError, match=r"2\.\.9 stones, not 10") as err:
+        fresh.place_handicap(10)
+    assert err.value.key == "handicap"
+    with pytest.raises(BadValueError, match="given twice"):
+        fresh.place_handicap(points=[3, 3])
+    with pytest.raises(BadValueError, match="not on the board"):
+        fresh.place_handicap(points=[3, 81])  # 81 is the pass
+    with pytest.raises(UnsupportedGameError, match="connect4 has no handicap"):
+        GameSession(get_game("connect4"), handicap=2)
+    assert fresh.handicap == () and fresh.to_move == 0  # nothing changed
+
+
+def test_go_takes_a_move_for_a_named_side_out_of_turn() -> None:
+    game = get_game("go9")
+    session = GameSession(game)
+    d4, e5, c3 = _gtp(game, "D4", "E5", "C3")
+    session.play(d4, side=0)
+    session.play(e5, side=0)  # Black again (GTP 'play b E5' while White is to move)
+    assert session.movers == (0, 0) and session.to_move == 1
+    black, white = game.stones(session.state)  # type: ignore[attr-defined]
+    assert int(black.sum()) == 2 and int(white.sum()) == 0
+    session.play(c3, side=1)
+    assert session.to_move == 0
+    with pytest.raises(IllegalMoveError, match="illegal move 'C3' for player 0"):
+        session.play(c3, side=0)  # occupied
+    with pytest.raises(BadValueError, match="a side is 0 or 1"):
+        session.play(c3, side=2)
+    sgf = session.export().replace("\n", "")
+    assert sgf.endswith(";B[df];B[ee];W[cg])")  # the colour of each move as played
+    with pytest.raises(UnsupportedGameError, match="out of turn"):
+        session.export("moves")
+    assert session.undo_turn(0) == 2  # Black's E5 and White's reply
+    assert session.moves == (d4,)
+
+
+def test_games_that_move_in_turn_refuse_a_move_out_of_turn() -> None:
+    game = get_game("connect4")
+    session = GameSession(game)
+    with pytest.raises(IllegalMoveError, match=r"O \(player 1\) may not move now"):
+        session.play(3, side=1)
+    session.play(3, side=0)
+    assert session.movers == (0,)
+
+
+def test_undo_turn_takes_back_a_persons_move_and_the_replies() -> None:
+    game = get_game("tictactoe")
+    session = GameSession(game, (None, Recorder("O")))
+    assert session.undo_turn(0) == 0 and session.ply == 0
+    session.play(4)
+    session.step()
+    assert session.takeback_count(0) == 2 and session.takeback_count(1) == 1
+    assert session.undo_turn(0) == 2 and session.ply == 0
+
+
+def test_snapshot_keeps_the_games_parameters_handicap_and_sides() -> None:
+    game = get_game("go", size=13, komi=6.5)
+    session = GameSession(game, handicap=3, names=("B", "W"))
+    q10, k10 = _gtp(game, "F6", "G7")
+    session.play(q10)  # White
+    session.play(k10, side=1)  # White again
+    snapshot = json.loads(json.dumps(session.snapshot()))
+    assert snapshot["version"] == 2
+    assert snapshot["game"] == "go13" and snapshot["game_params"] == {"size": 13, "komi": 6.5}
+    assert snapshot["handicap"] == list(session.handicap) and snapshot["movers"] == [1, 1]
+    assert snapshot["start"] is None and snapshot["players"] == [None, None]
+    restored = GameSession.restore(snapshot)
+    assert restored.game.params() == {"size": 13, "komi": 6.5}
+    assert restored.handicap == session.handicap and restored.movers == (1, 1)
+    assert np.array_equal(restored.state, session.state)
+    assert restored.export() == session.export()
+
+
+def test_version_1_snapshots_restore_with_given_players() -> None:
+    game = get_game("connect4")
+    old = {
+        "format": "sparring.session",
+        "version": 1,
+        "game": "connect4",
+        "start": None,
+        "names": ["a", "b"],
+        "moves": [3, 3],
+        "think_times": [0.0, 0.0],
+        "annotations": [None, None],
+        "resigned": None,
+        "player_states": [{"games": 4}, None],
+    }
+    x = Recorder("X")
+    restored = GameSession.restore(old, (x, None))
+    assert restored.moves == (3, 3) and x.games == 4 and restored.to_move == 0
+    assert restored.snapshot()["version"] == 2
+    with pytest.raises(SnapshotError, match=r"player 0 .* has no settings"):
+        GameSession.restore(old)
+    assert game.name == "connect4"
+
+
+def test_a_player_without_typed_settings_needs_players_to_restore() -> None:
+    session = GameSession(get_game("tictactoe"), (Recorder("X"), None))
+    snapshot = session.snapshot()
+    assert snapshot["players"][0]["settings"] is None  # type: ignore[index]
+    with pytest.raises(SnapshotError, match="player 0 \\(X\\) has no settings"):
+        GameSession.restore(snapshot)
+
+
+def test_play_player_passes_a_limit_on_thinking() -> None:
+    from sparring.search.limit import Limit
+
+    game = get_game("connect4")
+
+    class Bounded(Player):
+        def __init__(self) -> None:
+            super().__init__("B", 0)
+            self.limits: list[Limit | None] = []
+
+        def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
+            self.limits.append(limit)
+            return 3
+
+    player = Bounded()
+    session = GameSession(game, (player, None))
+    session.play_player(Limit(simulations=5))
+    session.play(3)
+    session.play_player()
+    assert player.limits == [Limit(simulations=5), None]

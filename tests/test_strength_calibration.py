@@ -15,7 +15,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from sparring.errors import ConfigError, UnknownPlayerError
+from sparring.errors import ConfigError, SparringError, UnknownPlayerError
 from sparring.evaluation.bradley_terry import ELO_SCALE
 from sparring.evaluation.match import GameTask, play_game, play_task, player_modules
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
@@ -49,7 +49,6 @@ from sparring.strength.target import (
     load_calibration,
     save_calibration,
     setting_for_elo,
-    spec_for_elo,
     strength_axis,
 )
 
@@ -137,7 +136,7 @@ def test_play_game_records_move_info() -> None:
 
 def test_worker_tasks_import_the_player_module() -> None:
     modules = player_modules(["sa:base=uct", "random"])
-    assert set(modules) <= {"sparring.players.strength"}
+    assert modules == ("sparring.kinds",)  # the composition root registers the built-in kinds
     task = GameTask(
         run_key="r",
         pairing=0,
@@ -301,14 +300,16 @@ def test_calibration_files_for_models_and_spec_for_elo(tmp_path: Path) -> None:
     assert calibration_path_for_model(model) is None
     (tmp_path / "connect4.calibration.json").write_text("{}")
     assert calibration_path_for_model(model) == tmp_path / "connect4.calibration.json"
-    assert spec_for_elo(None, 1500) == "sa:elo=1500"
-    assert spec_for_elo("sa:base=uct,calibration=c.json,elo=3", 1400.5) == (
-        "sa:base=uct,calibration=c.json,elo=1400.5"
-    )
-    with pytest.raises(ConfigError, match="strength-adjusted"):
-        spec_for_elo("mcts1", 1500)
-    with pytest.raises(ConfigError, match="drop"):
-        spec_for_elo("sa:z=1", 1500)
+    # --elo builds settings (spec text is parsed at the edge only)
+    from sparring.cli.basic import opponent_settings
+
+    assert opponent_settings("connect4", None, 1500).spec() == "sa:elo=1500"
+    at_elo = opponent_settings("connect4", "sa:base=uct,calibration=c.json,elo=3", 1400.5)
+    assert at_elo.spec() == "sa:base=uct,elo=1400.5,calibration=c.json"
+    with pytest.raises(SparringError, match="strength-adjusted"):
+        opponent_settings("connect4", "mcts1", 1500)
+    with pytest.raises(SparringError, match="drop"):
+        opponent_settings("connect4", "sa:z=1", 1500)
     with pytest.raises(ConfigError, match="malformed"):
         load_calibration(tmp_path / "connect4.calibration.json")
 

@@ -210,7 +210,7 @@ def test_sa_player_limits() -> None:
         ("sa:base=uct,cpuct=1", "for base=az"),
         ("sa:base=uct,elo=1500", "calibration=PATH"),
         ("sa:base=uct,z=1,elo=1500", "either elo or z"),
-        ("sa:base=uct,calibration=x.json", "only used with elo"),
+        ("sa:base=uct,calibration=x.json", "calibration file 'x.json' not found"),
         ("sa:base=uct,select=best", "select must"),
         ("sa:base=az,model=/nonexistent.pt", "neither a file"),
     ],

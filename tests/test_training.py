@@ -12,12 +12,13 @@ pytest.importorskip("torch")
 
 from sparring.errors import ConfigError
 from sparring.games import get_game
+from sparring.rundir import read_log
 from sparring.search.evaluator import UniformEvaluator
 from sparring.search.puct import PUCTConfig
 from sparring.training.config import TrainConfig
 from sparring.training.replay import ReplayQueue
 from sparring.training.selfplay import SelfPlaySettings, augment, play_games
-from sparring.training.trainer import Trainer, read_log
+from sparring.training.trainer import Trainer
 
 TINY = {
     "games_per_iteration": 2,

@@ -10,8 +10,9 @@ from sparring.games import Game, get_game
 from sparring.games.base import State
 from sparring.players import make_player
 from sparring.players.base import RandomPlayer
-from sparring.players.uct import UCTPlayer, tree_capacity, uct_benchmark, uct_search
+from sparring.players.uct import UCTPlayer
 from sparring.rng import new_rng_state
+from sparring.search.uct import tree_capacity, uct_benchmark, uct_search
 
 GAMES = ("connect4", "othello6", "othello", "tictactoe")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import tomllib
 import types
 import typing
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from sparring.errors import ConfigError
+from sparring.errors import ConfigError, MissingResourceError
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -46,7 +47,9 @@ def dataclass_from_mapping(
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ConfigError(f"{what}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        raise ConfigError(
+            f"{what}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})", unknown[0]
+        )
     if "game" not in data:
         raise ConfigError(f"{what}: the key 'game' is required")
     hints = field_types(cls)
@@ -98,7 +101,8 @@ def normalise_field(what: str, key: str, hint: Any, value: Any) -> Any:
     """``value`` checked against the field annotation ``hint``, in its canonical form.
 
     Understood annotations: ``int`` (a Python or NumPy integer, not a bool), ``float`` (any
-    integer or float, not a bool; returned as ``float``), ``bool``, ``str``,
+    integer or finite float, not a bool: ``nan`` and ``inf``, which TOML can spell, are
+    refused; returned as ``float``), ``bool``, ``str``,
     ``tuple[X, ...]`` / ``tuple[X, Y]`` / ``list[X]`` of those (a TOML list or a tuple;
     returned as the annotated container) and ``X | None``.  Any other annotation is passed
     through unchecked.  A mismatch raises :class:`ConfigError` naming ``key``, the expected
@@ -106,7 +110,7 @@ def normalise_field(what: str, key: str, hint: Any, value: Any) -> Any:
     """
 
     def bad() -> ConfigError:
-        return ConfigError(f"{what}: {key} must be {describe_type(hint)}, not {value!r}")
+        return ConfigError(f"{what}: {key} must be {describe_type(hint)}, not {value!r}", key)
 
     if hint is bool:
         if isinstance(value, bool | np.bool_):
@@ -120,7 +124,10 @@ def normalise_field(what: str, key: str, hint: Any, value: Any) -> Any:
         if isinstance(value, int | float | np.integer | np.floating) and not isinstance(
             value, bool
         ):
-            return float(value)
+            number = float(value)
+            if not math.isfinite(number):
+                raise ConfigError(f"{what}: {key} must be a finite number, not {value!r}", key)
+            return number
         raise bad()
     if hint is str:
         if isinstance(value, str):
@@ -130,6 +137,8 @@ def normalise_field(what: str, key: str, hint: Any, value: Any) -> Any:
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
+        if float in args and isinstance(value, float) and not math.isfinite(value):
+            return normalise_field(what, key, float, value)  # the finite-number message
         for arg in args:
             if arg is type(None):
                 continue
@@ -157,13 +166,21 @@ def normalise_field(what: str, key: str, hint: Any, value: Any) -> Any:
 def read_toml(path: Path | str, game: str | None = None) -> dict[str, Any]:
     """The table of the TOML file ``path``.
 
-    A missing file or malformed TOML raises :class:`ConfigError` naming the file; with
-    ``game`` given, so does a file whose ``game`` key names another game.
+    A missing file, a file that is not UTF-8 text (a binary file) or malformed TOML raises
+    :class:`ConfigError` naming the file; a folder or an unreadable file
+    :class:`~sparring.errors.MissingResourceError`; with ``game`` given, a file whose ``game``
+    key names another game is a :class:`ConfigError` too.
     """
     try:
-        data = tomllib.loads(Path(path).read_text())
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"config file {str(path)!r} not found") from None
+    except OSError as exc:  # a folder, no permission
+        raise MissingResourceError(
+            f"config file {str(path)!r} cannot be read ({exc.strerror or exc})"
+        ) from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {str(path)!r} is not a text (TOML) file") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(path)!r}: {exc}") from None
     if game is not None and data.get("game", game) != game:

@@ -19,8 +19,6 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
-_S11 = np.uint64(11)
-_INV_2_53 = 1.0 / 9007199254740992.0
 
 
 def new_rng_state(seed: int) -> RngState:
@@ -47,9 +45,3 @@ def next_u64(rng: RngState) -> np.uint64:
 def random_below(rng: RngState, n: int) -> int:
     """A uniform integer in ``[0, n)``; ``n`` must be positive (modulo bias below 2**-50)."""
     return int(next_u64(rng) % np.uint64(n))
-
-
-@nb.njit(cache=True, inline="always")
-def random_float(rng: RngState) -> float:
-    """A uniform float in ``[0, 1)`` with 53 random bits."""
-    return float(next_u64(rng) >> _S11) * _INV_2_53

@@ -8,7 +8,11 @@ Sides
     ``players[i]`` plays as player ``i`` of the game (0 moves first from the initial position:
     Black in Go and Othello, White in chess, X in tic-tac-toe and Connect4).  A side may be
     None: a person or an external program whose moves are supplied with :meth:`play`.  The two
-    players must be different objects (a player sees each move once, as one side).
+    players must be different objects (a player sees each move once, as one side).  Where the
+    game allows it (:attr:`~sparring.games.base.Game.plays_out_of_turn`: Go), :meth:`play`
+    takes a move for a named side out of turn (GTP's ``play b D4`` while White is to move),
+    and a Go session may start with handicap stones (:meth:`place_handicap`: GTP's fixed or
+    free placement).
 
 Lifecycle (:class:`~sparring.players.base.Player`)
     Each player's ``new_game(game, i)`` is called when the session is made; after *every* move
@@ -25,16 +29,28 @@ Undo
     the remaining moves had been played directly (its random generator is not rewound), and
     if the game had ended, what its ``game_over`` learned is taken back with the rest;
     ``game_over`` is called again when the game ends again.  A resigned game cannot be
-    undone.
+    undone.  :meth:`undo_turn` is the policy of a person's ``undo`` in ``sparring play``: take
+    back their last move and the replies after it.
 
 Records
-    The moves, the seconds each mover took (:attr:`think_times`; 0 for moves given to
-    :meth:`play` without a time) and what the mover's :meth:`~Player.move_info` said about each
-    (:attr:`annotations`).  :meth:`record` returns what a
-    :class:`~sparring.evaluation.store.GameRecord` needs; :meth:`export` writes SGF (Go), PGN
-    (chess) or a plain move list (every game) through :mod:`sparring.records`;
-    :meth:`snapshot` is a JSON-serialisable dict that :meth:`restore` turns back into a session
-    by replaying the moves.
+    The moves, who played each (:attr:`movers`), the seconds each mover took
+    (:attr:`think_times`; 0 for moves given to :meth:`play` without a time) and what the
+    mover's :meth:`~Player.move_info` said about each (:attr:`annotations`).  :meth:`record`
+    returns what a :class:`~sparring.evaluation.store.GameRecord` needs; :meth:`export` writes
+    the game's record format (:attr:`~sparring.games.base.Game.record_format`: SGF for Go,
+    PGN for chess) or a plain move list (every game) through :mod:`sparring.records`.
+
+Snapshots
+    :meth:`snapshot` is a JSON-serialisable dict holding the whole session: the game and its
+    parameters (board size, komi), the handicap stones, the start position, the moves, and for
+    each player its settings (JSON, :meth:`PlayerSettings.to_json`), seed, the state it saved
+    when the session started, its random streams (:meth:`~Player.random_state`) and what it
+    knows about the game in progress (:meth:`~Player.live_state`).  :meth:`restore` in
+    another process rebuilds the players from their settings, tells them the game again and
+    puts their random streams and live state back, so that the next move equals the one the
+    uninterrupted session would play (``tests/test_snapshot_conformance.py`` checks it for
+    every registered kind).  Version-1 snapshots (no players' settings) still restore with
+    players given by the caller.
 """
 
 from __future__ import annotations
@@ -42,27 +58,33 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sparring.errors import (
+    BadValueError,
     GameOverError,
     IllegalMoveError,
     NoPlayerError,
     SnapshotError,
+    SparringError,
+    UnsupportedGameError,
 )
-from sparring.games.base import Game, Outcome, State
+from sparring.games.base import Game, Outcome, RecordFormat, State
 from sparring.players.base import JsonValue, Player, PlayerState
+
+if TYPE_CHECKING:
+    from sparring.players.cache import PlayerCache
+    from sparring.search.limit import Limit
 
 Annotation = dict[str, Any] | None
 """What a player said about one of its moves (:meth:`Player.move_info`), or None."""
 
-RecordFormat = Literal["sgf", "pgn", "moves"]
-"""A written record: SGF (Go), PGN (chess) or a plain move list (every game)."""
-
 SNAPSHOT_FORMAT = "sparring.session"
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
+"""Version 2 adds the game's parameters, the handicap, who played each move and each
+player's settings, seed, random state and live state; version 1 is still read."""
 
 
 def advance(game: Game, state: State, move: int) -> tuple[State, Outcome]:
@@ -78,12 +100,9 @@ def advance(game: Game, state: State, move: int) -> tuple[State, Outcome]:
 
 
 def default_format(game: Game) -> RecordFormat:
-    """The natural record of ``game``: SGF for Go, PGN for chess, a move list otherwise."""
-    if game.name.startswith("go"):
-        return "sgf"
-    if game.name == "chess":
-        return "pgn"
-    return "moves"
+    """The natural record of ``game`` (:attr:`Game.record_format`): SGF for Go, PGN for
+    chess, a move list otherwise."""
+    return game.record_format
 
 
 @dataclass(frozen=True)
@@ -109,8 +128,10 @@ class GameSession:
     ``players[i]`` (or None for a side whose moves come from outside) plays as player ``i``;
     ``start`` is the position to start from (default: the game's initial position);
     ``names`` label the sides in written records (default: the players' names, ``""`` for a
-    side without one).  Constructing a session calls each player's ``new_game`` (and, when
-    ``start`` is already over, ``game_over``).  See the module docstring for the lifecycle.
+    side without one); ``handicap`` places handicap stones (see :meth:`place_handicap`: a
+    count for the fixed placement or the points).  Constructing a session calls each
+    player's ``new_game`` (and, when ``start`` is already over, ``game_over``).  See the
+    module docstring for the lifecycle.
     """
 
     def __init__(
@@ -120,6 +141,7 @@ class GameSession:
         *,
         start: State | None = None,
         names: Sequence[str] | None = None,
+        handicap: int | Sequence[int] | None = None,
     ) -> None:
         if len(players) != 2:
             raise ValueError(f"a session needs two sides, got {len(players)}")
@@ -143,11 +165,17 @@ class GameSession:
         self._outcome = game.status(begin)
         self._resigned: int | None = None
         self._told_over = False
+        self._handicap: tuple[int, ...] = ()
         self._saved: tuple[PlayerState | None, PlayerState | None] = (
             first.save_state() if first is not None else None,
             second.save_state() if second is not None else None,
         )
         self._tell_new_game()
+        if handicap is not None:
+            if isinstance(handicap, int | np.integer) and not isinstance(handicap, bool):
+                self.place_handicap(int(handicap))
+            else:
+                self.place_handicap(points=handicap)  # type: ignore[arg-type]
 
     # ---- the position ----------------------------------------------------------------------
     @property
@@ -162,7 +190,7 @@ class GameSession:
 
     @property
     def start_state(self) -> State:
-        """The position the session started from (a copy)."""
+        """The position the session started from, handicap stones included (a copy)."""
         return self._states[0].copy()
 
     def state_at(self, ply: int) -> State:
@@ -179,11 +207,18 @@ class GameSession:
         """The player whose turn it is, or None when that side's moves come from outside."""
         return self._players[self.to_move]
 
-    def legal_moves(self) -> list[int]:
-        """The legal moves now (empty when the game is over)."""
+    def legal_moves(self, side: int | None = None) -> list[int]:
+        """The legal moves now for the side to move, or for ``side`` where the game lets a
+        side move out of turn (empty when the game is over)."""
         if self.is_over:
             return []
-        return [int(m) for m in self.game.legal_moves(self._states[-1])]
+        state = self._states[-1] if side is None else self._position_for(side)
+        return [int(m) for m in self.game.legal_moves(state)]
+
+    @property
+    def handicap(self) -> tuple[int, ...]:
+        """The handicap stones placed at the start (points), empty when none."""
+        return self._handicap
 
     # ---- the result --------------------------------------------------------------------------
     @property
@@ -252,15 +287,69 @@ class GameSession:
             resigned=self._resigned,
         )
 
+    # ---- setting up ------------------------------------------------------------------------------
+    def place_handicap(
+        self, count: int | None = None, *, points: Sequence[int] | None = None
+    ) -> list[int]:
+        """Put handicap stones on the board and return their points: ``count`` stones in the
+        game's fixed placement (GTP ``fixed_handicap``: Go's star points) or the given
+        ``points`` (GTP ``set_free_handicap``); the other side then moves.
+
+        Only before the first move, from the game's initial position, once.  The players are
+        told the game again (their start-of-session state, then ``new_game``).  Raises
+        :class:`~sparring.errors.UnsupportedGameError` for a game without handicaps,
+        :class:`~sparring.errors.BadValueError` (key ``handicap``) for a count without a
+        fixed placement or a bad point, :class:`~sparring.errors.IllegalMoveError` once a
+        move was played or stones were placed.
+        """
+        if (count is None) == (points is None):
+            raise BadValueError("give a handicap count or its points, not both", "handicap")
+        if self._moves or self._handicap:
+            raise IllegalMoveError(
+                f"{self.game.name}: handicap stones go on the empty board before the first move"
+            )
+        initial = self.game.initial_state()
+        if not np.array_equal(self._states[0], initial):
+            raise IllegalMoveError(
+                f"{self.game.name}: handicap stones go on the initial position, not on a "
+                "position given as start"
+            )
+        if count is not None:
+            if isinstance(count, bool) or not isinstance(count, int | np.integer):
+                raise BadValueError(f"a handicap is a number of stones, not {count!r}", "handicap")
+            chosen = [int(p) for p in self.game.fixed_handicap(int(count))]
+        else:
+            assert points is not None
+            chosen = []
+            for p in points:
+                if isinstance(p, bool) or not isinstance(p, int | np.integer):
+                    raise BadValueError(f"a handicap point is a move number, not {p!r}", "handicap")
+                chosen.append(int(p))
+        begin = self.game.handicap_position(chosen)
+        self._states[0] = begin
+        self._outcome = self.game.status(begin)
+        self._handicap = tuple(chosen)
+        self._retell()
+        return chosen
+
     # ---- moves -----------------------------------------------------------------------------------
-    def play(self, move: int, *, think_time: float = 0.0, annotation: Annotation = None) -> None:
-        """Play ``move`` for the side to move (whoever chose it: a person, an engine's
-        controller, a replayed record).
+    def play(
+        self,
+        move: int,
+        *,
+        side: int | None = None,
+        think_time: float = 0.0,
+        annotation: Annotation = None,
+    ) -> None:
+        """Play ``move`` for the side to move, or for ``side`` (0 or 1) where the game lets a
+        side move out of turn (Go: GTP's ``play b D4`` while White is to move; the other side
+        then moves), whoever chose it: a person, an engine's controller, a replayed record.
 
         Raises :class:`~sparring.errors.GameOverError` when the game is over and
-        :class:`~sparring.errors.IllegalMoveError` when ``move`` is not a legal move, both
-        naming the move and changing nothing.  ``think_time`` and ``annotation`` are stored
-        with the move.
+        :class:`~sparring.errors.IllegalMoveError` when ``move`` is not a legal move or
+        ``side`` may not move now, naming the move and changing nothing;
+        :class:`~sparring.errors.BadValueError` for a ``side`` other than 0 or 1.
+        ``think_time`` and ``annotation`` are stored with the move.
         """
         if isinstance(move, bool) or not isinstance(move, int | np.integer):
             raise IllegalMoveError(f"{self.game.name}: {move!r} is not a move")
@@ -270,17 +359,20 @@ class GameSession:
                 f"{self.game.name}: the game is over ({self._end_text()}); "
                 f"move {self._move_text(move)} not played"
             )
-        if not self.game.is_legal(self._states[-1], move):
+        mover = self.to_move if side is None else self._check_side(side)
+        position = self._position_for(mover)
+        if not self.game.is_legal(position, move):
             raise IllegalMoveError(
                 f"{self.game.name}: illegal move {self._move_text(move)} for player "
-                f"{self.to_move} at ply {self.ply}"
+                f"{mover} at ply {self.ply}"
             )
-        self._push(move, float(think_time), annotation)
+        self._push(move, float(think_time), annotation, mover, position)
 
-    def play_player(self) -> int:
+    def play_player(self, limit: Limit | None = None) -> int:
         """Let the side to move (a :class:`Player`) choose a move, play it and return it.
 
-        The player gets a copy of the position; its choice is timed
+        The player gets a copy of the position and ``limit`` (a bound on its thinking, e.g.
+        an engine's ``genmove`` time; None: its own settings); its choice is timed
         (:func:`time.perf_counter`) and what its :meth:`~Player.move_info` returns right
         after is kept as the move's annotation.  A choice that is not a legal move raises
         :class:`~sparring.errors.IllegalMoveError` naming the player (its entry in
@@ -299,7 +391,10 @@ class GameSession:
             )
         state = self._states[-1]
         began = time.perf_counter()
-        chosen = player.select_move(self.game, state.copy())
+        if limit is None:
+            chosen = player.select_move(self.game, state.copy())
+        else:
+            chosen = player.select_move(self.game, state.copy(), limit)
         elapsed = time.perf_counter() - began
         if isinstance(chosen, bool) or not isinstance(chosen, int | np.integer):
             raise IllegalMoveError(
@@ -314,7 +409,7 @@ class GameSession:
                 f"{self._move_text(move)} at ply {self.ply} in position "
                 f"{self.game.position_to_text(state)}"
             )
-        self._push(move, elapsed, info)
+        self._push(move, elapsed, info, side, state)
         return move
 
     def step(self) -> int | None:
@@ -360,19 +455,34 @@ class GameSession:
         del self._think_times[keep:]
         del self._annotations[keep:]
         self._outcome = self.game.status(self._states[-1])
-        self._told_over = False
-        for player, saved in zip(self._players, self._saved, strict=True):
-            if player is not None and saved is not None:
-                player.restore_state(saved)
-        self._tell_new_game(replay=True)
+        self._retell()
+
+    def takeback_count(self, side: int) -> int:
+        """How many moves :meth:`undo_turn` takes back for ``side``: its last move and every
+        move after it (0 when ``side`` has not moved)."""
+        for i in range(len(self._movers) - 1, -1, -1):
+            if self._movers[i] == side:
+                return len(self._movers) - i
+        return 0
+
+    def undo_turn(self, side: int) -> int:
+        """Take back ``side``'s last move and the replies after it, so that ``side`` chooses
+        that move again (a person's ``undo`` against an AI); the number of moves taken back,
+        0 (and nothing done) when ``side`` has not moved.  GameOverError after a
+        resignation."""
+        count = self.takeback_count(self._check_side(side))
+        if count:
+            self.undo(count)
+        return count
 
     # ---- records ---------------------------------------------------------------------------------
     def export(self, fmt: RecordFormat | None = None, **headers: str) -> str:
-        """The game written as ``fmt`` (default :func:`default_format`): ``"sgf"`` (Go),
-        ``"pgn"`` (chess) or ``"moves"`` (a plain move list, every game; see
+        """The game written as ``fmt`` (default: the game's :attr:`~Game.record_format`):
+        ``"sgf"`` (Go), ``"pgn"`` (chess) or ``"moves"`` (a plain move list, every game; see
         :mod:`sparring.records.movelist`).  ``headers`` add tags (PGN: ``Event="..."``) or
-        root properties (SGF: ``GN="..."``).  UnsupportedGameError for SGF of a game other
-        than Go or PGN of a game other than chess."""
+        root properties (SGF: ``GN="..."``; a handicap adds ``HA``).  UnsupportedGameError for
+        SGF of a game other than Go, PGN of a game other than chess, or a move list of a game
+        with moves out of turn (a move list cannot say who played them)."""
         from sparring.records import write_move_list, write_pgn, write_sgf
 
         fmt = fmt or default_format(self.game)
@@ -387,6 +497,8 @@ class GameSession:
                 final=final,
                 resigned=self._resigned,
                 properties=headers,
+                movers=self._movers,
+                handicap=len(self._handicap),
             )
         if fmt == "pgn":
             return write_pgn(
@@ -399,6 +511,11 @@ class GameSession:
                 headers=headers,
             )
         if fmt == "moves":
+            if self._out_of_turn():
+                raise UnsupportedGameError(
+                    f"{self.game.name}: moves were played out of turn, which a move list "
+                    "cannot record; write SGF"
+                )
             return write_move_list(
                 self.game,
                 self._moves,
@@ -410,96 +527,176 @@ class GameSession:
         raise ValueError(f"unknown record format {fmt!r}; choose sgf, pgn or moves")
 
     def snapshot(self) -> dict[str, JsonValue]:
-        """The session as JSON values, for :meth:`restore`: the game, the start position
-        (None for the initial one), the names, the moves with their think times and
-        annotations, the resignation and each player's :meth:`~Player.save_state` from the
-        start of the session."""
-        start = self._states[0]
+        """The session as JSON values, for :meth:`restore` (see the module docstring).
+
+        ``game`` and ``game_params`` (:meth:`Game.params`), ``handicap`` (points), ``start``
+        (the position text before any handicap, None for the initial position), ``names``,
+        ``moves``, ``movers``, ``think_times``, ``annotations``, ``resigned`` and ``players``:
+        per side None (no player) or its ``settings`` (JSON, None for a player built without
+        typed settings), ``seed``, ``start_state`` (its :meth:`~Player.save_state` when the
+        session started), ``random_state`` and ``live_state`` as they are now.
+        """
+        start = self.game.initial_state() if self._handicap else self._states[0]
         initial = self.game.initial_state()
         same_start = start.shape == initial.shape and bool(np.array_equal(start, initial))
+        sides: list[JsonValue] = []
+        for player, saved in zip(self._players, self._saved, strict=True):
+            sides.append(None if player is None else _player_record(player, saved))
         return {
             "format": SNAPSHOT_FORMAT,
             "version": SNAPSHOT_VERSION,
             "game": self.game.name,
+            "game_params": dict(self.game.params()),
+            "handicap": list(self._handicap),
             "start": None if same_start else self.game.position_to_text(start),
             "names": list(self.names),
             "moves": list(self._moves),
+            "movers": list(self._movers),
             "think_times": list(self._think_times),
             "annotations": list(self._annotations),
             "resigned": self._resigned,
-            "player_states": list(self._saved),
+            "players": sides,
         }
 
     @classmethod
     def restore(
         cls,
         snapshot: Mapping[str, Any],
-        players: Sequence[Player | None] = (None, None),
+        players: Sequence[Player | None] | None = None,
         *,
         game: Game | None = None,
+        cache: PlayerCache | None = None,
     ) -> GameSession:
         """A session rebuilt from :meth:`snapshot` by replaying its moves.
 
-        ``players`` take the sides (they need not be the original objects): each player
+        With ``players`` None (the default) each side's player is rebuilt from the settings
+        and seed in the snapshot (:func:`~sparring.players.registry.build_player`, sharing
+        ``cache``), given its start-of-session state, told the game again, and its random
+        streams and live state are put back: the session continues with the moves the
+        uninterrupted one would play.  A side whose player had no typed settings needs
+        ``players``.
+
+        Given ``players`` take the sides (they need not be the original objects): each player
         first gets the start-of-session state saved for its side
         (:meth:`~Player.restore_state`; skipped where none was saved, so a player that keeps
         state may replace one that kept none), then the usual lifecycle (``new_game``,
-        ``observe`` for every move, ``game_over`` if the game had ended).  ``game`` defaults
-        to the registered game named in the snapshot
-        (pass it for a non-default configuration, such as Go with another komi).
-        :class:`SnapshotError` says what is wrong with a malformed snapshot.
+        ``observe`` for every move, ``game_over`` if the game had ended); their random
+        streams are their own.
+
+        ``game`` defaults to the registered game named in the snapshot built with its
+        parameters.  :class:`SnapshotError` says what is wrong with a malformed snapshot, and
+        that a version-1 snapshot holds no players to rebuild.
         """
         from sparring.games import get_game
 
         if not isinstance(snapshot, Mapping) or snapshot.get("format") != SNAPSHOT_FORMAT:
             raise SnapshotError("not a sparring session snapshot (no format 'sparring.session')")
-        if snapshot.get("version") != SNAPSHOT_VERSION:
+        version = snapshot.get("version")
+        if version not in (1, SNAPSHOT_VERSION) or isinstance(version, bool):
             raise SnapshotError(
-                f"session snapshot version {snapshot.get('version')!r} is not supported "
-                f"(expected {SNAPSHOT_VERSION})"
+                f"session snapshot version {version!r} is not supported "
+                f"(expected 1 or {SNAPSHOT_VERSION})"
             )
         name = snapshot.get("game")
         if not isinstance(name, str):
             raise SnapshotError(f"session snapshot: game must be a name, not {name!r}")
+        params = snapshot.get("game_params", {})
+        if not isinstance(params, Mapping):
+            raise SnapshotError("session snapshot: game_params must be an object")
         if game is None:
-            game = get_game(name)
+            try:
+                game = get_game(name, **params)
+            except SparringError as err:
+                raise SnapshotError(f"session snapshot: {err}") from None
         elif game.name != name:
             raise SnapshotError(f"session snapshot is of {name}, not {game.name}")
         moves = _list_of(snapshot, "moves", int)
+        movers = _list_of(snapshot, "movers", int, default=None)
         times = _list_of(snapshot, "think_times", float, default=[0.0] * len(moves))
         notes = snapshot.get("annotations", [None] * len(moves))
         names = _list_of(snapshot, "names", str, default=None)
-        saved = snapshot.get("player_states", [None, None])
+        handicap = _list_of(snapshot, "handicap", int, default=[])
         if not isinstance(notes, list) or len(notes) != len(moves):
             raise SnapshotError("session snapshot: annotations must be a list, one per move")
         if len(times) != len(moves):
             raise SnapshotError("session snapshot: think_times must have one entry per move")
-        if not isinstance(saved, list) or len(saved) != 2:
-            raise SnapshotError("session snapshot: player_states must be a list of two")
+        if movers is not None and (len(movers) != len(moves) or set(movers) - {0, 1}):
+            raise SnapshotError("session snapshot: movers must be 0 or 1, one per move")
         resigned = snapshot.get("resigned")
         if resigned not in (None, 0, 1) or isinstance(resigned, bool):
             raise SnapshotError(f"session snapshot: resigned must be 0, 1 or null: {resigned!r}")
         start_text = snapshot.get("start")
         if start_text is not None and not isinstance(start_text, str):
             raise SnapshotError("session snapshot: start must be a position text or null")
-        start = None if start_text is None else game.parse_position(start_text)
-        for player, state in zip(players, saved, strict=False):
-            if player is not None and state is not None:
-                player.restore_state(state)
-        session = cls(game, players, start=start, names=names)
-        for i, (move, seconds, note) in enumerate(zip(moves, times, notes, strict=True)):
+        try:
+            start = None if start_text is None else game.parse_position(start_text)
+        except SparringError as err:
+            raise SnapshotError(f"session snapshot: start: {err}") from None
+        records = _side_records(snapshot, version == 1)
+        rebuilt = players is None
+        sides = _rebuild_players(records, game, cache) if players is None else tuple(players)
+        if len(sides) != 2:
+            raise ValueError(f"a session needs two sides, got {len(sides)}")
+        for player, record in zip(sides, records, strict=True):
+            saved = None if record is None else record.get("start_state")
+            if player is not None and saved is not None:
+                _restore(player.restore_state, saved, player, "start_state")
+        session = cls(game, sides, start=start, names=names)
+        if handicap:
             try:
-                session.play(move, think_time=seconds, annotation=note)
+                session.place_handicap(points=handicap)
+            except SparringError as err:
+                raise SnapshotError(f"session snapshot: handicap: {err}") from None
+        for i, (move, seconds, note) in enumerate(zip(moves, times, notes, strict=True)):
+            side = None if movers is None else movers[i]
+            try:
+                session.play(move, side=side, think_time=seconds, annotation=note)
             except (IllegalMoveError, GameOverError) as err:
                 raise SnapshotError(f"session snapshot: move {i + 1}: {err}") from None
         if resigned is not None:
             session.resign(int(resigned))
+        if rebuilt:
+            for player, record in zip(sides, records, strict=True):
+                if player is None or record is None:
+                    continue
+                if "live_state" in record:
+                    _restore(player.restore_live_state, record["live_state"], player, "live_state")
+                if record.get("random_state") is not None:
+                    _restore(
+                        player.set_random_state, record["random_state"], player, "random_state"
+                    )
         return session
 
     # ---- internals -------------------------------------------------------------------------------
-    def _push(self, move: int, think_time: float, annotation: Annotation) -> None:
-        mover = self.to_move
-        child, outcome = advance(self.game, self._states[-1], move)
+    def _check_side(self, side: int) -> int:
+        if isinstance(side, bool) or side not in (0, 1):
+            raise BadValueError(f"a side is 0 or 1, not {side!r}", "side")
+        return int(side)
+
+    def _position_for(self, side: int) -> State:
+        """The current position with ``side`` to move (the position itself when it is)."""
+        state = self._states[-1]
+        if side == self.game.to_move(state):
+            return state
+        if not self.game.plays_out_of_turn:
+            names = self.game.side_names
+            raise IllegalMoveError(
+                f"{self.game.name}: {names[side]} (player {side}) may not move now: "
+                f"{names[1 - side]} is to move and {self.game.name} moves in turn"
+            )
+        return self.game.with_side_to_move(state, side)
+
+    def _out_of_turn(self) -> bool:
+        """Whether some move was played by the side not to move."""
+        return any(
+            self.game.to_move(before) != mover
+            for before, mover in zip(self._states, self._movers, strict=False)
+        )
+
+    def _push(
+        self, move: int, think_time: float, annotation: Annotation, mover: int, position: State
+    ) -> None:
+        child, outcome = advance(self.game, position, move)
         self._states.append(child)
         self._moves.append(move)
         self._movers.append(mover)
@@ -511,6 +708,15 @@ class GameSession:
                 player.observe(self.game, move, child.copy())
         if outcome is not Outcome.ONGOING:
             self._tell_game_over()
+
+    def _retell(self) -> None:
+        """Put the players back to their start-of-session state and tell them the game so
+        far again (after an undo or a handicap)."""
+        self._told_over = False
+        for player, saved in zip(self._players, self._saved, strict=True):
+            if player is not None and saved is not None:
+                player.restore_state(saved)
+        self._tell_new_game(replay=True)
 
     def _tell_new_game(self, replay: bool = False) -> None:
         for seat, player in enumerate(self._players):
@@ -552,6 +758,74 @@ class GameSession:
         )
 
 
+def _player_record(player: Player, saved: PlayerState | None) -> dict[str, JsonValue]:
+    """One side of :meth:`GameSession.snapshot`."""
+    settings = getattr(player, "settings", None)
+    seed = getattr(player, "seed", None)
+    return {
+        "name": player.name,
+        "settings": None if settings is None else settings.to_json(),
+        "seed": seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        "start_state": saved,
+        "random_state": player.random_state(),
+        "live_state": player.live_state(),
+    }
+
+
+def _side_records(snapshot: Mapping[str, Any], version_1: bool) -> list[dict[str, Any] | None]:
+    """Per side the player record of a snapshot (version 1: only the start states)."""
+    if version_1:
+        saved = snapshot.get("player_states", [None, None])
+        if not isinstance(saved, list) or len(saved) != 2:
+            raise SnapshotError("session snapshot: player_states must be a list of two")
+        return [None if s is None else {"start_state": s, "settings": None} for s in saved]
+    sides = snapshot.get("players", [None, None])
+    if not isinstance(sides, list) or len(sides) != 2:
+        raise SnapshotError("session snapshot: players must be a list of two")
+    for i, side in enumerate(sides):
+        if side is not None and not isinstance(side, dict):
+            raise SnapshotError(f"session snapshot: players[{i}] must be an object or null")
+    return list(sides)
+
+
+def _rebuild_players(
+    records: Sequence[Mapping[str, Any] | None], game: Game, cache: PlayerCache | None
+) -> tuple[Player | None, Player | None]:
+    """The players of a snapshot, built from their settings and seeds."""
+    built: list[Player | None] = []
+    for i, record in enumerate(records):
+        if record is None:
+            built.append(None)
+            continue
+        data = record.get("settings")
+        if data is None:
+            raise SnapshotError(
+                f"session snapshot: player {i} ({record.get('name', '?')}) has no settings "
+                "to rebuild it from (a version-1 snapshot or a player without typed "
+                "settings); pass the players to restore()"
+            )
+        from sparring.players.registry import build_player, settings_from_json
+
+        seed = record.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise SnapshotError(f"session snapshot: player {i}: seed must be an integer or null")
+        try:
+            settings = settings_from_json(data)
+            built.append(build_player(settings, game, seed, cache))
+        except SparringError as err:
+            raise SnapshotError(f"session snapshot: player {i}: {err}") from None
+    return built[0], built[1]
+
+
+def _restore(method: Any, data: Any, player: Player, what: str) -> None:
+    """Call a player's restore ``method`` with ``data``; a malformed record becomes a
+    :class:`SnapshotError` naming the player and the field."""
+    try:
+        method(data)
+    except (ValueError, TypeError, KeyError) as err:
+        raise SnapshotError(f"session snapshot: {player.name}: {what}: {err}") from None
+
+
 _REQUIRED: list[Any] = []
 """Marks a snapshot list that must be present (:func:`_list_of`)."""
 
@@ -572,3 +846,17 @@ def _list_of(
     if not ok:
         raise SnapshotError(f"session snapshot: {key} must be a list of {kind.__name__}")
     return [kind(v) for v in value]
+
+
+__all__ = [
+    "SNAPSHOT_FORMAT",
+    "SNAPSHOT_VERSION",
+    "Annotation",
+    "GameSession",
+    "NoPlayerError",
+    "RecordFormat",
+    "SessionRecord",
+    "SnapshotError",
+    "advance",
+    "default_format",
+]

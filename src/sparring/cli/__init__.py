@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Annotated
 
 import typer
 
 from sparring.errors import SparringError, is_interrupt
+from sparring.kinds import register_builtin_kinds
+from sparring.version import __version__
+
+register_builtin_kinds()  # every player kind, for the commands that build players
 
 app = typer.Typer(
     name="sparring",
@@ -22,6 +27,28 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"sparring {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Options before the command (``sparring --version``)."""
+
 
 COMMAND_MODULES = (
     "basic",

@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from sparring.cli.common import check_output_dir, check_output_file
 from sparring.cli.evaluation import exit_on_interrupt
 from sparring.errors import ConfigError
 from sparring.evaluation.store import GameStore
@@ -123,6 +124,8 @@ def adapt(
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with exit_on_interrupt(db_path):
         check_config(config)
+        check_output_dir(out, "--out")
+        check_output_file(db_path, "--store")
         console = Console()
         db_path.parent.mkdir(parents=True, exist_ok=True)
         with GameStore(db_path) as db:

@@ -3,34 +3,50 @@
 from __future__ import annotations
 
 import datetime
-import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from sparring.errors import SparringError, is_interrupt
+from sparring.cli.common import check_output_file
+from sparring.errors import BadValueError, IncompatibleError, SparringError, is_interrupt
+from sparring.estimation.human_like import SEInfMCTSSettings, elo_band
 from sparring.games import GAME_NAMES, get_game
-from sparring.games.base import Game
+from sparring.games.base import Game, State
 from sparring.nn.zoo import default_model
-from sparring.players import make_player, player_kinds
+from sparring.players import player_kinds
 from sparring.players.base import PlayerState
+from sparring.players.registry import build_player, parse_player
+from sparring.players.settings import (
+    AlphaZeroSettings,
+    DSASettings,
+    PlayerSettings,
+    SASettings,
+    UCTSettings,
+)
+from sparring.players.uct import MCTS_PRESETS
+from sparring.profiles import load_or_new, save_profile
 from sparring.session import GameSession, RecordFormat, default_format
-from sparring.strength.target import spec_for_elo
 
 console = Console()
 
 
 def games() -> None:
-    """List the games sparring plays."""
-    table = Table("name", "actions", "board", "moves written as")
+    """List the games sparring plays (a game with parameters is also named with other
+    values, e.g. go:size=13,komi=6.5)."""
+    table = Table("name", "actions", "board", "moves written as", "parameters")
     for name in GAME_NAMES:
         g = get_game(name)
+        params = ", ".join(f"{k}={v:g}" for k, v in g.params().items()) or "-"
         table.add_row(
-            name, str(g.num_actions), "x".join(map(str, g.board_shape)), g.move_to_text(0) + ", ..."
+            name,
+            str(g.num_actions),
+            "x".join(map(str, g.board_shape)),
+            g.move_to_text(0) + ", ...",
+            params,
         )
     console.print(table)
 
@@ -47,45 +63,61 @@ HUMAN_LIKE_GAMES = ("go", "chess")
 """Games with strength estimators, where ``--rank`` / ``--elo`` pick SE-inf-MCTS."""
 
 
-def opponent_spec(
+def opponent_settings(
     game_name: str, opponent: str | None, elo: float | None, rank: str | None = None
-) -> str:
-    """The AI's player spec for ``sparring play``.
+) -> PlayerSettings:
+    """The AI's typed settings for ``sparring play`` (``opponent`` is spec text from the
+    command line, parsed here at the edge).
 
     In Go and chess, ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band) or, in chess,
     ``elo`` (the Lichess band holding it) asks for SE-inf-MCTS at that rank
-    (``se-inf-mcts:rank=R`` / ``se-inf-mcts:elo=E``, :mod:`sparring.estimation.human_like`).
-    Elsewhere ``elo`` gives a strength-adjusted player at that Elo
-    (:func:`~sparring.strength.target.spec_for_elo`); otherwise ``opponent``, or by default
-    the game's shipped network (``az``) where one exists and MCTS1 where none does.
-    Raises :class:`SparringError` for ``rank`` outside Go and chess or with ``elo`` or
-    ``opponent``.
+    (:class:`~sparring.estimation.human_like.SEInfMCTSSettings`).  Elsewhere ``elo`` gives a
+    strength-adjusted player at that Elo (``opponent``'s ``sa`` settings, or the shipped
+    network's: :meth:`~sparring.players.settings.SASettings.at_elo`); otherwise
+    ``opponent``, or by default the game's shipped network (``az``) where one exists and
+    MCTS1 where none does.  Raises :class:`SparringError` for ``rank`` outside Go and chess
+    or with ``elo`` or ``opponent``, and for ``elo`` with another opponent than ``sa``.
     """
     if rank is not None:
         if game_name not in HUMAN_LIKE_GAMES:
             raise SparringError(f"--rank is for go and chess (SE-inf-MCTS), not {game_name}")
         if elo is not None or opponent is not None:
             raise SparringError("give --rank alone (not with --elo or --opponent)")
-        return f"se-inf-mcts:rank={rank}"
+        return SEInfMCTSSettings(rank=rank)
     if elo is not None and game_name in HUMAN_LIKE_GAMES and opponent is None:
         if game_name == "go":
             raise SparringError("Go strength is a rank: use --rank (9d..1d, 1-2k, 3-5k)")
-        return f"se-inf-mcts:elo={elo:g}"
+        return SEInfMCTSSettings(rank=elo_band(elo))
+    settings = None if opponent is None else parse_player(opponent)
     if elo is not None:
-        return spec_for_elo(opponent, elo)
-    if opponent is not None:
-        return opponent
-    return "az" if default_model(game_name) is not None else "mcts1"
+        if settings is None:
+            settings = SASettings()
+        if not isinstance(settings, SASettings):
+            raise BadValueError(
+                f"--elo needs a strength-adjusted opponent (sa:...), not {opponent!r}; "
+                f"e.g. --opponent sa:base=uct,sims=300,calibration=PATH --elo {elo:g}",
+                key="--elo",
+            )
+        return settings.at_elo(elo)
+    if settings is not None:
+        return settings
+    if default_model(game_name) is not None:
+        return AlphaZeroSettings()
+    display, simulations = MCTS_PRESETS["mcts1"]
+    return UCTSettings(simulations=simulations, name=display)
+
+
+def adaptive_settings(opponent: str | None) -> PlayerSettings:
+    """The adaptive AI of ``sparring play --adaptive``: ``opponent`` (spec text) or, by
+    default, a ``dsa`` player with its defaults (:class:`DSASettings`)."""
+    return DSASettings() if opponent is None else parse_player(opponent)
 
 
 def side_name(game: Game, player: int) -> str:
     """How the board shows ``player`` (0 or 1): ``X``/``O``, with the colour where the game
-    has colours (``X (Black)`` in Go and Othello, ``White`` in chess)."""
-    if game.name == "chess":
-        return ("White (capital letters)", "Black (small letters)")[player]
-    if game.name.startswith(("go", "othello")):
-        return ("X (Black)", "O (White)")[player]
-    return ("X", "O")[player]
+    has colours (``X (Black)`` in Go and Othello, ``White`` in chess):
+    :meth:`Game.side_label`."""
+    return game.side_label(player)
 
 
 _SUFFIX_FORMATS: dict[str, RecordFormat] = {".sgf": "sgf", ".pgn": "pgn", ".txt": "moves"}
@@ -94,12 +126,13 @@ _SUFFIX_FORMATS: dict[str, RecordFormat] = {".sgf": "sgf", ".pgn": "pgn", ".txt"
 def record_format_for(game: Game, path: Path) -> RecordFormat:
     """The record written to ``path``: by its suffix (``.sgf``, ``.pgn``, ``.txt`` for a move
     list), otherwise the game's natural one (SGF for Go, PGN for chess, a move list).
-    SparringError when the suffix asks for a format the game has none of."""
+    :class:`~sparring.errors.IncompatibleError` when the suffix asks for a format the game has
+    none of."""
     fmt = _SUFFIX_FORMATS.get(path.suffix.lower(), default_format(game))
-    if fmt == "sgf" and default_format(game) != "sgf":
-        raise SparringError(f"{path}: SGF records are written for Go only; use a .txt file")
-    if fmt == "pgn" and game.name != "chess":
-        raise SparringError(f"{path}: PGN records are written for chess only; use a .txt file")
+    if fmt == "sgf" and game.record_format != "sgf":
+        raise IncompatibleError(f"{path}: SGF records are written for Go only; use a .txt file")
+    if fmt == "pgn" and game.record_format != "pgn":
+        raise IncompatibleError(f"{path}: PGN records are written for chess only; use a .txt file")
     return fmt
 
 
@@ -118,49 +151,61 @@ def _save(session: GameSession, path: Path) -> None:
 
 
 def _go_score(session: GameSession) -> str | None:
-    """The area score line at the end of a Go game that was not resigned (None otherwise)."""
-    from sparring.games.go import Go
-
-    game = session.game
-    if not isinstance(game, Go) or session.resigned is not None:
+    """The score line at the end of a game that was counted (Go's area score,
+    :meth:`Game.score_text`) and not resigned; None otherwise."""
+    if session.resigned is not None:
         return None
-    black, white = game.area(session.state)
-    margin = game.score_margin(session.state)
-    verdict = (
-        f"Black wins by {margin:g}"
-        if margin > 0
-        else f"White wins by {-margin:g}"
-        if margin < 0
-        else "a draw"
-    )
-    return (
-        f"Score (area, Tromp-Taylor): Black {black}, White {white}, komi {game.komi:g}: {verdict}."
-    )
-
-
-def _takeback(session: GameSession, human: int) -> int:
-    """How many moves ``undo`` takes back: the person's last move and the replies after it."""
-    movers = session.movers
-    for i in range(len(movers) - 1, -1, -1):
-        if movers[i] == human:
-            return len(movers) - i
-    return 0
+    return session.game.score_text(session.state)
 
 
 PLAY_HELP = "commands: a move, 'undo' (take back your last move), 'save FILE', 'help', 'quit'"
+SERIES_HELP = (
+    "commands: a move, 'undo' (take back your last move), 'save FILE', 'help', 'resign' "
+    "(the game counts as lost), 'quit' (stop; this game is not counted)"
+)
+
+LEGAL_LISTED = 20
+"""At most this many legal moves are listed after a bad move (Go has up to 361)."""
 
 
-def _play_loop(session: GameSession, human: int, ai_name: str, save: Path | None) -> None:
+def legal_moves_line(game: Game, moves: list[int], limit: int = LEGAL_LISTED) -> str:
+    """The legal moves as the person types them: all of them when there are at most
+    ``limit``, else their number and the first few, pointing to ``help`` for the rest."""
+    texts = [game.move_to_text(m) for m in moves]
+    if len(texts) <= limit:
+        return "legal moves: " + " ".join(texts)
+    shown = " ".join(texts[: min(8, limit)])
+    return f"{len(texts)} legal moves (e.g. {shown} ...); type 'help' to list them all"
+
+
+def announced_move(game: Game, state: State, move: int) -> str:
+    """``move`` (played at ``state``) in the notation the person types: standard algebraic
+    notation in games that have one (chess: ``Nf3``, not the UCI ``g1f3``), else the
+    game's move text."""
+    san = getattr(game, "san", None)
+    return str(san(state, move)) if callable(san) else game.move_to_text(move)
+
+
+def _play_loop(
+    session: GameSession,
+    human: int,
+    ai_name: str,
+    save: Path | None,
+    quit_resigns: bool = True,
+) -> None:
     """Alternate the person's moves (read from the terminal) and the AI's until the game ends,
-    the person resigns (``quit``) or the input ends."""
+    the person resigns (``resign``; also ``quit`` unless ``quit_resigns`` is False, when
+    ``quit`` leaves the game unfinished) or the input ends."""
     game = session.game
     while not session.is_over:
         console.print(game.render(session.state))
         if session.to_move != human:
+            before = session.state
             move = session.play_player()
-            console.print(f"{ai_name} plays {game.move_to_text(move)}")
+            console.print(f"{ai_name} plays {announced_move(game, before, move)}")
             continue
-        legal = " ".join(game.move_to_text(m) for m in session.legal_moves())
+        moves = [int(m) for m in session.legal_moves()]
+        legal = " ".join(game.move_to_text(m) for m in moves)
         try:
             text = input("your move> ")
         except EOFError:
@@ -170,19 +215,20 @@ def _play_loop(session: GameSession, human: int, ai_name: str, save: Path | None
             raise typer.Exit(1) from None
         command, _, argument = text.strip().partition(" ")
         word = command.lower()
+        if word in ("quit", "exit") and not quit_resigns:
+            return
         if word in ("quit", "exit", "resign"):
             session.resign(human)
             console.print("You resigned.")
             break
         if word in ("help", "?", ""):
-            console.print(f"legal moves: {legal}\n{PLAY_HELP}")
+            console.print(f"legal moves: {legal}\n{PLAY_HELP if quit_resigns else SERIES_HELP}")
             continue
         if word in ("undo", "takeback"):
-            count = _takeback(session, human)
+            count = session.undo_turn(human)  # the person's last move and the replies
             if count == 0:
                 console.print("nothing to undo: you have not moved yet")
                 continue
-            session.undo(count)
             console.print(f"took back {count} move(s)")
             continue
         if word == "save":
@@ -200,7 +246,7 @@ def _play_loop(session: GameSession, human: int, ai_name: str, save: Path | None
         try:
             move = game.parse_move(text, session.state)
         except SparringError as exc:
-            console.print(f"[red]{exc}[/red]; legal moves: {legal}")
+            console.print(f"[red]{exc}[/red]; {legal_moves_line(game, moves)}")
             continue
         session.play(move)
 
@@ -252,28 +298,33 @@ def play(
     profile: Annotated[
         Path | None,
         typer.Option(
-            help="With --adaptive: the adaptive player's state (JSON), loaded if the file "
-            "exists and written after every game, so the next session continues."
+            help="Your profile (JSON, sparring.profiles; made if the file does not exist): "
+            "every finished game is added to it, and with --adaptive it keeps what the "
+            "adaptive player learned about you (per game and kind) and its estimates of "
+            "your strength, so the next session continues."
         ),
     ] = None,
 ) -> None:
     """Play a game against an AI in the terminal; type a move, 'undo', 'save FILE', 'help' or
     'quit'.  Ctrl-C ends the game (exit code 130).  With --adaptive, a series of games
     against an AI that adapts to your strength."""
-    if profile is not None and not adaptive:
-        raise typer.BadParameter("--profile is for --adaptive", param_hint="--profile")
+    if seed is not None and seed < 0:
+        raise BadValueError(f"--seed must be >= 0, not {seed}", key="--seed")
+    check_output_file(save, "--save", create_parents=False)
+    check_output_file(profile, "--profile")
     if adaptive:
         if elo is not None:
             raise typer.BadParameter("--adaptive chooses the strength itself", param_hint="--elo")
         if save is not None:
             raise typer.BadParameter("--save records one game; not with --adaptive")
-        _play_adaptive(game_name, opponent or "dsa", second, position, seed, profile)
+        _play_adaptive(game_name, adaptive_settings(opponent), second, position, seed, profile)
         return
     try:
         game = get_game(game_name)
         if save is not None:
             record_format_for(game, save)
-        ai = make_player(opponent_spec(game.name, opponent, elo, rank), game, seed)
+        ai = build_player(opponent_settings(game.name, opponent, elo, rank), game, seed)
+        person = None if profile is None else load_or_new(profile)[0]
         start = game.parse_position(position) if position is not None else None
         human = 1 if second else 0
         players = (None, ai) if human == 0 else (ai, None)
@@ -304,39 +355,10 @@ def play(
         console.print("You win!" if score == 1 else "Draw." if score == 0.5 else f"{ai.name} wins.")
     if save is not None:
         _save(session, save)
-
-
-PROFILE_FORMAT = "sparring-adaptive-profile"
-"""The ``format`` field of a ``play --adaptive --profile`` file."""
-
-
-def _load_profile(path: Path, game: Game, spec: str) -> dict[str, Any] | None:
-    """The player state stored in the profile ``path`` (None if the file does not exist);
-    SparringError if it is for another game or player, or malformed."""
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise SparringError(f"profile {str(path)!r} cannot be read: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
-        raise SparringError(f"{str(path)!r} is not a sparring adaptive profile")
-    if data.get("game") != game.name or data.get("spec") != spec:
-        raise SparringError(
-            f"profile {str(path)!r} is for {data.get('game')} against {data.get('spec')!r}, "
-            f"not {game.name} against {spec!r}"
-        )
-    state = data.get("state")
-    return state if isinstance(state, dict) else None
-
-
-def _write_profile(path: Path, game: Game, spec: str, state: PlayerState | None) -> None:
-    record: dict[str, Any] = {"format": PROFILE_FORMAT, "version": 1, "game": game.name}
-    record.update(spec=spec, state=state)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=2) + "\n")
-    tmp.replace(path)
+    if person is not None and profile is not None and session.is_over:
+        person.record_game(session, human, record=None if save is None else str(save))
+        save_profile(person, profile)
+        console.print(f"game added to the profile {profile}")
 
 
 def _estimate_line(state: PlayerState | None) -> str:
@@ -365,24 +387,25 @@ def _ask_again() -> bool:
 
 def _play_adaptive(
     game_name: str,
-    spec: str,
+    settings: PlayerSettings,
     second: bool,
     position: str | None,
     seed: int | None,
     profile: Path | None,
 ) -> None:
-    """``play --adaptive``: games against the adaptive player ``spec`` until the person
-    stops, colours alternating (the person first unless ``second``); the player's state is
-    kept in ``profile`` after every finished game."""
+    """``play --adaptive``: games against the adaptive player of ``settings`` until the
+    person stops, colours alternating (the person first unless ``second``); the player's
+    state is kept in ``profile`` after every finished game."""
+    spec = settings.spec()
     try:
         game = get_game(game_name)
-        ai = make_player(spec, game, seed)
+        ai = build_player(settings, game, seed)
         if ai.save_state() is None:
-            raise SparringError(f"{spec!r} does not adapt (keeps no state); use a dsa:... spec")
-        if profile is not None:
-            state = _load_profile(profile, game, spec)
-            if state is not None:
-                ai.restore_state(state)
+            raise IncompatibleError(f"{spec!r} does not adapt (keeps no state); use a dsa:... spec")
+        person = None if profile is None else load_or_new(profile)[0]
+        if person is not None:
+            kept = person.restore_adaptive(ai, game, spec)  # keyed by game and kind
+            if kept is not None and kept.state is not None:
                 console.print(f"continuing from {profile}")
         start = game.parse_position(position) if position is not None else None
     except (SparringError, ValueError) as exc:
@@ -390,10 +413,12 @@ def _play_adaptive(
         raise typer.Exit(2) from None
     console.print(_estimate_line(ai.save_state()))
     human = 1 if second else 0
-    number = 0
+    played = (ai.save_state() or {}).get("games", 0)
+    number = played if isinstance(played, int) else 0  # a resumed series goes on counting
     try:
         while True:
             number += 1
+            before = ai.save_state()
             players = (None, ai) if human == 0 else (ai, None)
             names = ("You", ai.name) if human == 0 else (ai.name, "You")
             session = GameSession(game, players, start=start, names=names)
@@ -401,7 +426,11 @@ def _play_adaptive(
             console.print(
                 f"Game {number}: you are {side_name(game, human)} ({order}) against {ai.name}."
             )
-            _play_loop(session, human, ai.name, None)
+            _play_loop(session, human, ai.name, None, quit_resigns=False)
+            if not session.is_over:  # quit: the game is not counted
+                ai.restore_state(before)
+                console.print(f"Game {number} abandoned; it is not counted.")
+                break
             if session.resigned is None:
                 console.print(game.render(session.state))
             score = session.score_for(human)
@@ -409,8 +438,9 @@ def _play_adaptive(
                 "You win!" if score == 1 else "Draw." if score == 0.5 else f"{ai.name} wins."
             )
             state = ai.save_state()
-            if profile is not None:
-                _write_profile(profile, game, spec, state)
+            if person is not None and profile is not None:
+                person.finish_adaptive_game(session, human, spec, ai)
+                save_profile(person, profile)
             console.print(_estimate_line(state))
             if not _ask_again():
                 break
@@ -464,6 +494,7 @@ def bench(
     names = tuple(games_) if games_ else BenchConfig.games
     for name in names:
         get_game(name)
+    check_output_file(markdown, "--markdown", create_parents=False)
     command = ("sparring bench " + " ".join(sys.argv[2:])).strip()
     sections: list[str] = []
     if rules:
@@ -503,7 +534,7 @@ def bench(
             selfplay_rows.append(row)
         sections.append(selfplay_markdown(selfplay_rows, command, threads))
     if markdown is not None and sections:
-        with markdown.open("a") as fh:
+        with markdown.open("a", encoding="utf-8") as fh:
             for section in sections:
                 fh.write("\n" + section)
         console.print(f"appended to {markdown}")

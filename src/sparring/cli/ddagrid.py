@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from sparring.cli.common import check_output_dir, check_output_file
 from sparring.cli.evaluation import exit_on_interrupt
 from sparring.evaluation.store import GameStore
 
@@ -111,6 +112,8 @@ def dda_grid(
         console.print(f"{len(settings)} settings, e.g. {settings[0].spec}; {total} games at most")
         return
     db_path = store or out / STORE_NAME
+    check_output_dir(out, "--out")
+    check_output_file(db_path, "--store")
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with exit_on_interrupt(db_path):
         db_path.parent.mkdir(parents=True, exist_ok=True)

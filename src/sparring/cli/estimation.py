@@ -11,7 +11,13 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from sparring.errors import SparringError
+from sparring.cli.common import check_output_dir, check_output_file
+from sparring.errors import (
+    BadValueError,
+    IncompatibleError,
+    MissingResourceError,
+    UnknownGameError,
+)
 
 console = Console()
 
@@ -28,7 +34,7 @@ def _config(game: str, config: Path | None, **overrides: Any) -> Any:
 def _game(name: str) -> str:
     game = name.strip().lower()
     if game not in ("go", "chess"):
-        raise SparringError(f"strength estimation supports go and chess, not {name!r}")
+        raise UnknownGameError(f"strength estimation supports go and chess, not {name!r}")
     return game
 
 
@@ -127,6 +133,7 @@ def se_train(
     if steps is not None:
         cfg = type(cfg).from_mapping(cfg.to_mapping() | {"steps": steps})
     directory = out or Path("runs") / f"se-{game}-{cfg.variant.replace('_', '-')}"
+    check_output_dir(directory, "--out")
     trainer = SETrainer(cfg, directory, show_progress=progress)
     target = cfg.steps
     if trainer.state.step:
@@ -188,34 +195,71 @@ def se_eval(
         ),
     ] = None,
     reference_fit: Annotated[
-        str | None,
+        str,
         typer.Option(
-            help="References kept in RUN/estimator.pt: mean (the paper's per-rank means) or "
-            "line (their least-squares line over the ranks); both are reported."
+            help="References kept in RUN/estimator.pt: choose (the form that predicts the "
+            "choose part of the held-out players best; needs --heldout split), mean (the "
+            "paper's per-rank means) or line (their least-squares line over the ranks); "
+            "both forms are reported."
         ),
-    ] = None,
+    ] = "choose",
+    heldout: Annotated[
+        str,
+        typer.Option(
+            help="split: choose on one part of the held-out players and report on the other "
+            "(no player in both); all: report on every held-out game (no choice is made "
+            "on them, so give --reference-fit mean or line)."
+        ),
+    ] = "split",
 ) -> None:
     """Evaluate strength-estimator runs: rank-prediction accuracy on held-out players.
 
     Accuracy against the number of games, per rank and against the move number; plots and a
-    markdown report.  Writes RUN/estimator.pt."""
-    from sparring.estimation.report import evaluate_run, write_report
+    markdown report.  By default the held-out players are split in two: the reference form
+    is chosen on the choose part and every figure is measured on the report part.  Writes
+    RUN/estimator.pt."""
+    from sparring.errors import BadValueError
+    from sparring.estimation.report import HELDOUT, evaluate_run, write_report
 
     game = _game(game_name)
+    if heldout not in HELDOUT:
+        raise BadValueError(
+            f"--heldout must be one of {', '.join(HELDOUT)}, not {heldout!r}", key="heldout"
+        )
+    if reference_fit not in ("choose", "mean", "line"):
+        raise BadValueError(
+            f"--reference-fit must be choose, mean or line, not {reference_fit!r}",
+            key="reference_fit",
+        )
+    if reference_fit == "choose" and heldout == "all":
+        raise BadValueError(
+            "--reference-fit choose needs --heldout split (a form chosen on the games it is "
+            "reported on is not a test); give --reference-fit mean or line",
+            key="reference_fit",
+        )
     overrides = {
         "eval_draws": draws,
         "eval_max_games": max_games,
         "eval_unit": unit,
         "device": device,
-        "reference_fit": reference_fit,
+        "reference_fit": None if reference_fit == "choose" else reference_fit,
         "eval_positions_per_side": positions,
     }
+    check_output_dir(out or Path("runs") / f"se-eval-{game}", "--out")
     evals = []
     for run in runs:
-        ev = evaluate_run(run, overrides)
+        ev = evaluate_run(run, overrides, heldout=heldout, choose_fit=reference_fit == "choose")
         if ev.config.game != game:
-            raise SparringError(f"{run} is a {ev.config.game} run, not {game}")
+            raise IncompatibleError(f"{run} is a {ev.config.game} run, not {game}")
         evals.append(ev)
+        if ev.choice is not None:
+            scores = ", ".join(f"{k} {100 * v:.1f}%" for k, v in ev.choice.criterion.items())
+            console.print(
+                f"{run}: reference form chosen on the choose part: {ev.choice.chosen} "
+                f"(mean exact over N: {scores})"
+            )
+        if ev.heldout == "split":
+            console.print(f"{run}: accuracy on the report part of the held-out players only")
         for m in ev.methods:
             c = m.curves
             pick = [
@@ -259,6 +303,8 @@ def estimate(
     records: list[Record] = []
     errors: list[RecordError] = []
     kinds: set[str] = set()
+    read: set[Path] = set()
+    repeated: list[Path] = []
     for path in files:
         suffixes = (
             [".sgf", ".pgn"]
@@ -268,13 +314,17 @@ def estimate(
             else []
         )
         if not path.exists():
-            raise SparringError(f"game file {str(path)!r} does not exist")
+            raise MissingResourceError(f"game file {str(path)!r} does not exist")
         if not suffixes:
-            raise SparringError(f"{path}: expected an .sgf (Go) or .pgn (chess) file")
+            raise BadValueError(f"{path}: expected an .sgf (Go) or .pgn (chess) file")
         for suffix in suffixes:
             if path.is_dir() and not any(p.suffix.lower() == suffix for p in path.iterdir()):
                 continue
             for f in record_files(path, suffix):
+                if f.resolve() in read:  # the same file named twice (or in a folder given)
+                    repeated.append(f)
+                    continue
+                read.add(f.resolve())
                 reader = read_sgf_games if suffix == ".sgf" else read_pgn_games
                 before = len(records)
                 records.extend(reader(f, errors=errors))
@@ -282,13 +332,20 @@ def estimate(
                     kinds.add("go" if suffix == ".sgf" else "chess")
     if not records:
         why = f": {errors[0]}" if errors else ""
-        raise SparringError(f"no readable game in {', '.join(map(str, files))}{why}")
+        raise MissingResourceError(f"no readable game in {', '.join(map(str, files))}{why}")
     if len(kinds) > 1:
-        raise SparringError("give Go (SGF) or chess (PGN) games, not both")
+        raise BadValueError("give Go (SGF) or chess (PGN) games, not both")
     game = kinds.pop()
     if model_path is None:
         model_path = default_estimator(game)
     result = estimate_player(records, player, model_path, device=dev)
+    if repeated:
+        console.print(
+            f"({len(repeated)} file(s) given more than once read once: "
+            f"{', '.join(sorted({str(p) for p in repeated}))})",
+            highlight=False,
+            soft_wrap=True,
+        )
     if errors:
         console.print(f"({len(errors)} broken record(s) skipped, first: {errors[0]})")
     console.print(result.describe(), highlight=False)
@@ -328,7 +385,7 @@ def se_policy(
     for name in model:
         net, _ = load_strength_model(resolve_estimator(name))
         if net.config.game != game:
-            raise SparringError(f"{name} is a {net.config.game} network, not {game}")
+            raise IncompatibleError(f"{name} is a {net.config.game} network, not {game}")
         nets.append((name, net))
     pos = held_out_positions(
         game, positions, seed=seed, val_fraction=val_fraction, split_seed=split_seed
@@ -419,13 +476,14 @@ def se_match(
         else:
             texts.append(text)
     programs = [parse_program(t) for t in texts]
+    check_output_dir(out, "--out")
     from sparring.estimation.quality import StockfishJudge, find_stockfish
 
     engine = stockfish or find_stockfish()
     if cpl_depth and game != "chess":
-        raise SparringError("--cpl-depth judges chess moves only (Stockfish)")
+        raise BadValueError("--cpl-depth judges chess moves only (Stockfish)", key="--cpl-depth")
     if cpl_depth and (engine is None or not engine.is_file()):
-        raise SparringError(
+        raise MissingResourceError(
             f"--cpl-depth needs Stockfish ({engine or 'not found'}): install Debian's "
             "stockfish or pass --stockfish PATH"
         )
@@ -550,6 +608,9 @@ def se_strength(
     )
     db_path = store or out / STORE_NAME
     pairings = config.pairings()
+    if not plan:
+        check_output_dir(out, "--out")
+        check_output_file(db_path, "--store")
     if plan:
         for p in pairings:
             console.print(f"{p.spec_a}  vs  {p.spec_b}", highlight=False)

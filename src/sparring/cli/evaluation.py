@@ -18,6 +18,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from sparring.cli.common import check_output_file
 from sparring.errors import ConfigError, is_interrupt
 from sparring.evaluation.ladder import write_ladder
 from sparring.evaluation.match import (
@@ -86,12 +87,22 @@ def exit_on_interrupt(store: Path) -> Iterator[None]:
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
+def _check_outputs(
+    store: Path, plot: Path | None, markdown: Path | None, json_path: Path | None
+) -> None:
+    """Every output path can be written (checked before any game is played)."""
+    check_output_file(store, "--store")
+    check_output_file(plot, "--plot")
+    check_output_file(markdown, "--markdown")
+    check_output_file(json_path, "--json")
+
+
 def _check_inputs(
     game_name: str, specs: list[str], anchor_text: str | None, k8_passes: int
 ) -> Anchor | None:
     """Validate the game, all specs, the anchor and the K=8 passes before any game is played."""
     if k8_passes < 1:
-        raise ConfigError(f"--k8-passes must be >= 1, not {k8_passes}")
+        raise ConfigError(f"--k8-passes must be >= 1, not {k8_passes}", "--k8-passes")
     labels = player_labels(get_game(game_name), specs)
     if anchor_text is None:
         return None
@@ -162,6 +173,7 @@ def match(
     )
     with exit_on_interrupt(store):
         parsed_anchor = _check_inputs(game, [spec_a, spec_b], anchor, k8_passes)
+        _check_outputs(store, plot, markdown, json_path)
         console = Console()
         with GameStore(store) as db:
             result = run_match(config, db, progress=progress, console=console)
@@ -205,6 +217,7 @@ def tournament(
     )
     with exit_on_interrupt(store):
         parsed_anchor = _check_inputs(game, list(config.specs), anchor, k8_passes)
+        _check_outputs(store, plot, markdown, json_path)
         console = Console()
         with GameStore(store) as db:
             result = run_tournament(config, db, progress=progress, console=console)
@@ -254,6 +267,8 @@ def ladder_extend(
     from sparring.evaluation.rungs import rate_rungs, rungs_markdown
 
     the_ladder = read_ladder(ladder)
+    _check_outputs(store, None, markdown, None)
+    check_output_file(out, "--out")
     opponents = (
         None if against is None else tuple(a.strip() for a in against.split(",") if a.strip())
     )
@@ -307,6 +322,7 @@ def study(
     the_ladder = read_ladder(ladder)
     for value in config.values:
         player_labels(get_game(game), [config.spec(value)])
+    _check_outputs(store, plot, markdown, None)
     console = Console()
     with GameStore(store) as db:
         points = run_study(config, the_ladder, db, console)
@@ -333,6 +349,7 @@ def oracle(
 
     game = get_game("connect4")
     players = [make_player(spec, game, seed) for spec in specs]
+    check_output_file(markdown, "--markdown")
     console = Console()
     with console.status(f"solving {positions} positions"):
         solved = connect4_positions(positions, seed)

@@ -18,7 +18,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sparring.errors import ConfigError
+from sparring.cli.common import check_output_dir, check_output_file, default_ladder
+from sparring.errors import ConfigError, MissingResourceError
 
 console = Console()
 
@@ -70,8 +71,8 @@ def calibrate(
     ladder: Annotated[
         Path | None,
         typer.Option(
-            help="Ladder file fixing the Elo scale (default: docs/results/baselines-GAME.json "
-            "when it exists)."
+            help="Ladder file fixing the Elo scale (default: the repository's "
+            "docs/results/baselines-GAME.json when it exists, wherever the command runs)."
         ),
     ] = None,
     no_ladder: Annotated[
@@ -132,8 +133,8 @@ def calibrate(
         if ladder is not None:
             ladder_path = str(ladder)
         else:
-            default = Path("docs/results") / f"baselines-{game_name}.json"
-            ladder_path = str(default) if default.is_file() else None
+            default = default_ladder(game_name, "--ladder (or --no-ladder)")
+            ladder_path = None if default is None else str(default)
     config = CalibrationConfig(
         game=game_name,
         base=base,
@@ -153,6 +154,9 @@ def calibrate(
         link_nearest=link_nearest,
     )
     out_dir = out or Path("runs") / f"strength-{game_name}"
+    check_output_dir(out_dir, "--out")
+    check_output_file(calibration, "--calibration")
+    check_output_file(store, "--store")
     console.print(
         f"calibrating {game_name} sa:{base}: {len(config.settings())} settings, "
         f"{games} games each; scale: {ladder_path or 'relative (baseline = 0)'}"
@@ -211,7 +215,9 @@ def strength_check(
     elo: Annotated[str, typer.Option(help="Target Elos (comma-separated).")],
     ladder: Annotated[
         Path | None,
-        typer.Option(help="Ladder file (default: docs/results/baselines-GAME.json)."),
+        typer.Option(
+            help="Ladder file (default: the repository's docs/results/baselines-GAME.json)."
+        ),
     ] = None,
     opponents: Annotated[
         int, typer.Option(min=1, help="Nearest ladder players each target plays.")
@@ -233,8 +239,12 @@ def strength_check(
 
     cal = load_calibration(calibration)
     targets = _floats(elo, "--elo")
-    ladder_file = ladder or Path("docs/results") / f"baselines-{cal.game}.json"
+    ladder_file = ladder or default_ladder(cal.game)
+    if ladder_file is None:
+        raise MissingResourceError(f"the repository has no ladder of {cal.game}; give --ladder")
     rungs = read_ladder(ladder_file)
+    check_output_file(store, "--store")
+    check_output_file(markdown, "--markdown")
     with GameStore(store) as db:
         checks = check_targets(
             cal,

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from sparring.cli.common import check_output_dir
 from sparring.games import get_game
 
 console = Console()
@@ -40,7 +41,9 @@ def train(
         if config is not None
         else TrainConfig.for_game(game_name, **overrides)
     )
+    cfg.check_opponents()
     directory = out or Path("runs") / f"train-{game_name}"
+    check_output_dir(directory, "--out")
     trainer = Trainer(cfg, directory)
     target = iterations or cfg.iterations
     done = trainer.state.iteration

@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sparring.errors import ConfigError, SparringError
+from sparring.errors import ConfigError, IncompatibleError, MissingResourceError, SparringError
 from sparring.games.base import Game
 from sparring.games.chess import Chess
 from sparring.games.go import Go
@@ -138,12 +138,12 @@ def ranks_for(game: str) -> tuple[str, ...]:
 def dataset_spec(game: str, data_root: Path | None = None) -> DataSpec:
     """The :class:`DataSpec` of ``game`` under ``data_root`` (default: :func:`default_data_root`).
 
-    Raises :class:`SparringError` when the folders are missing.
+    Raises :class:`~sparring.errors.MissingResourceError` when the folders are missing.
     """
     ranks = ranks_for(game)
     root = data_root if data_root is not None else default_data_root()
     if root is None:
-        raise SparringError(
+        raise MissingResourceError(
             "strength data not found: set SPARRING_DATA or put it at ../shared/data"
         )
     base = Path(root) / "strength" / game
@@ -152,7 +152,9 @@ def dataset_spec(game: str, data_root: Path | None = None) -> DataSpec:
     for split in ("train", "cand"):
         for r in range(len(ranks)):
             if not spec.file(split, r).is_file():
-                raise SparringError(f"strength data file {str(spec.file(split, r))!r} is missing")
+                raise MissingResourceError(
+                    f"strength data file {str(spec.file(split, r))!r} is missing"
+                )
     return spec
 
 
@@ -182,7 +184,7 @@ def record_game(record: Record) -> Go | Chess:
     """The game a record is played in (19x19 Go or chess)."""
     if isinstance(record, GoRecord):
         if record.size != 19:
-            raise SparringError(
+            raise IncompatibleError(
                 f"{record.path}:{record.line}: board size {record.size}; only 19x19 is supported"
             )
         return Go(19)

@@ -42,8 +42,8 @@ MCTS and SA-MCTS use the same network as SE-inf-MCTS), except that the play netw
 (ties at random), no root noise.
 
 This module sits in :mod:`sparring.estimation` (not :mod:`sparring.players`) because it needs
-the estimator networks, which live above the players' layer; it registers its kinds through
-:data:`sparring.players.registry.BUILTIN_PLAYER_MODULES`.
+the estimator networks, which live above the players' layer; its kinds (:data:`KINDS`) are
+registered by the composition root :mod:`sparring.kinds`.
 """
 
 from __future__ import annotations
@@ -52,26 +52,33 @@ import json
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sparring.errors import GameOverError, SparringError, UnknownPlayerError
+from sparring.errors import (
+    IncompatiblePlayerError,
+    PlayerResourceError,
+    PlayerSettingsError,
+    SparringError,
+)
 from sparring.estimation.data import CHESS_RANKS, GO_RANKS
 from sparring.games.base import Game, State
-from sparring.games.go import Go
 from sparring.players.base import Player
-from sparring.players.finish import go_finishing_move
 from sparring.players.registry import (
     PlayerSpec,
     check_options,
     option_float,
     option_int,
-    register,
 )
+from sparring.players.searching import SearchPlayer
+from sparring.players.settings import MAX_SIMULATIONS, SettingsBase, check_number, check_sims
 from sparring.search.evaluator import Evaluator
+from sparring.search.hooks import DEFAULT_C_PUCT
+from sparring.search.limit import Limit, LimitClock
 from sparring.search.puct import PUCTConfig, search
 from sparring.search.semcts import DEFAULT_C1, SEMCTSConfig
+from sparring.search.stats import RootStats
 
 if TYPE_CHECKING:
     from sparring.estimation.semcts import RankTarget, StrengthEvaluator
@@ -79,8 +86,6 @@ if TYPE_CHECKING:
 
 DEFAULT_SIMULATIONS = 100
 """Simulations per move of the human-like kinds on a CPU (the paper: 800)."""
-DEFAULT_C_PUCT = 1.25
-"""``c`` of Eq. 6 (and Eq. 8)."""
 GAMES = ("go", "chess")
 """The games with strength estimators."""
 ELO_RANGE = (1000.0, 2600.0)
@@ -104,12 +109,14 @@ class ZTable:
         (linearly in the rank's position in :func:`game_ranks`, between the nearest fitted
         stronger and weaker ranks) or ``nearest`` (beyond the fitted ranks: the nearest one's
         ``z``).  A fit of every second rank, as the paper's round robin needs, so serves
-        every rank.  :class:`UnknownPlayerError` when the table is empty."""
+        every rank.  :class:`~sparring.errors.PlayerResourceError` when the table is empty."""
         if rank in self.z:
             return float(self.z[rank]), "fitted"
         ranks = game_ranks(self.game)
         if not self.z:
-            raise UnknownPlayerError(f"the {self.game} z-per-rank table has no z at all")
+            raise PlayerResourceError(
+                f"the {self.game} z-per-rank table has no z at all", key="ztable"
+            )
         index = ranks.index(rank)
         fitted = sorted(ranks.index(r) for r in self.z)
         stronger = [i for i in fitted if i < index]
@@ -130,22 +137,27 @@ class ZTable:
 
     @classmethod
     def read(cls, path: Path) -> ZTable:
-        """The table in ``path``; :class:`UnknownPlayerError` (one line) when it is missing or
-        not such a table."""
+        """The table in ``path``; :class:`~sparring.errors.PlayerResourceError` (one line) when
+        it is missing or not such a table."""
         if not path.is_file():
-            raise UnknownPlayerError(
+            raise PlayerResourceError(
                 f"z-per-rank table {str(path)!r} not found (write one with `sparring "
                 f"se-strength GAME --z-fit --out DIR` and pass ztable=DIR/ztable.json, or "
-                f"give z=Z)"
+                f"give z=Z)",
+                key="ztable",
             )
         try:
             data = json.loads(path.read_text())
             game = str(data["game"])
             table = {normalise_rank(str(k)): float(v) for k, v in dict(data["z"]).items()}
         except (ValueError, KeyError, TypeError, AttributeError, SparringError) as exc:
-            raise UnknownPlayerError(f"{path}: not a z-per-rank table ({exc})") from None
+            raise PlayerResourceError(
+                f"{path}: not a z-per-rank table ({exc})", key="ztable"
+            ) from None
         if game not in GAMES or any(r not in game_ranks(game) for r in table):
-            raise UnknownPlayerError(f"{path}: not a z-per-rank table of go or chess ranks")
+            raise PlayerResourceError(
+                f"{path}: not a z-per-rank table of go or chess ranks", key="ztable"
+            )
         return cls(game, table)
 
 
@@ -159,14 +171,15 @@ def default_z_table(game_name: str) -> Path:
 
 def normalise_rank(text: str) -> str:
     """The estimator rank label named by ``text`` (``3D`` -> ``3d``, ``4k`` -> ``3-5k``,
-    ``1400-1600``); :class:`UnknownPlayerError` with the known ranks for anything else."""
+    ``1400-1600``); :class:`PlayerSettingsError` with the known ranks for anything else."""
     rank = text.strip().lower()
     rank = _KYU_GROUPS.get(rank, rank)
     if rank in GO_RANKS or rank in CHESS_RANKS:
         return rank
-    raise UnknownPlayerError(
+    raise PlayerSettingsError(
         f"unknown rank {text!r}; Go ranks: {', '.join(GO_RANKS)}; "
-        f"chess Elo bands: {', '.join(reversed(CHESS_RANKS))} (or elo=E)"
+        f"chess Elo bands: {', '.join(reversed(CHESS_RANKS))} (or elo=E)",
+        key="rank",
     )
 
 
@@ -174,8 +187,8 @@ def elo_band(elo: float) -> str:
     """The chess band holding ``elo`` (``1500`` -> ``1400-1600``; 2600 is in the top band)."""
     low, high = ELO_RANGE
     if not (math.isfinite(elo) and low <= elo <= high):
-        raise UnknownPlayerError(
-            f"elo {elo:g} is outside the chess Elo bands ({low:.0f} to {high:.0f})"
+        raise PlayerSettingsError(
+            f"elo {elo:g} is outside the chess Elo bands ({low:.0f} to {high:.0f})", key="elo"
         )
     start = int(low + 200 * min((elo - low) // 200, (high - low) / 200 - 1))
     return f"{start}-{start + 200}"
@@ -211,7 +224,7 @@ def _estimator_file(game: Game, model: str | None, kind: str) -> Path:
     try:
         return resolve_estimator(model or PLAY_NETWORKS.get(default, default))
     except SparringError as exc:
-        raise UnknownPlayerError(str(exc)) from None
+        raise PlayerResourceError(str(exc), key="model") from None
 
 
 def load_strength_evaluator(game: Game, path: Path) -> tuple[StrengthEvaluator, dict[str, Any]]:
@@ -223,21 +236,26 @@ def load_strength_evaluator(game: Game, path: Path) -> tuple[StrengthEvaluator, 
     try:
         model, metadata = load_strength_model(path)
     except SparringError as exc:
-        raise UnknownPlayerError(str(exc)) from None
+        raise PlayerResourceError(str(exc), key="model") from None
     config = model.config
     if config.game != game.name or tuple(game.board_shape) != model.az.config.board_shape:
-        raise UnknownPlayerError(f"estimator {str(path)!r} is for {config.game}, not {game.name}")
+        raise IncompatiblePlayerError(
+            f"estimator {str(path)!r} is for {config.game}, not {game.name}", key="model"
+        )
     try:
         return StrengthEvaluator(model, game), metadata
-    except ValueError as exc:
-        raise UnknownPlayerError(f"{path}: {exc}") from None
+    except ValueError as exc:  # not an SE or SE-inf network
+        raise IncompatiblePlayerError(f"{path}: {exc}", key="model") from None
 
 
-class RankedSearchPlayer(Player):
-    """Plays the most visited move of a PUCT search (ties at random); with a ``target`` the
-    search is SE-MCTS (Eq. 6) aiming at ``target.at(d)`` for each edge at move number ``d``
-    (``evaluator`` must then be a :class:`~sparring.estimation.semcts.StrengthEvaluator`;
-    the player wraps it in a :class:`~sparring.estimation.semcts.CentredStrengthEvaluator`)."""
+class RankedSearchPlayer(SearchPlayer):
+    """Plays the most visited move of a PUCT search (ties at random) under the game's move
+    filter (Go: no own-eye fills, pass to win); with a ``target`` the search is SE-MCTS
+    (Eq. 6) aiming at ``target.at(d)`` for each edge at move number ``d`` (``evaluator``
+    must then be a :class:`~sparring.estimation.semcts.StrengthEvaluator`; the player wraps
+    it in a :class:`~sparring.estimation.semcts.CentredStrengthEvaluator`)."""
+
+    info_root = True
 
     def __init__(
         self,
@@ -248,7 +266,7 @@ class RankedSearchPlayer(Player):
         name: str = "MCTS",
         seed: int | None = None,
     ) -> None:
-        super().__init__(name, seed)
+        super().__init__(name, seed, finish=True)
         self.evaluator = evaluator
         if target is not None:
             from sparring.estimation.semcts import CentredStrengthEvaluator, StrengthEvaluator
@@ -259,7 +277,6 @@ class RankedSearchPlayer(Player):
         self.config = config
         self.target = target
         self.c1 = c1
-        self._info: dict[str, Any] | None = None
 
     def search_config(self, game: Game, state: State) -> PUCTConfig:
         """The search of the move at ``state``: Eq. 6 with target 0 on the centred scores
@@ -270,32 +287,36 @@ class RankedSearchPlayer(Player):
         hook = SEMCTSConfig(0.0, self.config.c_puct, self.c1).hook()
         return replace(self.config, score_hook=hook)
 
-    def select_move(self, game: Game, state: State) -> int:
-        if game.is_terminal(state):
-            raise GameOverError(f"{game.name}: the game is over, no move can be played")
+    def run_search(
+        self, game: Game, state: State, limit: Limit | None, clock: LimitClock
+    ) -> RootStats:
         config = self.search_config(game, state)
-        result = search(game, state, self.evaluator, config, self.rng)
-        best = result.best_moves()
-        self._info = {
-            "moves": [int(m) for m in result.moves],
-            "visits": [int(v) for v in result.visits],
-        }
+        result = search(game, state, self.evaluator, config, self.rng, limit, clock)
         if self.target is not None:
-            self._info["target"] = self.target.at(game.ply(state))
-        if isinstance(game, Go):  # finish games: no own-eye fills, pass to win
-            return go_finishing_move(game, state, result.moves, result.visits, self.rng)
-        return int(best[self.rng.integers(len(best))])
+            self.annotate(target=self.target.at(game.ply(state)))
+        return result
 
     def move_info(self) -> dict[str, Any] | None:
-        """The root moves and visit counts of the last search (and the target ``beta_t``)."""
-        return self._info
+        """The root moves and visit counts of the last search (and the target ``beta_t``),
+        derived from :attr:`last_analysis`."""
+        return super().move_info()
 
 
 @dataclass(frozen=True)
-class _HumanLikeSettings(ABC):
-    """Common settings of the four human-like kinds (see the module doc)."""
+class _HumanLikeSettings(SettingsBase, ABC):
+    """Common settings of the four human-like kinds (see the module doc).  A field that is
+    not an option of the kind (:attr:`OPTION_KEYS`: ``rank`` and ``c1`` for the SE kinds,
+    ``rank``, ``z`` and ``ztable`` for ``sa-mcts``) must keep its default."""
 
     kind: ClassVar[str]
+    OPTION_KEYS: ClassVar[dict[str, str]] = {
+        "simulations": "sims", "c_puct": "cpuct", "model": "model", "name": "name",
+    }  # fmt: skip
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "simulations": (1, MAX_SIMULATIONS),
+        "c_puct": (0, None),
+        "c1": (0, None),
+    }
     DEFAULT_NETWORK: ClassVar[str] = "se-inf"
     USES_RANK: ClassVar[bool] = True
     RANK_OPTIONAL: ClassVar[bool] = False
@@ -304,7 +325,7 @@ class _HumanLikeSettings(ABC):
     rank: str | None = None
     """Target rank label (``3d``, ``1400-1600``); required by the SE kinds."""
     simulations: int = DEFAULT_SIMULATIONS
-    """Simulations per move, >= 1."""
+    """Simulations per move, 1 .. 100000."""
     c_puct: float = DEFAULT_C_PUCT
     """``c`` of Eq. 6 / ``C_puct`` of Eq. 8, >= 0."""
     c1: float = DEFAULT_C1
@@ -317,21 +338,25 @@ class _HumanLikeSettings(ABC):
     """Display name; None: e.g. ``SE-inf-MCTS(3d)``."""
 
     def __post_init__(self) -> None:
+        self.check_types()
         if self.rank is not None:
             object.__setattr__(self, "rank", normalise_rank(self.rank))
         if self.USES_RANK and self.rank is None:
-            raise UnknownPlayerError(
+            raise PlayerSettingsError(
                 f"{self.kind} needs rank=R (Go: {', '.join(GO_RANKS)}; chess: an Elo band "
-                f"such as 1400-1600, or elo=E)"
+                f"such as 1400-1600, or elo=E)",
+                key="rank",
             )
-        if not self.USES_RANK and not self.RANK_OPTIONAL and self.rank is not None:
-            raise UnknownPlayerError(f"{self.kind} takes no rank")
-        if self.simulations < 1:
-            raise UnknownPlayerError("sims must be >= 1")
-        if not self.c_puct >= 0 or not self.c1 >= 0:
-            raise UnknownPlayerError("cpuct and c1 must be >= 0")
+        for f in fields(self):
+            if f.name not in self.OPTION_KEYS and getattr(self, f.name) != f.default:
+                raise PlayerSettingsError(f"{self.kind} takes no {f.name}", key=f.name)
+        check_sims("sims", self.simulations)
+        check_number("cpuct", self.c_puct, 0.0)
+        check_number("c1", self.c1, 0.0)
         if self.name is not None and (not self.name.strip() or "," in self.name):
-            raise UnknownPlayerError(f"name must be non-empty text without ',', not {self.name!r}")
+            raise PlayerSettingsError(
+                f"name must be non-empty text without ',', not {self.name!r}", key="name"
+            )
 
     def spec(self) -> str:
         """``KIND:key=value,...`` with the options that differ from the defaults."""
@@ -362,7 +387,7 @@ class _HumanLikeSettings(ABC):
         from sparring.players.cache import file_key
 
         if game.name not in GAMES:
-            raise UnknownPlayerError(
+            raise IncompatiblePlayerError(
                 f"{self.kind} plays {' or '.join(GAMES)} (the games with strength "
                 f"estimators), not {game.name}"
             )
@@ -377,14 +402,14 @@ class _HumanLikeSettings(ABC):
 
         assert self.rank is not None
         if self.rank not in game_ranks(game.name):
-            raise UnknownPlayerError(
+            raise IncompatiblePlayerError(
                 f"rank {self.rank!r} is not a {game.name} rank "
                 f"(ranks: {', '.join(game_ranks(game.name))})"
             )
         try:
             return RankTarget.from_metadata(metadata, self.rank)
         except ValueError as exc:
-            raise UnknownPlayerError(str(exc)) from None
+            raise IncompatiblePlayerError(str(exc)) from None
 
     def _config(self) -> PUCTConfig:
         return PUCTConfig(simulations=self.simulations, c_puct=self.c_puct)
@@ -414,6 +439,10 @@ class SAMCTSSettings(_HumanLikeSettings):
     kind: ClassVar[str] = "sa-mcts"
     USES_RANK: ClassVar[bool] = False
     RANK_OPTIONAL: ClassVar[bool] = True
+    OPTION_KEYS: ClassVar[dict[str, str]] = {
+        "rank": "rank", "z": "z", "simulations": "sims", "c_puct": "cpuct", "model": "model",
+        "name": "name", "ztable": "ztable",
+    }  # fmt: skip
 
     ztable: str | None = None
     """With ``rank``: the z-per-rank table file (None: :func:`default_z_table`)."""
@@ -421,13 +450,14 @@ class SAMCTSSettings(_HumanLikeSettings):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.z is not None and self.rank is not None:
-            raise UnknownPlayerError("sa-mcts takes z=Z or rank=R, not both")
+            raise PlayerSettingsError("sa-mcts takes z=Z or rank=R, not both", key="z")
         if self.ztable is not None and self.rank is None:
-            raise UnknownPlayerError("sa-mcts: ztable=PATH needs rank=R")
+            raise PlayerSettingsError("sa-mcts: ztable=PATH needs rank=R", key="ztable")
         if self.rank is None and (self.z is None or math.isnan(self.z)):
-            raise UnknownPlayerError(
+            raise PlayerSettingsError(
                 "sa-mcts needs z=Z, or rank=R with a z-per-rank table (ztable=PATH; "
-                "`sparring se-strength GAME --z-fit` measures one)"
+                "`sparring se-strength GAME --z-fit` measures one)",
+                key="z",
             )
 
     def spec(self) -> str:
@@ -448,16 +478,16 @@ class SAMCTSSettings(_HumanLikeSettings):
             assert self.z is not None
             return self.z
         if self.rank not in game_ranks(game.name):
-            raise UnknownPlayerError(
+            raise IncompatiblePlayerError(
                 f"rank {self.rank!r} is not a {game.name} rank "
                 f"(ranks: {', '.join(game_ranks(game.name))})"
             )
         path = Path(self.ztable).expanduser() if self.ztable else default_z_table(game.name)
         table = ZTable.read(path)
         if table.game != game.name:
-            raise UnknownPlayerError(f"z-per-rank table {str(path)!r} is for {table.game}")
+            raise IncompatiblePlayerError(f"z-per-rank table {str(path)!r} is for {table.game}")
         if not table.z:
-            raise UnknownPlayerError(f"z-per-rank table {str(path)!r} has no z for any rank")
+            raise IncompatiblePlayerError(f"z-per-rank table {str(path)!r} has no z for any rank")
         return table.z_at(self.rank)[0]
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
@@ -485,6 +515,10 @@ class SEMCTSSettings(_HumanLikeSettings):
     kind: ClassVar[str] = "se-mcts"
     DEFAULT_NETWORK: ClassVar[str] = "se"
     LABEL: ClassVar[str] = "SE-MCTS"
+    OPTION_KEYS: ClassVar[dict[str, str]] = {
+        "rank": "rank", "simulations": "sims", "c_puct": "cpuct", "c1": "c1", "model": "model",
+        "name": "name",
+    }  # fmt: skip
 
     def display_name(self) -> str:
         return self.name or f"{self.LABEL}({self.rank})"
@@ -520,7 +554,7 @@ def _common(spec: PlayerSpec) -> dict[str, Any]:
 
 def _rank_option(spec: PlayerSpec) -> str | None:
     if "rank" in spec.options and "elo" in spec.options:
-        raise UnknownPlayerError("give either rank or elo, not both")
+        raise PlayerSettingsError("give either rank or elo, not both", key="elo")
     if "elo" in spec.options:
         return elo_band(option_float(spec, "elo", 0.0))
     rank = spec.options.get("rank")
@@ -530,16 +564,12 @@ def _rank_option(spec: PlayerSpec) -> str | None:
 _RANK_HELP = "rank=9d..1d|1-2k|3-5k (Go) or rank=BAND|elo=E (chess)"
 
 
-@register("human-mcts", "MCTS with a strength estimator's policy/value (Go, chess): "
-          "human-mcts[:sims=N,cpuct=C,model=NAME|PATH]")  # fmt: skip
 def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
     """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME]``."""
     check_options(spec, _COMMON)
     return HumanMCTSSettings(**_common(spec))
 
 
-@register("sa-mcts", "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
-          "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...]")  # fmt: skip
 def parse_sa_mcts(spec: PlayerSpec) -> SAMCTSSettings:
     """``sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,cpuct=C,model=NAME|PATH,name=NAME]``
     (``elo=E`` for ``rank``'s chess band)."""
@@ -556,22 +586,49 @@ def _parse_se(spec: PlayerSpec, settings: type[SEMCTSSettings]) -> SEMCTSSetting
     )
 
 
-@register("se-mcts", f"SE-MCTS at a rank (Chen et al. Eq. 6, SE network; Go, chess): "
-          f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1]")  # fmt: skip
 def parse_se_mcts(spec: PlayerSpec) -> SEMCTSSettings:
     """``se-mcts:rank=R|elo=E[,sims=N,cpuct=C,c1=C1,model=NAME|PATH,name=NAME]``."""
     return _parse_se(spec, SEMCTSSettings)
 
 
-@register("se-inf-mcts", f"SE-inf-MCTS at a rank (Eq. 6, SE-inf network; Go, chess): "
-          f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1]")  # fmt: skip
 def parse_se_inf_mcts(spec: PlayerSpec) -> SEMCTSSettings:
     """``se-inf-mcts:rank=R|elo=E[,sims=N,cpuct=C,c1=C1,model=NAME|PATH,name=NAME]``."""
     return _parse_se(spec, SEInfMCTSSettings)
 
 
+KINDS: dict[str, tuple[type[Any], Any, str]] = {
+    "human-mcts": (
+        HumanMCTSSettings,
+        parse_human_mcts,
+        "MCTS with a strength estimator's policy/value (Go, chess): "
+        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH]",
+    ),
+    "sa-mcts": (
+        SAMCTSSettings,
+        parse_sa_mcts,
+        "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
+        "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...]",
+    ),
+    "se-mcts": (
+        SEMCTSSettings,
+        parse_se_mcts,
+        f"SE-MCTS at a rank (Chen et al. Eq. 6, SE network; Go, chess): "
+        f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1]",
+    ),
+    "se-inf-mcts": (
+        SEInfMCTSSettings,
+        parse_se_inf_mcts,
+        f"SE-inf-MCTS at a rank (Eq. 6, SE-inf network; Go, chess): "
+        f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1]",
+    ),
+}
+"""The human-like kinds: kind -> (settings class, spec parser, help), for the composition
+root (:mod:`sparring.kinds`) to register."""
+
+
 __all__ = [
     "DEFAULT_SIMULATIONS",
+    "KINDS",
     "HumanMCTSSettings",
     "RankedSearchPlayer",
     "SAMCTSSettings",

@@ -54,7 +54,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sparring.errors import SparringError
+from sparring.errors import IncompatibleError, MissingResourceError, SparringError
 from sparring.nn.model import NetworkConfig, PolicyValueNet
 
 FORMAT = "sparring-strength-net"
@@ -278,20 +278,22 @@ def save_strength_model(
 
 def load_strength_model(path: str | Path) -> tuple[StrengthNet, dict[str, Any]]:
     """Read a file of :func:`save_strength_model`: the network (evaluation mode, CPU) and its
-    metadata.  Raises :class:`SparringError` if the file is missing or not such a network."""
+    metadata.  Raises :class:`~sparring.errors.MissingResourceError` if the file is missing
+    or not such a network, :class:`~sparring.errors.IncompatibleError` for a version this
+    code does not read."""
     p = Path(path)
     if not p.is_file():
-        raise SparringError(f"strength model {str(p)!r} does not exist")
+        raise MissingResourceError(f"strength model {str(p)!r} does not exist")
     try:
         payload = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many kinds for corrupt files
-        raise SparringError(
+        raise MissingResourceError(
             f"{p}: not a sparring strength model (torch.load failed: {type(exc).__name__})"
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise SparringError(f"{p}: not a sparring strength model")
+        raise MissingResourceError(f"{p}: not a sparring strength model")
     if payload.get("version") != FORMAT_VERSION:
-        raise SparringError(f"{p}: unsupported strength model version {payload.get('version')}")
+        raise IncompatibleError(f"{p}: unsupported strength model version {payload.get('version')}")
     model = StrengthNet(StrengthNetConfig.from_json(payload["config"]))
     model.load_state_dict(payload["state_dict"])
     metadata: dict[str, Any] = json.loads(payload.get("metadata", "{}"))

@@ -22,6 +22,7 @@ sample without replacement (with replacement when a rank has fewer games than th
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -453,6 +454,121 @@ def cross_fitted_curves(
     )
 
 
+# ---- choosing on one part of the held-out players, reporting on the other ------------------
+PART_SALT = "sparring/held-out-part/v1"
+"""Salt of the hash that orders held-out players for :func:`choose_report_parts`."""
+
+CHOOSE, REPORT, NEITHER = 0, 1, -1
+"""The parts of :func:`choose_report_parts`."""
+
+
+def player_hash(name: str) -> str:
+    """The order of held-out players within a rank: ``sha256(PART_SALT + ":" + name)`` in hex
+    (a fixed function of the name: no seed, no dependence on the other players)."""
+    return hashlib.sha256(f"{PART_SALT}:{name}".encode()).hexdigest()
+
+
+def choose_report_parts(
+    unit_players: Sequence[Sequence[str]], unit_rank: npt.ArrayLike
+) -> npt.NDArray[np.int8]:
+    """Split held-out units (games, or one side of a game) into a *choose* part
+    (:data:`CHOOSE`) and a *report* part (:data:`REPORT`) that share no player.
+
+    1. A unit's *focus player* is the one of its players with the most units in the set
+       (ties: the alphabetically first) -- in Go's ``testing_by_player`` folder the player whose
+       games these are; in chess, where almost every player plays once, the alphabetically
+       first of the two.
+    2. Each focus player belongs to the rank where they are the focus of the most units (ties:
+       the stronger rank).  Within a rank, its focus players are ordered by
+       :func:`player_hash` and alternate choose, report, choose, ... (so each rank's focus
+       players are halved, the choose part taking the odd one).
+    3. A unit goes to its focus player's part, unless one of its players also plays in a unit
+       of the other part: such a unit is dropped from both (:data:`NEITHER`) -- an opponent
+       met by focus players of both parts, or a focus player who is the lesser player of a
+       game in the other part.  No player then has moves in both parts (if one did, the units
+       on each side would have been dropped).
+
+    Deterministic and independent of the units' order.  (Joining units that share a player
+    into connected components would also be disjoint, but in Go the held-out players' games
+    form one component across five ranks.)  Anything chosen on the choose part (a reference
+    form, a threshold) is reported on the report part only."""
+    ranks = np.asarray(unit_rank, dtype=np.int64).reshape(-1)
+    if ranks.size != len(unit_players):
+        raise ValueError("unit_players and unit_rank differ in length")
+    counts: dict[str, int] = {}
+    for names in unit_players:
+        if not names:
+            raise ValueError("every held-out unit needs at least one player name")
+        for name in set(names):
+            counts[name] = counts.get(name, 0) + 1
+    focus = [min(names, key=lambda n: (-counts[n], n)) for names in unit_players]
+    as_focus: dict[str, dict[int, int]] = {}
+    for name, r in zip(focus, ranks.tolist(), strict=True):
+        per_rank = as_focus.setdefault(name, {})
+        per_rank[r] = per_rank.get(r, 0) + 1
+    home: dict[int, list[str]] = {}
+    for name, per_rank in as_focus.items():
+        r = min(per_rank, key=lambda k: (-per_rank[k], k))
+        home.setdefault(r, []).append(name)
+    part_of: dict[str, int] = {}
+    for names in home.values():
+        for i, name in enumerate(sorted(names, key=lambda n: (player_hash(n), n))):
+            part_of[name] = CHOOSE if i % 2 == 0 else REPORT
+    part = np.array([part_of[f] for f in focus], dtype=np.int8)
+    seen: dict[str, int] = {}  # bit 0: in a choose unit, bit 1: in a report unit
+    for names, p in zip(unit_players, part.tolist(), strict=True):
+        for name in names:
+            seen[name] = seen.get(name, 0) | (1 << p)
+    mixed = np.array([any(seen[n] == 3 for n in names) for names in unit_players], dtype=bool)
+    part[mixed] = NEITHER
+    return part
+
+
+@dataclass(frozen=True)
+class FitChoice:
+    """Which reference form (:data:`REFERENCE_FITS`) a choose part preferred, and why."""
+
+    chosen: str
+    criterion: dict[str, float]
+    """Per fit: mean exact accuracy over N = 1 .. max_games on the choose part (the area
+    under its exact-accuracy curve divided by max_games)."""
+    units_per_rank: list[int]
+    """Choose-part units (games) per rank."""
+
+
+def choose_reference_fit(
+    betas: FloatArray,
+    units: Units,
+    means: FloatArray,
+    aggregate: str = "move",
+    fits: Sequence[str] = REFERENCE_FITS,
+    max_games: int = 100,
+    draws: int = 500,
+    seed: int = 0,
+) -> FitChoice:
+    """Choose a reference form on the *choose* part's pair scores ``betas`` grouped into
+    ``units``: the fit of the candidate means ``means`` (:func:`fit_references`) with the
+    highest mean exact accuracy over N = 1 .. ``max_games`` (:func:`accuracy_curves`); ties go
+    to the earlier fit in ``fits`` (``mean``, the paper's rule, first)."""
+    n_ranks = int(np.asarray(means).size)
+    feats = se_features(betas, units, aggregate)
+    criterion: dict[str, float] = {}
+    for fit in fits:
+        curves = accuracy_curves(
+            feats,
+            units.rank,
+            se_decide(fit_references(means, fit)),
+            n_ranks,
+            max_games,
+            draws,
+            seed,
+        )
+        criterion[fit] = float(np.nanmean(curves.exact))
+    best = max(criterion.values())
+    chosen = next(f for f in fits if criterion[f] == best)
+    return FitChoice(chosen, criterion, np.bincount(units.rank, minlength=n_ranks).tolist())
+
+
 def score_by_move(
     betas: FloatArray,
     move_number: npt.NDArray[np.integer[Any]],
@@ -671,17 +787,24 @@ def estimate_player(
 
 
 __all__ = [
+    "CHOOSE",
+    "NEITHER",
     "REFERENCE_FITS",
+    "REPORT",
     "Curves",
     "Estimate",
+    "FitChoice",
     "PlayerGame",
     "Units",
     "accuracy_curves",
+    "choose_reference_fit",
+    "choose_report_parts",
     "estimate_player",
     "find_player_games",
     "fit_references",
     "make_units",
     "nearest_rank",
+    "player_hash",
     "player_pairs",
     "rank_means_with_error",
     "reference_scores",

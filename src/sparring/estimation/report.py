@@ -16,6 +16,7 @@ the paper's reference points), ``per_rank.png`` (Fig. 8: accuracy per rank and N
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,17 +24,24 @@ from typing import Any
 
 import numpy as np
 
-from sparring.errors import SparringError
+from sparring.errors import BadValueError, IncompatibleError, SparringError
 from sparring.estimation.baselines import sl_method
-from sparring.estimation.data import PairSet, build_dataset, load_split, manifest
+from sparring.estimation.data import PairSet, build_dataset, load_split
 from sparring.estimation.model import load_strength_model, save_strength_model
 from sparring.estimation.predict import (
+    CHOOSE,
+    NEITHER,
     REFERENCE_FITS,
+    REPORT,
     Curves,
+    FitChoice,
     FloatArray,
     IntArray,
     RankSeparation,
+    Units,
     accuracy_curves,
+    choose_reference_fit,
+    choose_report_parts,
     cross_fitted_curves,
     fit_references,
     make_units,
@@ -84,6 +92,13 @@ PAPER: dict[str, dict[str, Any]] = {
 
 LABELS = {"se": "SE", "se_inf": "SE-inf"}
 
+HELDOUT = ("split", "all")
+"""Which held-out games ``se-eval`` reports on: ``split`` (the default) chooses the reference
+form on the *choose* part of the held-out players and reports every accuracy on the *report*
+part only (:func:`~sparring.estimation.predict.choose_report_parts`); ``all`` reports on every
+held-out game with the reference form of ``reference_fit`` (the protocol before issue 24, in
+which the line references were chosen on the same games they were reported on)."""
+
 
 @dataclass
 class MethodResult:
@@ -125,6 +140,13 @@ class RunEvaluation:
     pairs: dict[str, int] = field(default_factory=dict)
     train_seconds: float = 0.0
     pairs_seen: int = 0
+    heldout: str = "all"
+    """``split`` (reported on the report part) or ``all`` (:data:`HELDOUT`)."""
+    choice: FitChoice | None = None
+    """The reference form chosen on the choose part (``heldout == "split"``, SE kinds)."""
+    dropped_units: list[int] = field(default_factory=list)
+    """Held-out units per rank in neither part (their players meet both parts;
+    ``heldout == "split"``)."""
 
 
 def _scores(
@@ -174,13 +196,66 @@ def _player_accuracy(values: FloatArray, decide: Any, pairs: PairSet) -> tuple[f
     return float((pred == player_rank).mean()), n
 
 
+def _unit_player_names(pairs: PairSet, units: Units) -> list[tuple[str, ...]]:
+    """The players of every unit of ``units`` (made from ``pairs``): one name for a side unit,
+    the players with moves in it for a game unit."""
+    sides, first = np.unique(pairs.unit, return_index=True)
+    names: list[list[str]] = [[] for _ in range(units.size)]
+    for u, side in zip(units.of_pair[first].tolist(), sides.tolist(), strict=True):
+        names[u].append(str(pairs.unit_player[side]))
+    return [tuple(n) for n in names]
+
+
+def split_heldout(
+    pairs: PairSet, scores: FloatArray, unit: str = "game"
+) -> tuple[tuple[PairSet, FloatArray], tuple[PairSet, FloatArray], list[int]]:
+    """The held-out pairs and their scores split into the *choose* and the *report* part
+    (:func:`~sparring.estimation.predict.choose_report_parts`: no player in both; a unit goes
+    whole to one part or, when its players meet both parts, to neither); each part must hold
+    units of every rank.  Returns the choose part, the report part (pairs and scores) and the
+    number of units per rank dropped from both."""
+    units = make_units(pairs, unit)
+    parts = choose_report_parts(_unit_player_names(pairs, units), units.rank)
+    choose, report = parts == CHOOSE, parts == REPORT
+    n = len(pairs.ranks)
+    for part, mask in (("choose", choose), ("report", report)):
+        counts = np.bincount(units.rank[mask], minlength=n)
+        if np.any(counts == 0):
+            empty = ", ".join(pairs.ranks[r] for r in np.flatnonzero(counts == 0))
+            raise IncompatibleError(
+                f"the {part} part of the held-out players has no game of rank(s) {empty}; "
+                "evaluate with --heldout all"
+            )
+    choose_idx = np.flatnonzero(choose[units.of_pair])
+    report_idx = np.flatnonzero(report[units.of_pair])
+    dropped = np.bincount(units.rank[parts == NEITHER], minlength=n)
+    return (
+        (pairs.take(choose_idx), scores[choose_idx]),
+        (pairs.take(report_idx), scores[report_idx]),
+        [int(d) for d in dropped],
+    )
+
+
 def evaluate_run(
     run: Path,
     overrides: dict[str, Any] | None = None,
     show_progress: bool = True,
+    heldout: str = "split",
+    choose_fit: bool = True,
 ) -> RunEvaluation:
     """Score a run's ``model.pt`` on the candidate and held-out sets and measure accuracy
-    against N; write ``RUN/estimator.pt`` (SE kinds)."""
+    against N; write ``RUN/estimator.pt`` (SE kinds).
+
+    ``heldout`` (:data:`HELDOUT`): ``split`` divides the held-out players into a choose and a
+    report part (:func:`split_heldout`); with ``choose_fit`` the reference form of the
+    estimator is the one that predicts the choose part best
+    (:func:`~sparring.estimation.predict.choose_reference_fit`), otherwise the config's
+    ``reference_fit``; every accuracy, mean and separation is then measured on the report part
+    only.  ``all`` measures on every held-out game with the config's ``reference_fit``."""
+    if heldout not in HELDOUT:
+        raise BadValueError(
+            f"heldout must be one of {', '.join(HELDOUT)}, not {heldout!r}", key="heldout"
+        )
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     run = Path(run)
@@ -212,6 +287,9 @@ def evaluate_run(
         if cfg.eval_train_sample > 0 and model.config.kind != "sl":
             train = load_split(folder, "train").sample_per_rank(cfg.eval_train_sample, cfg.seed)
             train_scores = _scores(run, "train", step, model, train, cfg, progress)
+    choose: tuple[PairSet, FloatArray] | None = None
+    if heldout == "split":
+        choose, (val, val_scores), dropped = split_heldout(val, val_scores, cfg.eval_unit)
     units = make_units(val, cfg.eval_unit)
     log = read_log(run / "log.jsonl")
     result = RunEvaluation(
@@ -225,7 +303,11 @@ def evaluate_run(
         pairs={"train": int(meta.get("train_pairs", 0)), "val": len(val), "cand": len(cand)},
         train_seconds=float(log[-1].get("seconds", 0.0)) if log else 0.0,
         pairs_seen=int(meta.get("pairs_seen", 0)),
+        heldout=heldout,
     )
+    if choose is not None:
+        result.pairs["choose"] = len(choose[0])
+        result.dropped_units = dropped
     kw = {"max_games": cfg.eval_max_games, "draws": cfg.eval_draws, "seed": cfg.seed}
     if model.config.kind == "sl":
         for name in ("SL_sum", "SL_vote"):
@@ -237,6 +319,20 @@ def evaluate_run(
     betas = cand_scores[:, 0]
     cand_units = make_units(cand, cfg.eval_unit) if cfg.eval_aggregate == "game" else None
     means = reference_scores(betas, cand.rank.astype(np.int64), n, cand_units)
+    if choose is not None and choose_fit:
+        choose_pairs, choose_scores = choose
+        result.choice = choose_reference_fit(
+            choose_scores[:, 0],
+            make_units(choose_pairs, cfg.eval_unit),
+            means,
+            cfg.eval_aggregate,
+            REFERENCE_FITS,
+            cfg.eval_max_games,
+            cfg.eval_draws,
+            cfg.seed,
+        )
+        cfg = dataclasses.replace(cfg, reference_fit=result.choice.chosen)
+        result.config = cfg
     vb = val_scores[:, :1]
     pair_features = np.concatenate([vb, np.ones_like(vb)], 1)
     label = LABELS[model.config.kind]
@@ -291,14 +387,30 @@ def evaluate_run(
         "aggregate": cfg.eval_aggregate,
         "source": "candidating",
         "pairs": len(cand),
+        "chosen_on": _chosen_on(result),
         "by_move": {
             "first_move": moves.tolist(),
             "scores": [[None if np.isnan(x) else float(x) for x in row] for row in by_move],
         },
     }
     meta_out["evaluation"] = _summary(result.methods[0], cfg)
+    meta_out["evaluation"]["heldout"] = (
+        "report part of the held-out players" if heldout == "split" else "all held-out games"
+    )
     save_strength_model(run / "estimator.pt", model, meta_out)
     return result
+
+
+def _chosen_on(ev: RunEvaluation) -> dict[str, Any]:
+    """How the reference form was fixed, for the estimator file and the report."""
+    if ev.choice is not None:
+        return {
+            "how": "chosen on the choose part of the held-out players",
+            "criterion": "mean exact accuracy over N = 1 .. max_games",
+            "scores": {k: round(v, 4) for k, v in ev.choice.criterion.items()},
+            "choose_units_per_rank": ev.choice.units_per_rank,
+        }
+    return {"how": "given (reference_fit); not chosen by se-eval"}
 
 
 def _pair_features(log_probs: FloatArray, name: str) -> FloatArray:
@@ -336,6 +448,12 @@ def _plt() -> Any:
     return plt
 
 
+def _label(method: MethodResult, evals: list[RunEvaluation]) -> str:
+    """A method's name, with its run when another evaluated run has a method of that name."""
+    names = [m.name for ev in evals for m in ev.methods]
+    return f"{method.name} [{method.run}]" if names.count(method.name) > 1 else method.name
+
+
 def plot_accuracy(evals: list[RunEvaluation], game: str, path: Path) -> None:
     """Mean accuracy against N for every method (Fig. 2a / 6), exact and within one rank."""
     plt = _plt()
@@ -344,7 +462,7 @@ def plot_accuracy(evals: list[RunEvaluation], game: str, path: Path) -> None:
         for ev in evals:
             for m in ev.methods:
                 curve = m.curves.mean_within1 if within else m.curves.mean_exact
-                ax.plot(np.arange(1, curve.size + 1), curve, label=m.name)
+                ax.plot(np.arange(1, curve.size + 1), curve, label=_label(m, evals))
         if not within:
             for x, y, text in PAPER[game]["points"]:
                 ax.plot([x], [y], "k*", markersize=9)
@@ -389,7 +507,7 @@ def plot_per_rank(evals: list[RunEvaluation], path: Path) -> None:
             )
             ax.set_yticks(range(len(ranks)))
             ax.set_yticklabels(ranks if j == 0 else [], fontsize=7)
-            ax.set_title(f"{m.name} ({title})", fontsize=9)
+            ax.set_title(f"{_label(m, evals)} ({title})", fontsize=9)
             if i == 1:
                 ax.set_xlabel("N games", fontsize=8)
     fig.colorbar(im, ax=axes, shrink=0.8)
@@ -530,6 +648,60 @@ def _with_error(value: float, errors: FloatArray | None, r: int) -> str:
     return f"{value:+.3f} ± {errors[r]:.2f}"
 
 
+def _heldout_lines(evals: list[RunEvaluation]) -> list[str]:
+    """The report's statement of which held-out games it measures and what was chosen where."""
+    if all(ev.heldout == "all" for ev in evals):
+        return [
+            "**Protocol: all held-out games** (`--heldout all`).  Every figure below is "
+            "measured on every held-out game, with the reference form given by "
+            "`reference_fit`; if that form was chosen by looking at these games, the figures "
+            "of that form are optimistic.",
+            "",
+        ]
+    lines = [
+        "**Protocol: choose / report split of the held-out players** (`--heldout split`, the "
+        "default).  The held-out games are divided by player "
+        "(`sparring.estimation.predict.choose_report_parts`: each game goes with its focus "
+        "player, the one of its players with the most held-out games; within a rank the focus "
+        "players, ordered by a hash of their names, alternate between the parts; a game whose "
+        "players meet both parts is dropped from both, so no player is in both parts).  "
+        + (
+            "The reference form is chosen on the *choose* part (the form with the highest mean "
+            f"exact accuracy over N = 1 .. {evals[0].config.eval_max_games})"
+            if any(ev.choice is not None for ev in evals)
+            else "The reference form was given (`--reference-fit`), not chosen here"
+        )
+        + "; **every figure below is measured on the *report* part only**, which no choice "
+        "looked at.  The evaluation units per rank above are the report part's"
+        + (
+            "; dropped from both parts: "
+            + ", ".join(f"{r} {d}" for r, d in zip(evals[0].ranks, dropped, strict=True))
+            + "."
+            if (dropped := evals[0].dropped_units)
+            else "."
+        ),
+        "",
+    ]
+    chosen = [ev for ev in evals if ev.choice is not None]
+    if chosen:
+        fits = list(REFERENCE_FITS)
+        lines += [
+            "| run | choose-part units per rank | "
+            + " | ".join(f"choose part: mean exact, {f}" for f in fits)
+            + " | chosen |",
+            "| --- " * (len(fits) + 3) + "|",
+        ]
+        for ev in chosen:
+            assert ev.choice is not None
+            lines.append(
+                f"| {ev.run} | {', '.join(str(u) for u in ev.choice.units_per_rank)} | "
+                + " | ".join(_pct(ev.choice.criterion[f]) for f in fits)
+                + f" | **{ev.choice.chosen}** |"
+            )
+        lines.append("")
+    return lines
+
+
 def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
     """Plots, ``report.md`` and ``results.json`` for the evaluated runs; the report's path."""
     if not evals:
@@ -549,10 +721,17 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
         + ", ".join(f"{r} {u}" for r, u in zip(evals[0].ranks, evals[0].val_units, strict=True))
         + f"; {cfg.eval_draws} random draws of N per rank; composite score = "
         + ("mean over all pairs (paper)" if cfg.eval_aggregate == "move" else "mean of game means")
-        + ". Draws are without replacement, so when N nears a rank's number of held-out units "
-        "every draw holds almost the same games and the curve's right end is nearly "
-        "deterministic.",
+        + ". Draws are without replacement up to a rank's number of units and with "
+        "replacement beyond it, so when N nears or passes that number every draw holds "
+        "almost the same games and the curve's right end is nearly deterministic (it says "
+        "whether the rank's mean score lies nearest its own reference)"
+        + (
+            f"; here N = {n_max} exceeds the units of {few} rank(s)."
+            if (few := sum(u < n_max for u in evals[0].val_units))
+            else "."
+        ),
         "",
+        *_heldout_lines(evals),
         "| run | kind | steps | pairs seen | train s | val pairs | cand pairs |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -570,13 +749,13 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                 curve = m.curves.mean_within1 if within else m.curves.mean_exact
                 reach = m.curves.games_to_reach(0.8, within)
                 lines.append(
-                    f"| {m.name} | "
+                    f"| {_label(m, evals)} | "
                     + " | ".join(_pct(float(curve[k - 1])) for k in cols)
                     + f" | {reach if reach else '> ' + str(n_max)} |"
                 )
     lines += ["", "## Per-rank exact accuracy (Fig. 8 analogue)", ""]
     show = [k for k in (1, 15, 100) if k <= n_max]
-    head = [f"{m.name} N={k}" for ev in evals for m in ev.methods for k in show]
+    head = [f"{_label(m, evals)} N={k}" for ev in evals for m in ev.methods for k in show]
     lines.append("| rank | " + " | ".join(head) + " |")
     lines.append("| --- " * (len(head) + 1) + "|")
     for r, name in enumerate(evals[0].ranks):
@@ -588,7 +767,9 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
     for ev in evals:
         for m in ev.methods:
             if m.players:
-                lines.append(f"* {m.name}: {_pct(m.player_accuracy)} of {m.players} players")
+                lines.append(
+                    f"* {_label(m, evals)}: {_pct(m.player_accuracy)} of {m.players} players"
+                )
     lines += _separation_lines(evals, game)
     refs = [ev for ev in evals if ev.references is not None]
     if refs:
@@ -652,6 +833,10 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                 "pairs_seen": ev.pairs_seen,
                 "train_seconds": ev.train_seconds,
                 "val_units_per_rank": ev.val_units,
+                "heldout": ev.heldout,
+                "dropped_units_per_rank": ev.dropped_units,
+                "reference_fit": None if ev.kind == "sl" else ev.config.reference_fit,
+                "reference_fit_chosen_on": None if ev.kind == "sl" else _chosen_on(ev),
                 "references": None if ev.references is None else ev.references.tolist(),
                 "reference_fits": {k: _tolist(v) for k, v in ev.fitted_references.items()},
                 "reference_error": _tolist(ev.reference_error),
@@ -680,22 +865,17 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
     return path
 
 
-def data_summary(run: Path) -> dict[str, Any]:
-    """The split report of the data a run was trained on."""
-    cfg = SEConfig.from_mapping(json.loads((Path(run) / "config.json").read_text()))
-    return manifest(build_dataset(cfg.data_config(), show_progress=False))
-
-
 __all__ = [
+    "HELDOUT",
     "PAPER",
     "MethodResult",
     "RunEvaluation",
-    "data_summary",
     "evaluate_run",
     "nearest_rank",
     "plot_accuracy",
     "plot_per_rank",
     "plot_score_by_move",
+    "split_heldout",
     "unit_sums",
     "write_report",
 ]

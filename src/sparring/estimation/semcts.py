@@ -132,26 +132,37 @@ class StrengthEvaluator:
         n = len(planes)
         moves = np.asarray(moves, dtype=np.int64)
         edge_rows = [b for b in range(n) if moves[b] >= 0]
+        # The parents' trunk outputs are held here for this call: remembering the leaves
+        # below may evict a parent from the bounded cache between this lookup and its use.
+        parent_out: dict[bytes, tuple[torch.Tensor, torch.Tensor]] = {}
         missing: list[int] = []
-        seen: set[bytes] = set()
+        asked: set[bytes] = set()
         for b in edge_rows:
             key = parents[b].tobytes()
-            if key not in self._cache and key not in seen:
-                seen.add(key)
+            if key in parent_out or key in asked:
+                continue
+            hit = self._cache.get(key)
+            if hit is None:
+                asked.add(key)
                 missing.append(b)
+            else:
+                self._cache.move_to_end(key)  # least recently used goes first
+                parent_out[key] = hit
         batch = planes
         if missing:
             extra = np.stack([np.asarray(self.game.encode(parents[b])) for b in missing])
             batch = np.concatenate([planes, extra.astype(np.float32)])
         features, logits, value = self._trunk(batch)
         for i, b in enumerate(missing):
-            self._remember(parents[b].tobytes(), features[n + i].clone(), logits[n + i].clone())
+            key = parents[b].tobytes()
+            parent_out[key] = (features[n + i].clone(), logits[n + i].clone())
+            self._remember(key, *parent_out[key])
         for b in range(n):
             self._remember(states[b].tobytes(), features[b].clone(), logits[b].clone())
         aux = np.zeros(n, dtype=np.float32)
         if edge_rows:
-            pf = torch.stack([self._cache[parents[b].tobytes()][0] for b in edge_rows])
-            pl = torch.stack([self._cache[parents[b].tobytes()][1] for b in edge_rows])
+            pf = torch.stack([parent_out[parents[b].tobytes()][0] for b in edge_rows])
+            pl = torch.stack([parent_out[parents[b].tobytes()][1] for b in edge_rows])
             actions = torch.from_numpy(moves[edge_rows])
             beta = self.model.strength(pf, pl, actions)[:, 0]
             aux[edge_rows] = beta.numpy()

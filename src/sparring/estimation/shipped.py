@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sparring.errors import SparringError
+from sparring.errors import MissingResourceError
 
 ESTIMATOR_DIR = Path(__file__).resolve().parents[1] / "models" / "estimators"
 """Where shipped estimators live (inside the installed package)."""
@@ -29,7 +29,8 @@ def shipped_estimators() -> dict[str, Path]:
 def resolve_estimator(name_or_path: str | Path) -> Path:
     """The estimator file named by a shipped name (``go-se``) or a file path.
 
-    Raises :class:`SparringError` listing the shipped names when neither matches.
+    Raises :class:`~sparring.errors.MissingResourceError` listing the shipped names when
+    neither matches.
     """
     shipped = shipped_estimators()
     if str(name_or_path) in shipped:
@@ -38,7 +39,7 @@ def resolve_estimator(name_or_path: str | Path) -> Path:
     if path.is_file():
         return path
     names = ", ".join(shipped) or "none"
-    raise SparringError(
+    raise MissingResourceError(
         f"estimator {str(name_or_path)!r} is neither a file nor a shipped estimator "
         f"(shipped: {names})"
     )
@@ -47,13 +48,13 @@ def resolve_estimator(name_or_path: str | Path) -> Path:
 def default_estimator(game: str) -> Path:
     """The preferred shipped estimator of ``game`` (``go`` or ``chess``).
 
-    Raises :class:`SparringError` when none is shipped.
+    Raises :class:`~sparring.errors.MissingResourceError` when none is shipped.
     """
     shipped = shipped_estimators()
     for kind in DEFAULT_KINDS:
         if f"{game}-{kind}" in shipped:
             return shipped[f"{game}-{kind}"]
-    raise SparringError(
+    raise MissingResourceError(
         f"no shipped {game} strength estimator; pass --model RUN/estimator.pt "
         f"(shipped: {', '.join(shipped) or 'none'})"
     )

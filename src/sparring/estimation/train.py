@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,7 +43,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
@@ -67,6 +65,9 @@ from sparring.estimation.model import (
 )
 from sparring.estimation.predict import REFERENCE_FITS
 from sparring.rundir import (
+    Curve,
+    Panel,
+    TrainingPlot,
     append_log,
     atomic_torch_save,
     atomic_write,
@@ -223,7 +224,7 @@ class SEConfig:
         )
         for name in positive:
             if getattr(self, name) < 1:
-                raise ConfigError(f"se config: {name} must be >= 1")
+                raise ConfigError(f"se config: {name} must be >= 1", name)
         nonneg = (
             "blocks",
             "val_every",
@@ -235,10 +236,18 @@ class SEConfig:
             "eval_positions_per_side",
             "eval_pairs_per_side",
             "eval_cross_fit",
+            "seed",
+            "weight_decay",
+            "policy_weight",
+            "value_weight",
         )
         for name in nonneg:
             if getattr(self, name) < 0:
-                raise ConfigError(f"se config: {name} must be >= 0")
+                raise ConfigError(f"se config: {name} must be >= 0", name)
+        if not 0 <= self.momentum < 1:
+            raise ConfigError("se config: momentum must be in [0, 1)", "momentum")
+        if any(step < 1 for step in self.lr_decay_steps):
+            raise ConfigError("se config: lr_decay_steps must be steps >= 1", "lr_decay_steps")
         if self.optimizer not in ("sgd", "adam"):
             raise ConfigError("se config: optimizer must be 'sgd' or 'adam'")
         if self.learning_rate <= 0 or not 0 < self.lr_decay_factor <= 1:
@@ -654,52 +663,37 @@ class SETrainer:
             if record:
                 self._log(record)
                 if any(k.startswith("val_") for k in record):
-                    plot_training(self.out / "log.jsonl", self.out / "training.png")
+                    TRAINING_PLOT.write(self.out / "log.jsonl", self.out / "training.png")
             if report:
                 report(step, target, record or losses)
         if not (self.out / "training.png").exists():
-            plot_training(self.out / "log.jsonl", self.out / "training.png")
+            TRAINING_PLOT.write(self.out / "log.jsonl", self.out / "training.png")
         return self.state
 
 
-def plot_training(log: Path, png: Path) -> None:
-    """Training and validation losses against steps."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    records = read_log(log)
-    if not records:
-        return
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    for ax, key, title in zip(
-        axes,
-        ("rank", "policy", "value"),
-        ("rank loss (Eq. 5 / rank CE)", "policy cross-entropy", "value MSE"),
-        strict=True,
-    ):
-        pts = [(r["step"], r[f"loss_{key}"]) for r in records if f"loss_{key}" in r]
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], label="train", alpha=0.7)
-        vpts = [(r["step"], r[f"val_{key}"]) for r in records if f"val_{key}" in r]
-        if vpts:
-            ax.plot([p[0] for p in vpts], [p[1] for p in vpts], "o-", label="held-out players")
-        ax.set_xlabel("step")
-        ax.set_title(title)
-        ax.legend()
-    fig.tight_layout()
-    tmp = png.with_name(png.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=90)
-    plt.close(fig)
-    os.replace(tmp, png)
-
-
-def values_at(records: list[dict[str, Any]], key: str) -> npt.NDArray[np.float64]:
-    """The values of ``key`` over a log's records (for summaries)."""
-    return np.array([r[key] for r in records if key in r], dtype=np.float64)
+TRAINING_PLOT = TrainingPlot(
+    "step",
+    tuple(
+        Panel(
+            title,
+            (
+                Curve(f"loss_{key}", "train", alpha=0.7),
+                Curve(f"val_{key}", "held-out players", "o-"),
+            ),
+        )
+        for key, title in (
+            ("rank", "rank loss (Eq. 5 / rank CE)"),
+            ("policy", "policy cross-entropy"),
+            ("value", "value MSE"),
+        )
+    ),
+    figsize=(13, 3.8),
+)
+"""``training.png``: each loss on the training batches and on the held-out players."""
 
 
 __all__ = [
+    "TRAINING_PLOT",
     "Batch",
     "BatchSampler",
     "SEConfig",
@@ -709,7 +703,6 @@ __all__ = [
     "bradley_terry_loss",
     "composite_scores",
     "dihedral",
-    "plot_training",
     "read_log",
     "resolve_device",
     "se_losses",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sparring.errors import ConfigError
+from sparring.errors import ConfigError, MissingResourceError
 from sparring.evaluation.bradley_terry import ELO_SCALE, PairCounts, fit_bradley_terry
 from sparring.evaluation.ratings import EloFit
 
@@ -106,6 +106,12 @@ def read_ladder(path: Path) -> Ladder:
         return Ladder(str(data["game"]), players, str(data["anchor"]))
     except FileNotFoundError:
         raise ConfigError(f"ladder file {str(path)!r} not found") from None
+    except OSError as exc:  # a folder, no permission
+        raise MissingResourceError(
+            f"ladder file {str(path)!r} cannot be read ({exc.strerror or exc})"
+        ) from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"ladder file {str(path)!r} is not a text (JSON) file") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"ladder file {str(path)!r} is malformed: {exc}") from None
 

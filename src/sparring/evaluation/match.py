@@ -54,7 +54,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Self, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
 from rich.console import Console
@@ -137,12 +137,21 @@ def _check_text(what: str, name: str, value: object) -> None:
 
 
 @dataclass(frozen=True)
-class MatchConfig:
-    """A match: ``games`` games between the players named by ``spec_a`` and ``spec_b``.
+class HeadToHeadConfig:
+    """What a match (:class:`MatchConfig`) and a series
+    (:class:`~sparring.evaluation.series.SeriesConfig`) share: the game, players A and B, the
+    base seed and the worker processes, their checks and their mapping form.
 
-    A moves first in the even-numbered games.  Invalid values raise
-    :class:`~sparring.errors.ConfigError`; :meth:`from_mapping` also rejects unknown keys.
+    A subclass adds its game counts as fields and names them in :attr:`COUNTS` (each an
+    integer >= 1) and its name in error messages in :attr:`KIND`.  ``seed`` and ``workers``
+    are keyword-only.  Invalid values raise :class:`~sparring.errors.ConfigError`;
+    :meth:`from_mapping` also rejects unknown keys.
     """
+
+    KIND: ClassVar[str] = "head-to-head"
+    """The config's name in error messages (``match config: games must be ...``)."""
+    COUNTS: ClassVar[tuple[str, ...]] = ()
+    """The subclass's count fields, checked in this order (integers >= 1)."""
 
     game: str
     """Registry name of the game (see :func:`sparring.games.get_game`)."""
@@ -150,24 +159,23 @@ class MatchConfig:
     """Player spec of A (see :func:`sparring.players.make_player`)."""
     spec_b: str
     """Player spec of B."""
-    games: int = 100
-    """Number of games (AlphaDDA: 100, 50 with each player first)."""
-    seed: int = 0
-    """Base seed from which every game's seed is derived (>= 0)."""
-    workers: int = 1
+    seed: int = field(default=0, kw_only=True)
+    """Base seed from which every game's (and series') seed is derived (>= 0)."""
+    workers: int = field(default=1, kw_only=True)
     """Worker processes; 1 plays in the calling process."""
 
     def __post_init__(self) -> None:
         for name in ("game", "spec_a", "spec_b"):
-            _check_text("match", name, getattr(self, name))
-        _check_int("match", "games", self.games, 1)
-        _check_int("match", "seed", self.seed, 0)
-        _check_int("match", "workers", self.workers, 1)
+            _check_text(self.KIND, name, getattr(self, name))
+        for name in self.COUNTS:
+            _check_int(self.KIND, name, getattr(self, name), 1)
+        _check_int(self.KIND, "seed", self.seed, 0)
+        _check_int(self.KIND, "workers", self.workers, 1)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Self:
         """Build from a dict (e.g. a TOML table); unknown keys raise ``ConfigError``."""
-        return _config_from_mapping(cls, data, "match")
+        return _config_from_mapping(cls, data, cls.KIND)
 
     @property
     def specs(self) -> tuple[str, str]:
@@ -177,6 +185,21 @@ class MatchConfig:
     def to_mapping(self) -> dict[str, Any]:
         """The configuration as a JSON-compatible dict (the inverse of :meth:`from_mapping`)."""
         return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class MatchConfig(HeadToHeadConfig):
+    """A match: ``games`` games between the players named by ``spec_a`` and ``spec_b``.
+
+    A moves first in the even-numbered games.  Invalid values raise
+    :class:`~sparring.errors.ConfigError`; :meth:`from_mapping` also rejects unknown keys.
+    """
+
+    KIND: ClassVar[str] = "match"
+    COUNTS: ClassVar[tuple[str, ...]] = ("games",)
+
+    games: int = 100
+    """Number of games (AlphaDDA: 100, 50 with each player first)."""
 
 
 @dataclass(frozen=True)
@@ -418,19 +441,19 @@ class RunResult:
 
 
 def player_modules(specs: Sequence[str]) -> tuple[str, ...]:
-    """The modules that registered the kinds of ``specs``, other than the built-in ones.
+    """The modules whose import registers the kinds of ``specs`` (the composition root
+    :mod:`sparring.kinds` for the built-in kinds, a plug-in's own module for its kinds:
+    :attr:`~sparring.players.registry.KindInfo.module`).
 
-    Worker processes import them before building players, so a player kind registered by
-    any importable module (not only :data:`~sparring.players.registry.BUILTIN_PLAYER_MODULES`)
-    can play in parallel runs.  Call after the specs were validated (e.g. by
+    Worker processes (started by ``forkserver`` or ``spawn``, so with an empty registry)
+    import them before building players, so a player kind registered by any importable
+    module can play in parallel runs.  Call after the specs were validated (e.g. by
     :func:`player_labels`).
     """
-    builtin = set(_registry.BUILTIN_PLAYER_MODULES) | {_registry.__name__}
     modules: list[str] = []
     for spec in specs:
-        factory = _registry._FACTORIES.get(_registry.PlayerSpec.parse(spec).kind)
-        module = getattr(factory, "__module__", None)
-        if module and module not in builtin and module not in modules:
+        module = _registry.kind_info(_registry.PlayerSpec.parse(spec).kind).module
+        if module and module not in modules:
             modules.append(module)
     return tuple(modules)
 

@@ -34,10 +34,10 @@ import dataclasses
 import json
 import queue as queue_module
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, ClassVar
 
 import numpy as np
 from rich.console import Console
@@ -53,10 +53,9 @@ from rich.progress import (
 from sparring.errors import ConfigError, is_interrupt
 from sparring.evaluation.match import (
     GameCallback,
+    HeadToHeadConfig,
     RunInterrupted,
     _check_int,
-    _check_text,
-    _config_from_mapping,
     derive_seed,
     init_worker,
     play_game,
@@ -80,54 +79,26 @@ SERIES_KIND = "series"
 
 
 @dataclass(frozen=True)
-class SeriesConfig:
+class SeriesConfig(HeadToHeadConfig):
     """``series`` series of ``games_per_series`` games between ``spec_a`` and ``spec_b``.
 
-    In every series, A moves first in the even-numbered games.  Invalid values raise
-    :class:`~sparring.errors.ConfigError`; :meth:`from_mapping` also rejects unknown keys.
+    In every series, A moves first in the even-numbered games; each worker plays whole
+    series.  Invalid values raise :class:`~sparring.errors.ConfigError`;
+    :meth:`from_mapping` also rejects unknown keys.
     """
 
-    game: str
-    """Registry name of the game (see :func:`sparring.games.get_game`)."""
-    spec_a: str
-    """Player spec of A (see :func:`sparring.players.make_player`)."""
-    spec_b: str
-    """Player spec of B."""
+    KIND: ClassVar[str] = "series"
+    COUNTS: ClassVar[tuple[str, ...]] = ("games_per_series", "series")
+
     games_per_series: int = 10
     """Games in each series, played in order by the same two player objects."""
     series: int = 1
     """Number of series (independent repeats; they run in parallel with ``workers > 1``)."""
-    seed: int = 0
-    """Base seed from which every series' and game's seed is derived (>= 0)."""
-    workers: int = 1
-    """Worker processes, each playing whole series; 1 plays in the calling process."""
-
-    def __post_init__(self) -> None:
-        for name in ("game", "spec_a", "spec_b"):
-            _check_text("series", name, getattr(self, name))
-        _check_int("series", "games_per_series", self.games_per_series, 1)
-        _check_int("series", "series", self.series, 1)
-        _check_int("series", "seed", self.seed, 0)
-        _check_int("series", "workers", self.workers, 1)
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Self:
-        """Build from a dict (e.g. a TOML table); unknown keys raise ``ConfigError``."""
-        return _config_from_mapping(cls, data, "series")
-
-    @property
-    def specs(self) -> tuple[str, str]:
-        """``(spec_a, spec_b)``."""
-        return (self.spec_a, self.spec_b)
 
     @property
     def run_key(self) -> str:
         """The run's key in a store: the game, the specs and the seed (see ``run_key_for``)."""
         return run_key_for(SERIES_KIND, self.game, self.specs, self.seed)
-
-    def to_mapping(self) -> dict[str, Any]:
-        """The configuration as a JSON-compatible dict (the inverse of :meth:`from_mapping`)."""
-        return dataclasses.asdict(self)
 
 
 def series_seed(base_seed: int, series: int) -> int:

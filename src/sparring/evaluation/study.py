@@ -9,6 +9,7 @@ Elo is fitted with the ladder's ratings held fixed (:func:`fit_against_ladder`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,13 @@ class StudyConfig:
             raise ConfigError("a study needs at least one value")
         if self.games < 1 or self.workers < 1:
             raise ConfigError("games and workers must be >= 1")
+        for value in self.values:
+            if not math.isfinite(value) or value < 0:
+                raise ConfigError(
+                    f"study values must be finite numbers >= 0, not {value!r}", "values"
+                )
+            if self.parameter == "sims" and (value != int(value) or value < 1):
+                raise ConfigError(f"sims must be whole numbers >= 1, not {value:g}", "values")
 
     def spec(self, value: float) -> str:
         """The ``az`` spec of the variant with ``parameter = value``."""

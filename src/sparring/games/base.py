@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,13 @@ from sparring.errors import (
 
 State = npt.NDArray[Any]
 """A position: a flat array whose layout is private to its game."""
+
+RecordFormat = Literal["sgf", "pgn", "moves"]
+"""A written record: SGF (Go), PGN (chess) or a plain move list (every game)."""
+
+GameParams = dict[str, int | float]
+"""The parameters a game was built with (:meth:`Game.params`), as JSON values:
+``get_game(game.name, **game.params())`` builds the same game again."""
 
 Moves = npt.NDArray[np.int64]
 Planes = npt.NDArray[np.float32]
@@ -82,6 +89,20 @@ class Kernels(NamedTuple):
     planes of :meth:`Game.encode` to ``out`` (None if the game has no compiled encoder)."""
 
 
+class MoveFilter(NamedTuple):
+    """What a game advises a player choosing among searched moves (:meth:`Game.move_filter`):
+    Go's finishing rules, for players on networks that hardly ever pass."""
+
+    pass_now: bool
+    """Play :attr:`pass_move` now (Go: the opponent has just passed and the player to move
+    is ahead by the area count, komi included: passing ends the game won)."""
+    avoid: npt.NDArray[np.bool_]
+    """A mask over the actions: moves not to play while another move than the pass remains
+    (Go: filling one's own single-point eye)."""
+    pass_move: int
+    """The pass, played when every other move is to be avoided."""
+
+
 class Game(ABC):
     """A two-player, zero-sum, perfect-information game with a fixed action space."""
 
@@ -100,6 +121,67 @@ class Game(ABC):
     compiled: bool = True
     """Whether :attr:`kernels` are numba-compiled (uint64 positions), so compiled searches
     (UCT, Minimax, PUCT) can run this game; chess runs only Python-level code."""
+
+    # ---- capabilities (what callers ask instead of checking the game's name) ----------------
+    record_format: RecordFormat = "moves"
+    """The game's natural written record: ``"sgf"`` (Go), ``"pgn"`` (chess) or ``"moves"``
+    (a plain move list, which every game can write)."""
+    side_names: tuple[str, str] = ("first player", "second player")
+    """What people call player 0 and player 1 (``Black``/``White`` in Go and Othello,
+    ``White``/``Black`` in chess)."""
+    side_marks: tuple[str, str] = ("X", "O")
+    """How :meth:`render` shows each player's pieces."""
+    plays_out_of_turn: bool = False
+    """Whether a move may be played for the side *not* to move (Go: GTP's ``play b D4`` when
+    White is to move; see :meth:`with_side_to_move`)."""
+
+    def params(self) -> GameParams:
+        """The parameters this game was built with (board size, komi, ...), as JSON values;
+        ``get_game(self.name, **self.params())`` builds the same game (empty for games
+        without parameters)."""
+        return {}
+
+    def side_label(self, player: int) -> str:
+        """How a person is told which side ``player`` (0 or 1) is: the board mark, with the
+        side's name where the two differ (``X (Black)``)."""
+        mark, name = self.side_marks[player], self.side_names[player]
+        return mark if mark == name else f"{mark} ({name})"
+
+    def score_text(self, state: State) -> str | None:
+        """One line on how the finished ``state`` was scored (Go: the area count and komi);
+        None (the default) for games decided on the board without a count."""
+        return None
+
+    def with_side_to_move(self, state: State, player: int) -> State:
+        """A copy of ``state`` with ``player`` (0 or 1) to move.  Games that let a side move
+        out of turn (:attr:`plays_out_of_turn`) override it; the default accepts only the
+        side already to move and raises :class:`IllegalMoveError` otherwise."""
+        if player != self.to_move(state):
+            raise IllegalMoveError(
+                f"{self.name}: only the side to move ({self.side_names[self.to_move(state)]}) "
+                f"may move, not {self.side_names[player]}"
+            )
+        return state.copy()
+
+    def max_handicap(self) -> int:
+        """The most handicap stones :meth:`handicap_position` takes (0: no handicap)."""
+        return 0
+
+    def fixed_handicap(self, count: int) -> list[int]:
+        """The points of ``count`` handicap stones in the standard fixed placement (GTP
+        ``fixed_handicap``); :class:`UnsupportedGameError` for games without handicaps."""
+        raise UnsupportedGameError(f"{self.name} has no handicap stones")
+
+    def handicap_position(self, points: Sequence[int]) -> State:
+        """The initial position with handicap stones on ``points`` (the other side then
+        moves); :class:`UnsupportedGameError` for games without handicaps."""
+        raise UnsupportedGameError(f"{self.name} has no handicap stones")
+
+    def move_filter(self, state: State) -> MoveFilter | None:
+        """The game's advice to a searching player that must bring games to an end
+        (:class:`MoveFilter`), or None (the default): every legal move is fine.  Go gives its
+        finishing rules (pass to win, no filling of one's own eyes)."""
+        return None
 
     def require_compiled(self, what: str) -> None:
         """Raise :class:`UnsupportedGameError` if ``what`` needs compiled kernels we lack."""

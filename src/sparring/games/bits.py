@@ -12,7 +12,6 @@ _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 _ONE = np.uint64(1)
-_ZERO = np.uint64(0)
 
 
 @nb.njit(cache=True, inline="always")
@@ -37,15 +36,3 @@ def random_set_bit(x: np.uint64, rng: RngState) -> np.uint64:
     for _ in range(k):
         x &= x - _ONE
     return x & (~x + _ONE)
-
-
-@nb.njit(cache=True)
-def bits_to_moves(x: np.uint64, out: np.ndarray, index_of_bit: np.ndarray) -> int:
-    """Write ``index_of_bit[i]`` for every set bit ``i`` of ``x`` to ``out``; return the count."""
-    n = 0
-    while x != _ZERO:
-        low = x & (~x + _ONE)
-        out[n] = index_of_bit[lowest_bit_index(low)]
-        n += 1
-        x ^= low
-    return n

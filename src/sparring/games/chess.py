@@ -369,6 +369,13 @@ class Chess(Game):
     max_game_length = MAX_GAME_LENGTH
     compiled = False
     """The kernels are Python callables, not numba functions."""
+    record_format = "pgn"
+    side_names = ("White", "Black")
+    side_marks = ("capital letters", "small letters")
+
+    def side_label(self, player: int) -> str:
+        """``White (capital letters)`` or ``Black (small letters)``."""
+        return f"{self.side_names[player]} ({self.side_marks[player]})"
 
     # ---- positions ------------------------------------------------------------------------
     def initial_state(self) -> State:

@@ -35,7 +35,6 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 BOTTOM = np.uint64(sum(1 << (c * _H1) for c in range(WIDTH)))
 BOARD = np.uint64(int(BOTTOM) * ((1 << HEIGHT) - 1))
-_COLUMN_OF_BIT = np.array([b // _H1 for b in range(64)], dtype=np.int64)
 
 CUR, MASK, PLY, STATUS = 0, 1, 2, 3
 
@@ -132,6 +131,7 @@ class Connect4(Game):
     board_shape = (HEIGHT, WIDTH)
     kernels = KERNELS
     max_game_length = WIDTH * HEIGHT
+    side_names = ("X", "O")
 
     def initial_state(self) -> State:
         return np.zeros(4, dtype=np.uint64)

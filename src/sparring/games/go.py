@@ -72,14 +72,21 @@ import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from sparring.errors import IllegalMoveError, MoveParseError, PositionParseError
+from sparring.errors import (
+    BadValueError,
+    IllegalMoveError,
+    MoveParseError,
+    PositionParseError,
+)
 from sparring.games.base import (
     DRAW,
     FIRST_WINS,
     ONGOING,
     SECOND_WINS,
     Game,
+    GameParams,
     Kernels,
+    MoveFilter,
     Planes,
     Policy,
     State,
@@ -633,21 +640,78 @@ def _cells(state: State, nn: int) -> npt.NDArray[np.int8]:
     return state[HEADER:].view(np.int8)[:nn]
 
 
+def fixed_handicap_points(count: int, size: int) -> list[int]:
+    """The points (actions) of GTP's fixed handicap placement of ``count`` stones on a
+    ``size x size`` board (GTP 2 draft, section 4.1.1): the star points on the third line
+    below 13x13 and the fourth line from 13x13 up, in the order D4 Q16 D16 Q4, then the centre
+    for an odd count, the side star points D10 Q10 for 6-9 and K4 K16 for 8-9; 2..4 stones
+    on even boards and on 7x7, 2..9 on odd boards from 9x9.  :class:`BadValueError` (key
+    ``handicap``) when there is no such placement."""
+    most = max_fixed_handicap(size)
+    if most == 0:
+        raise BadValueError(f"go: no fixed handicap placement on a {size}x{size} board", "handicap")
+    if isinstance(count, bool) or not isinstance(count, int) or not 2 <= count <= most:
+        raise BadValueError(
+            f"go: a fixed handicap on {size}x{size} is 2..{most} stones, not {count!r}", "handicap"
+        )
+    low = 2 if size < 13 else 3  # edge distance of the star points, 0-based
+    mid, high = (size - 1) // 2, size - 1 - low
+    # (row from the bottom, column) per stone: GTP's D4 Q16 D16 Q4 D10 Q10 K4 K16 K10 scheme
+    corners = [(low, low), (high, high), (high, low), (low, high)]
+    sides = {6: [(mid, low), (mid, high)], 8: [(mid, low), (mid, high), (low, mid), (high, mid)]}
+    chosen = corners[: min(count, 4)]
+    if count >= 5:
+        chosen += sides[count - count % 2] if count >= 6 else []
+        if count % 2 == 1:
+            chosen.append((mid, mid))
+    return [(size - 1 - row) * size + col for row, col in chosen]
+
+
+def max_fixed_handicap(size: int) -> int:
+    """The most stones of GTP's fixed handicap placement on ``size x size``: 0 below 7x7,
+    4 on 7x7 and on even boards, 9 on odd boards from 9x9."""
+    if size < 7:
+        return 0
+    return 4 if size == 7 or size % 2 == 0 else 9
+
+
+KOMI_LIMIT = 200.0
+"""The largest komi (either sign) :class:`Go` accepts; 19x19 has 361 points, and no game
+is played at a komi near this."""
+
+
 class Go(Game):
     """Go with captures, simple ko, suicide forbidden, Tromp-Taylor area scoring and komi.
 
-    ``size`` 2..25 (19 standard), ``komi`` in half points (7.5 default), ``max_ply`` the ply
-    cap that ends a game (default ``2*size*size``).
+    ``size`` 2..25 (19 standard), ``komi`` in half points (7.5 default, at most
+    :data:`KOMI_LIMIT` either way), ``max_ply`` the ply cap that ends a game (default
+    ``2*size*size``).  :class:`BadValueError` names the parameter that is out of range.
+    A move may be played for either side (:meth:`with_side_to_move`, GTP's ``play``), and
+    the initial position may hold handicap stones (:meth:`handicap_position`).
     """
 
+    record_format = "sgf"
+    side_names = ("Black", "White")
+    plays_out_of_turn = True
+
     def __init__(self, size: int = 19, komi: float = 7.5, max_ply: int | None = None) -> None:
+        if isinstance(size, bool) or not isinstance(size, int | np.integer):
+            raise BadValueError(f"go: board size must be an integer, not {size!r}", "size")
         if not 2 <= size <= MAX_SIZE:
-            raise ValueError(f"go: board size must be 2..{MAX_SIZE}, not {size}")
-        if komi * 2 != round(komi * 2) or abs(komi) > 1000:
-            raise ValueError(f"go: komi must be a multiple of 0.5, not {komi}")
+            raise BadValueError(f"go: board size must be 2..{MAX_SIZE}, not {size}", "size")
+        if isinstance(komi, bool) or not isinstance(komi, int | float | np.number):
+            raise BadValueError(f"go: komi must be a number, not {komi!r}", "komi")
+        if not np.isfinite(komi) or komi * 2 != round(komi * 2) or abs(komi) > KOMI_LIMIT:
+            raise BadValueError(
+                f"go: komi must be a multiple of 0.5 in -{KOMI_LIMIT:g}..{KOMI_LIMIT:g}, "
+                f"not {komi}",
+                "komi",
+            )
+        size = int(size)
         cap = 2 * size * size if max_ply is None else max_ply
-        if not 1 <= cap <= 32000:
-            raise ValueError(f"go: max_ply must be 1..32000, not {cap}")
+        if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or not 1 <= cap <= 32000:
+            raise BadValueError(f"go: max_ply must be 1..32000, not {cap!r}", "max_ply")
+        cap = int(cap)
         self.size = size
         self.komi = float(komi)
         self.max_ply = cap
@@ -659,6 +723,71 @@ class Go(Game):
         self.kernels = KERNELS
         self.max_game_length = cap
         self.state_length = HEADER + (size * size + 7) // 8
+
+    # ---- parameters and capabilities --------------------------------------------------------
+    def params(self) -> GameParams:
+        """``size`` and ``komi``, and ``max_ply`` when it is not the default ``2*size*size``."""
+        params: GameParams = {"size": self.size, "komi": self.komi}
+        if self.max_ply != 2 * self.size * self.size:
+            params["max_ply"] = self.max_ply
+        return params
+
+    def score_text(self, state: State) -> str | None:
+        """``Score (area, Tromp-Taylor): Black b, White w, komi k: Black wins by m.``"""
+        black, white = self.area(state)
+        margin = self.score_margin(state)
+        verdict = (
+            f"Black wins by {margin:g}"
+            if margin > 0
+            else f"White wins by {-margin:g}"
+            if margin < 0
+            else "a draw"
+        )
+        return (
+            f"Score (area, Tromp-Taylor): Black {black}, White {white}, komi {self.komi:g}: "
+            f"{verdict}."
+        )
+
+    def with_side_to_move(self, state: State, player: int) -> State:
+        """A copy of ``state`` with ``player`` (0 Black, 1 White) to move, for a move out of
+        turn (GTP ``play b D4`` while White is to move).  Handing the move to the other side
+        clears the ko point (the ko forbade only the next move of the side to move) and keeps
+        the pass count; the same side keeps the position as it is."""
+        if player not in (0, 1):
+            raise BadValueError(f"{self.name}: a side is 0 (Black) or 1 (White), not {player!r}")
+        out = state.copy()
+        h = _h(out)
+        if int(h[TO_MOVE]) != player:
+            h[TO_MOVE] = player
+            h[KO] = -1
+        return out
+
+    def max_handicap(self) -> int:
+        """Free placement takes up to ``size*size - 1`` stones (GTP's bound)."""
+        return self.size * self.size - 1
+
+    def fixed_handicap(self, count: int) -> list[int]:
+        """GTP's fixed placement of ``count`` stones (:func:`fixed_handicap_points`)."""
+        return fixed_handicap_points(count, self.size)
+
+    def handicap_position(self, points: Sequence[int]) -> State:
+        """The empty board with Black stones on ``points`` (2..``size*size - 1`` distinct
+        points, pass excluded) and White to move, as after GTP's ``fixed_handicap`` or
+        ``set_free_handicap``.  :class:`BadValueError` (key ``handicap``) names a bad point."""
+        nn = self.size * self.size
+        pts = [int(p) for p in points]
+        if not 2 <= len(pts) <= nn - 1:
+            raise BadValueError(
+                f"{self.name}: a handicap is 2..{nn - 1} stones, not {len(pts)}", "handicap"
+            )
+        for p in pts:
+            if not 0 <= p < nn:
+                raise BadValueError(
+                    f"{self.name}: handicap point {p} is not on the board", "handicap"
+                )
+        if len(set(pts)) != len(pts):
+            raise BadValueError(f"{self.name}: a handicap point is given twice", "handicap")
+        return self.setup(black=pts, to_move=1)
 
     # ---- positions ------------------------------------------------------------------------
     def initial_state(self) -> State:
@@ -753,6 +882,21 @@ class Go(Game):
         """Black's area minus White's area minus komi (positive: Black ahead)."""
         b, w = self.area(state)
         return b - w - int(_h(state)[KOMI2]) / 2.0
+
+    def passes_to_win(self, state: State) -> bool:
+        """The pass-to-win rule: the opponent has just passed and the player to move is ahead
+        by the Tromp-Taylor area count (komi included), so passing ends the game won."""
+        if self.consecutive_passes(state) != 1:
+            return False
+        return self.score_margin(state) * (1.0 if self.to_move(state) == 0 else -1.0) > 0
+
+    def move_filter(self, state: State) -> MoveFilter:
+        """Go's finishing rules, the usual ones of Go programs under area scoring: pass to
+        win (:meth:`passes_to_win`), and no filling of one's own single-point eyes
+        (:meth:`own_eyes`, the rule of the random playouts)."""
+        if self.passes_to_win(state):
+            return MoveFilter(True, np.zeros(self.num_actions, dtype=np.bool_), self.pass_move)
+        return MoveFilter(False, self.own_eyes(state), self.pass_move)
 
     # ---- replay ------------------------------------------------------------------------------
     def _moves_array(self, moves: Sequence[int] | npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:

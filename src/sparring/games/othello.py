@@ -15,13 +15,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from sparring.errors import MoveParseError, PositionParseError
+from sparring.errors import BadValueError, MoveParseError, PositionParseError
 from sparring.games.base import (
     DRAW,
     FIRST_WINS,
     ONGOING,
     SECOND_WINS,
     Game,
+    GameParams,
     Kernels,
     Planes,
     Policy,
@@ -249,9 +250,14 @@ KERNELS_6 = Kernels(legal_moves_6, play_6, status, to_move, random_playout_6, en
 class Othello(Game):
     """Othello on an ``size x size`` board (8: the standard game; 6: AlphaDDA's 6x6 Othello)."""
 
-    def __init__(self, size: int) -> None:
-        if size not in (6, 8):
-            raise ValueError("Othello is available on 6x6 and 8x8 boards")
+    side_names = ("Black", "White")
+
+    def __init__(self, size: int = 8) -> None:
+        if isinstance(size, bool) or size not in (6, 8):
+            raise BadValueError(
+                f"othello: board size must be 6 or 8 (6x6 and 8x8 boards), not {size!r}", "size"
+            )
+        size = int(size)
         self.size = size
         self.name = "othello" if size == 8 else "othello6"
         self.num_actions = size * size + 1
@@ -261,6 +267,10 @@ class Othello(Game):
         self.geometry = GEOMETRY_8 if size == 8 else GEOMETRY_6
         # Every ply either fills a square or passes, and two passes in a row end the game.
         self.max_game_length = 2 * (size * size - 4) + 1
+
+    def params(self) -> GameParams:
+        """The board ``size`` (6 or 8)."""
+        return {"size": self.size}
 
     def initial_state(self) -> State:
         n = self.size

@@ -112,6 +112,7 @@ class TicTacToe(Game):
     board_shape = (3, 3)
     kernels = KERNELS
     max_game_length = 9
+    side_names = ("X", "O")
 
     def initial_state(self) -> State:
         return np.zeros(4, dtype=np.uint64)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sparring.errors import UnknownPlayerError
+from sparring.errors import PlayerResourceError
 
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
 """Where shipped models live (inside the installed package)."""
@@ -24,7 +24,9 @@ def shipped_models() -> dict[str, Path]:
 def resolve_model(name_or_path: str) -> Path:
     """The network file named by a shipped model name or a file path.
 
-    Raises :class:`UnknownPlayerError` listing the shipped names when neither matches.
+    Raises :class:`~sparring.errors.PlayerResourceError` (an
+    :class:`~sparring.errors.UnknownPlayerError`) listing the shipped names when neither
+    matches.
     """
     shipped = shipped_models()
     if name_or_path in shipped:
@@ -33,8 +35,9 @@ def resolve_model(name_or_path: str) -> Path:
     if path.is_file():
         return path
     names = ", ".join(shipped) or "none yet"
-    raise UnknownPlayerError(
-        f"model {name_or_path!r} is neither a file nor a shipped model (shipped: {names})"
+    raise PlayerResourceError(
+        f"model {name_or_path!r} is neither a file nor a shipped model (shipped: {names})",
+        key="model",
     )
 
 

@@ -46,17 +46,29 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
-from sparring.errors import GameOverError, UnknownPlayerError
-from sparring.players.alphazero import DEFAULT_C_PUCT, load_network_evaluator, network_file
-from sparring.players.base import Player
-from sparring.players.registry import PlayerSpec, check_options, option_float, option_int, register
-from sparring.players.settings import _check_name, _SpecText, check_root_random
+from sparring.errors import PlayerSettingsError
+from sparring.players.alphazero import load_network_evaluator, masks_generator, network_file
+from sparring.players.base import Player, set_torch_generator_state, torch_generator_state
+from sparring.players.registry import PlayerSpec, check_options, option_float, option_int
+from sparring.players.searching import SearchPlayer
+from sparring.players.settings import (
+    MAX_SIMULATIONS,
+    SettingsBase,
+    _check_name,
+    _spec_value,
+    check_int,
+    check_number,
+    check_root_random,
+    check_sims,
+)
 from sparring.search.alphadda3 import AlphaDDA3Score
+from sparring.search.hooks import DEFAULT_C_PUCT
+from sparring.search.limit import Limit, LimitClock
 from sparring.search.puct import PUCTConfig, search
 from sparring.strength.alphadda import (
     P_MAX,
@@ -203,12 +215,14 @@ def floor_z_setting(level: float) -> StrengthSetting:
     return StrengthSetting(-math.inf, PAPER_RTH, min(2.0 * (level - 1.0), 2.0))
 
 
-class AlphaDDAPlayer(Player):
+class AlphaDDAPlayer(SearchPlayer):
     """The common part of AlphaDDA1-3: the value signal, the search, the move choice.
 
     Subclasses set this move's search config in :meth:`configure` from ``vbar_n`` and record
     the parameter in :attr:`info`.
     """
+
+    info_root = True
 
     def __init__(
         self,
@@ -231,12 +245,29 @@ class AlphaDDAPlayer(Player):
         """The floor's base level, moved by game results (:attr:`FloorRule.result_step`)."""
         self.player_index: int | None = None
         self.info: dict[str, Any] = {}
-        self.last_result: RootStats | None = None
+        """This move's values (``v``, ``vbar``, the parameter, ``floor``), in order."""
+        self._search: tuple[PUCTConfig, Evaluator] | None = None
+        self._vbar_c = 0.0
 
     # -- lifecycle
     def new_game(self, game: Game, player_index: int) -> None:
         self.player_index = player_index
         self.history.new_game()
+
+    def live_state(self) -> PlayerState | None:
+        """The values ``v_n`` kept now (Eq. 1's history: this game's own moves, and earlier
+        games' with ``carry``), which telling the game again does not rebuild."""
+        return {"values": [float(v) for v in self.history.to_list()]}
+
+    def restore_live_state(self, data: PlayerState | None) -> None:
+        if data is None:
+            return
+        values = data.get("values")
+        if not isinstance(values, list) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in values
+        ):
+            raise ValueError(f"{self.name}: a live state is {{'values': [floats]}}, not {data!r}")
+        self.history.restore([float(v) for v in values])  # type: ignore[arg-type]
 
     def game_over(self, game: Game, final_state: State, score: float) -> None:
         if self.floor is not None:
@@ -280,7 +311,17 @@ class AlphaDDAPlayer(Player):
             self.floor_base = float(level)
 
     def move_info(self) -> dict[str, Any] | None:
-        return dict(self.info) if self.info else None
+        """``v``, ``vbar``, the parameter, the root ``moves`` and ``visits``, then ``floor``
+        (with the floor on): derived from :attr:`last_analysis`."""
+        analysis = self.last_analysis
+        if analysis is None:
+            return None
+        info = {k: v for k, v in analysis.annotations.items() if k != "floor"}
+        info["moves"] = list(analysis.moves)
+        info["visits"] = list(analysis.visits)
+        if "floor" in analysis.annotations:
+            info["floor"] = analysis.annotations["floor"]
+        return info
 
     # -- the move
     def signal_value(self, game: Game, state: State) -> float:
@@ -299,9 +340,8 @@ class AlphaDDAPlayer(Player):
         """This move's search config and evaluator from ``vbar_n`` and the colour ``c`` (each
         AlphaDDA variant sets its own parameter: simulations, dropout or the score)."""
 
-    def select_move(self, game: Game, state: State) -> int:
-        if game.is_terminal(state):
-            raise GameOverError(f"{game.name}: the game is over, no move can be played")
+    def before_search(self, game: Game, state: State) -> int | None:
+        """The value signal ``v_n``, its mean ``vbar_n`` and this move's search config."""
         mover = game.to_move(state)
         if self.player_index is None:
             self.player_index = mover
@@ -309,27 +349,40 @@ class AlphaDDAPlayer(Player):
         v = self.signal_value(game, state)
         vbar = self.history.add(v)
         self.info = {"v": round(v, 6), "vbar": round(vbar, 6)}
+        self._vbar_c = vbar * c
         config, evaluator = self.configure(vbar, c, game)
         if self.root_random > 0.0:
             config = replace(config, root_random=self.root_random)
-        result = search(game, state, evaluator, config, self.rng)
-        self.last_result = result
-        self.info["moves"] = [int(m) for m in result.moves]
-        self.info["visits"] = [int(n) for n in result.visits]
+        self._search = (config, evaluator)
+        return None
+
+    def run_search(
+        self, game: Game, state: State, limit: Limit | None, clock: LimitClock
+    ) -> RootStats:
+        assert self._search is not None
+        config, evaluator = self._search
+        return search(game, state, evaluator, config, self.rng, limit, clock)
+
+    def pick(self, game: Game, state: State, root: RootStats) -> int:
+        """The most visited move, or the floor's draw when the floor is on."""
         level = 0.0
         if self.floor is not None:
-            level = self.floor.move_level(self.floor_base, vbar * c)
+            level = self.floor.move_level(self.floor_base, self._vbar_c)
             self.info["floor"] = round(level, 6)
+        self.annotate(**self.info)
         if level > 0.0 and (
             self.floor is None or not self.floor.mix or self.rng.random() < min(level, 1.0)
         ):
             setting = StrengthSetting(-math.inf, PAPER_RTH, level)
             if self.floor is not None and self.floor.mode == "z":
                 setting = floor_z_setting(level)
-            p = strength_distribution(result.visits.astype(np.float64), setting)
-            return int(result.moves[self.rng.choice(len(p), p=p)])
-        best = result.best_moves()
-        return int(best[self.rng.integers(len(best))])
+            p = strength_distribution(root.visits.astype(np.float64), setting)
+            return int(root.moves[self.rng.choice(len(p), p=p)])
+        return super().pick(game, state, root)
+
+    def pick_unsearched(self, game: Game, state: State, root: RootStats) -> int:
+        self.annotate(**self.info)
+        return super().pick_unsearched(game, state, root)
 
 
 class AlphaDDA1Player(AlphaDDAPlayer):
@@ -391,6 +444,24 @@ class AlphaDDA2Player(AlphaDDAPlayer):
         self._damaged_evaluator.model.set_dropout(p)
         return self._damaged_evaluator
 
+    def random_state(self) -> dict[str, JsonValue]:
+        """The generator's state and, once the damaged network is built, its dropout masks'
+        torch generator (``dropout``)."""
+        state = super().random_state()
+        generator = masks_generator(self._damaged_evaluator)
+        if generator is not None:
+            state["dropout"] = torch_generator_state(generator)
+        return state
+
+    def set_random_state(self, data: JsonValue) -> None:
+        super().set_random_state(data)
+        if isinstance(data, dict) and "dropout" in data:
+            if self._damaged_evaluator is None:
+                self._damaged_evaluator = self.damaged(self._seed)
+            generator = masks_generator(self._damaged_evaluator)
+            if generator is not None:
+                set_torch_generator_state(generator, data, "dropout", self.name)
+
     def reseed(self, seed: int) -> None:
         super().reseed(seed)
         self._seed = seed
@@ -445,32 +516,10 @@ class AlphaDDA3Player(AlphaDDAPlayer):
 # ---- typed settings and specs -----------------------------------------------------------------
 
 
-def _check_common(n_h: int | None, history: str, name: str) -> None:
-    if n_h is not None and n_h < 1:
-        raise UnknownPlayerError("nh must be >= 1")
-    if history not in ("paper", "code"):
-        raise UnknownPlayerError("history must be 'paper' or 'code'")
+def _check_common(n_h: int | None, name: str) -> None:
+    if n_h is not None:
+        check_int("nh", n_h, 1)
     _check_name(name)
-
-
-def _check_floor(
-    floor: str, start: float | None, slope: float, maximum: float, mix: str = "off"
-) -> None:
-    if floor not in ("on", "off") or mix not in ("on", "off"):
-        raise UnknownPlayerError("floor and fmix must be 'on' or 'off'")
-    if start is not None and not math.isfinite(start):
-        raise UnknownPlayerError("fstart must be a finite number")
-    if not slope >= 0 or not math.isfinite(slope):
-        raise UnknownPlayerError("fslope must be >= 0")
-    if not 0.0 <= maximum <= 2.0:
-        raise UnknownPlayerError("fmax must be in [0, 2]")
-
-
-def _check_floor_mode(mode: str, result_step: float) -> None:
-    if mode not in ("sa", "z"):
-        raise UnknownPlayerError(f"fmode must be sa or z, not {mode!r}")
-    if not 0.0 <= result_step <= 2.0:
-        raise UnknownPlayerError("fresult must be in [0, 2]")
 
 
 def _history(n_h: int, history: str) -> ValueHistory:
@@ -478,46 +527,103 @@ def _history(n_h: int, history: str) -> ValueHistory:
 
 
 @dataclass(frozen=True)
-class AlphaDDA1Settings(_SpecText):
+class FloorSettings:
+    """The floor variant of AlphaDDA1 and AlphaDDA2 (module doc, :class:`FloorRule`): spec
+    ``floor=on`` with ``fstart``, ``fslope``, ``fmax``, ``fmix``, ``fmode``, ``fresult``; JSON
+    the object ``{"fstart": .., "fslope": .., ...}`` under ``floor`` (``null``: no floor)."""
+
+    OPTION_KEYS: ClassVar[dict[str, str]] = {
+        "start": "fstart", "slope": "fslope", "maximum": "fmax", "mix": "fmix",
+        "mode": "fmode", "result_step": "fresult",
+    }  # fmt: skip
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "slope": (0, None),
+        "maximum": (0, 2),
+        "result_step": (0, 2),
+    }
+
+    start: float | None = None
+    """``fstart``: the ``vbar_n c`` where the floor starts (None: the kind's default, 0.5 for
+    AlphaDDA1, where ``P_drop`` reaches ``P_max`` for AlphaDDA2), finite."""
+    slope: float = FLOOR_SLOPE
+    """``fslope``: floor levels per unit of ``vbar_n c``, >= 0."""
+    maximum: float = FLOOR_MAX
+    """``fmax``: the highest floor level, in [0, 2]."""
+    mix: bool = False
+    """``fmix``: the floor's move only with probability ``min(f, 1)`` (:class:`FloorRule`)."""
+    mode: FloorMode = "sa"
+    """``fmode``: the floor's move choice, ``sa`` or ``z`` (:class:`FloorRule`)."""
+    result_step: float = FLOOR_RESULT
+    """``fresult``: the step of the floor's base level per game result, in [0, 2]."""
+
+    def __post_init__(self) -> None:
+        SettingsBase.check_types(self)  # type: ignore[arg-type]
+        check_number("fstart", self.start)
+        check_number("fslope", self.slope, 0.0)
+        check_number("fmax", self.maximum, 0.0, 2.0)
+        check_number("fresult", self.result_step, 0.0, 2.0)
+
+    def rule(self, default_start: float) -> FloorRule:
+        """The :class:`FloorRule` (``default_start`` where :attr:`start` is None)."""
+        start = default_start if self.start is None else self.start
+        return FloorRule(start, self.slope, self.maximum, self.mix, self.mode, self.result_step)
+
+    def spec_items(self) -> list[str]:
+        """``floor=on`` and the floor options that differ from their defaults."""
+        items = ["floor=on"]
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value != f.default:
+                text = ("on" if value else "off") if isinstance(value, bool) else None
+                items.append(f"{self.OPTION_KEYS[f.name]}={text or _spec_value(value)}")
+        return items
+
+
+class _FloorSpec(SettingsBase):
+    """:meth:`spec` with the floor's options (``floor=on,...``) at the end."""
+
+    floor: FloorSettings | None
+
+    def spec(self) -> str:
+        text = SettingsBase.spec(replace(self, floor=None))  # type: ignore[type-var]
+        if self.floor is None:
+            return text
+        return text + ("," if ":" in text else ":") + ",".join(self.floor.spec_items())
+
+
+@dataclass(frozen=True)
+class AlphaDDA1Settings(_FloorSpec):
     """AlphaDDA1 (section 3.2); fields left None take Table 1's row for the game."""
 
     kind: ClassVar[str] = "alphadda1"
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "model": "model", "n_h": "nh", "a_sim": "asim", "b_sim0": "bsim0", "n_max": "nmax",
-        "c_puct": "cpuct", "history": "history", "floor": "floor", "floor_start": "fstart",
-        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix",
-        "floor_mode": "fmode", "floor_result": "fresult",
+        "c_puct": "cpuct", "history": "history", "floor": "floor",
         "root_random": "rootrand", "name": "name",
     }  # fmt: skip
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "n_h": (1, None),
+        "n_max": (1, MAX_SIMULATIONS),
+        "c_puct": (0, None),
+        "root_random": (0, 1),
+    }
 
     model: str | None = None
     """Shipped network name or network file; None: the game's shipped network."""
     n_h: int | None = None
     """``N_h`` of Eq. 1, >= 1."""
     a_sim: float | None = None
-    """``A_sim`` of Eq. 2."""
+    """``A_sim`` of Eq. 2, finite."""
     b_sim0: float | None = None
-    """``B_sim0`` of Eq. 2."""
+    """``B_sim0`` of Eq. 2, finite."""
     n_max: int | None = None
-    """``N_max`` of Eq. 3, >= 1."""
+    """``N_max`` of Eq. 3, 1 .. 100000."""
     c_puct: float = DEFAULT_C_PUCT
-    """``C_puct`` of Eq. 8."""
+    """``C_puct`` of Eq. 8, >= 0."""
     history: History = "paper"
     """Eq. 1's window: the paper's, or the author's code's (see :data:`History`)."""
-    floor: OnOff = "off"
-    """The floor variant (module doc)."""
-    floor_start: float | None = None
-    """``fstart``: the ``vbar_n c`` where the floor starts (None: 0.5)."""
-    floor_slope: float = FLOOR_SLOPE
-    """``fslope``: floor levels per unit of ``vbar_n c``."""
-    floor_max: float = FLOOR_MAX
-    """``fmax``: the highest floor level, in [0, 2]."""
-    floor_mix: OnOff = "off"
-    """``fmix``: the floor's move only with probability ``min(f, 1)`` (:class:`FloorRule`)."""
-    floor_mode: FloorMode = "sa"
-    """``fmode``: the floor's move choice, ``sa`` or ``z`` (:class:`FloorRule`)."""
-    floor_result: float = FLOOR_RESULT
-    """``fresult``: the step of the floor's base level per game result (:class:`FloorRule`)."""
+    floor: FloorSettings | None = None
+    """The floor variant (module doc); None: off."""
     root_random: float = 0.0
     """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
     (:attr:`~sparring.search.puct.PUCTConfig.root_random`; paper 0, the author's code 0.2)."""
@@ -525,26 +631,18 @@ class AlphaDDA1Settings(_SpecText):
     """Display name."""
 
     def __post_init__(self) -> None:
-        _check_common(self.n_h, self.history, self.name)
+        self.check_types()
+        _check_common(self.n_h, self.name)
         check_root_random(self.root_random)
-        if self.n_max is not None and self.n_max < 1:
-            raise UnknownPlayerError("nmax must be >= 1")
-        for value in (self.a_sim, self.b_sim0):
-            if value is not None and not math.isfinite(value):
-                raise UnknownPlayerError("asim and bsim0 must be finite numbers")
-        if not self.c_puct >= 0:
-            raise UnknownPlayerError("cpuct must be >= 0")
-        _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
-        _check_floor_mode(self.floor_mode, self.floor_result)
+        check_sims("nmax", self.n_max)
+        check_number("asim", self.a_sim)
+        check_number("bsim0", self.b_sim0)
+        check_number("cpuct", self.c_puct, 0.0)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator = cache.evaluator(game, network_file(game, self.model))
         n_h, a_sim, b_sim0, n_max = default_row("alphadda1", game.name)
-        floor = None
-        if self.floor == "on":
-            start = FLOOR_START_ALPHADDA1 if self.floor_start is None else self.floor_start
-            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on",
-                              self.floor_mode, self.floor_result)  # fmt: skip
+        floor = None if self.floor is None else self.floor.rule(FLOOR_START_ALPHADDA1)
         player = AlphaDDA1Player(
             evaluator,
             _history(self.n_h or n_h, self.history),
@@ -561,53 +659,45 @@ class AlphaDDA1Settings(_SpecText):
 
 
 @dataclass(frozen=True)
-class AlphaDDA2Settings(_SpecText):
+class AlphaDDA2Settings(_FloorSpec):
     """AlphaDDA2 (section 3.3); fields left None take Table 2's row for the game."""
 
     kind: ClassVar[str] = "alphadda2"
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "model": "model", "n_h": "nh", "a_drop": "adrop", "p_drop0": "pdrop0", "p_max": "pmax",
         "simulations": "sims", "c_puct": "cpuct", "sign": "sign", "value_net": "vnet",
-        "history": "history", "floor": "floor", "floor_start": "fstart",
-        "floor_slope": "fslope", "floor_max": "fmax", "floor_mix": "fmix",
-        "floor_mode": "fmode", "floor_result": "fresult",
-        "root_random": "rootrand", "name": "name",
+        "history": "history", "floor": "floor", "root_random": "rootrand", "name": "name",
     }  # fmt: skip
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "n_h": (1, None),
+        "p_max": (0, 1),
+        "simulations": (1, MAX_SIMULATIONS),
+        "c_puct": (0, None),
+        "root_random": (0, 1),
+    }
 
     model: str | None = None
     """Shipped network name or network file; None: the game's shipped network."""
     n_h: int | None = None
     """``N_h`` of Eq. 1, >= 1."""
     a_drop: float | None = None
-    """``A_drop`` of Eq. 4."""
+    """``A_drop`` of Eq. 4, finite."""
     p_drop0: float | None = None
-    """``P_drop0`` of Eq. 4."""
+    """``P_drop0`` of Eq. 4, finite."""
     p_max: float = P_MAX
     """``P_max`` of Eq. 5 (paper 0.95; the author's code 0.99), in [0, 1)."""
     simulations: int | None = None
-    """Simulations per move (None: Table A1's ``N_sim``)."""
+    """Simulations per move, 1 .. 100000 (None: Table A1's ``N_sim``)."""
     c_puct: float = DEFAULT_C_PUCT
-    """``C_puct`` of Eq. 8."""
+    """``C_puct`` of Eq. 8, >= 0."""
     sign: Literal["colour", "none"] = "colour"
     """Eq. 4 with ``vbar_n c`` (default, see :mod:`sparring.strength.alphadda`) or as printed."""
     value_net: Literal["clean", "damaged"] = "clean"
     """``v_n`` from the undamaged network (paper) or with the previous dropout on (code)."""
     history: History = "paper"
     """Eq. 1's window (see :data:`History`)."""
-    floor: OnOff = "off"
-    """The floor variant (module doc)."""
-    floor_start: float | None = None
-    """``fstart`` (None: where ``P_drop`` reaches ``P_max``)."""
-    floor_slope: float = FLOOR_SLOPE
-    """``fslope``."""
-    floor_max: float = FLOOR_MAX
-    """``fmax``, in [0, 2]."""
-    floor_mix: OnOff = "off"
-    """``fmix`` (:class:`FloorRule`)."""
-    floor_mode: FloorMode = "sa"
-    """``fmode``: the floor's move choice, ``sa`` or ``z`` (:class:`FloorRule`)."""
-    floor_result: float = FLOOR_RESULT
-    """``fresult``: the step of the floor's base level per game result (:class:`FloorRule`)."""
+    floor: FloorSettings | None = None
+    """The floor variant (module doc); None: off."""
     root_random: float = 0.0
     """``rootrand``: share of simulations leaving the root by a random move, in [0, 1]
     (:attr:`~sparring.search.puct.PUCTConfig.root_random`; paper 0, the author's code 0.2)."""
@@ -615,23 +705,14 @@ class AlphaDDA2Settings(_SpecText):
     """Display name."""
 
     def __post_init__(self) -> None:
-        _check_common(self.n_h, self.history, self.name)
+        self.check_types()
+        _check_common(self.n_h, self.name)
         check_root_random(self.root_random)
-        for value in (self.a_drop, self.p_drop0):
-            if value is not None and not math.isfinite(value):
-                raise UnknownPlayerError("adrop and pdrop0 must be finite numbers")
-        if not 0.0 <= self.p_max < 1.0:
-            raise UnknownPlayerError("pmax must be in [0, 1)")
-        if self.simulations is not None and self.simulations < 1:
-            raise UnknownPlayerError("sims must be >= 1")
-        if not self.c_puct >= 0:
-            raise UnknownPlayerError("cpuct must be >= 0")
-        if self.sign not in ("colour", "none"):
-            raise UnknownPlayerError("sign must be 'colour' or 'none'")
-        if self.value_net not in ("clean", "damaged"):
-            raise UnknownPlayerError("vnet must be 'clean' or 'damaged'")
-        _check_floor(self.floor, self.floor_start, self.floor_slope, self.floor_max, self.floor_mix)
-        _check_floor_mode(self.floor_mode, self.floor_result)
+        check_number("adrop", self.a_drop)
+        check_number("pdrop0", self.p_drop0)
+        check_number("pmax", self.p_max, 0.0, 1.0, high_open=True)
+        check_sims("sims", self.simulations)
+        check_number("cpuct", self.c_puct, 0.0)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         file = network_file(game, self.model)
@@ -645,12 +726,8 @@ class AlphaDDA2Settings(_SpecText):
             return load_network_evaluator(game, file, 0.5, mask_seed)
 
         floor = None
-        if self.floor == "on":
-            start = self.floor_start
-            if start is None:
-                start = self.p_max / a_drop - p_drop0 if a_drop > 0 else 1.0
-            floor = FloorRule(start, self.floor_slope, self.floor_max, self.floor_mix == "on",
-                              self.floor_mode, self.floor_result)  # fmt: skip
+        if self.floor is not None:
+            floor = self.floor.rule(self.p_max / a_drop - p_drop0 if a_drop > 0 else 1.0)
         sims = self.simulations or _row(TABLE_A1_SIMULATIONS, game)
         player = AlphaDDA2Player(
             evaluator, _history(self.n_h or n_h, self.history), damaged, a_drop, p_drop0,
@@ -662,7 +739,7 @@ class AlphaDDA2Settings(_SpecText):
 
 
 @dataclass(frozen=True)
-class AlphaDDA3Settings(_SpecText):
+class AlphaDDA3Settings(SettingsBase):
     """AlphaDDA3 (section 3.4); fields left None take Table 3's row for the game."""
 
     kind: ClassVar[str] = "alphadda3"
@@ -670,6 +747,12 @@ class AlphaDDA3Settings(_SpecText):
         "model": "model", "n_h": "nh", "c": "c", "simulations": "sims", "w_div": "wdiv",
         "keep_value": "keepw", "history": "history", "root_random": "rootrand", "name": "name",
     }  # fmt: skip
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "n_h": (1, None),
+        "c": (0, None),
+        "simulations": (1, MAX_SIMULATIONS),
+        "root_random": (0, 1),
+    }
 
     model: str | None = None
     """Shipped network name or network file; None: the game's shipped network."""
@@ -678,7 +761,7 @@ class AlphaDDA3Settings(_SpecText):
     c: float | None = None
     """``C`` of Eq. 6, >= 0."""
     simulations: int | None = None
-    """Simulations per move (None: Table A1's ``N_sim``)."""
+    """Simulations per move, 1 .. 100000 (None: Table A1's ``N_sim``)."""
     w_div: Literal["node", "edge"] = "node"
     """``W'/N(s_t)`` (Eq. 6) or ``W'/n(s_t, a)`` (the author's code)."""
     keep_value: OnOff = "off"
@@ -692,16 +775,11 @@ class AlphaDDA3Settings(_SpecText):
     """Display name."""
 
     def __post_init__(self) -> None:
-        _check_common(self.n_h, self.history, self.name)
+        self.check_types()
+        _check_common(self.n_h, self.name)
         check_root_random(self.root_random)
-        if self.c is not None and not self.c >= 0:
-            raise UnknownPlayerError("c must be >= 0")
-        if self.simulations is not None and self.simulations < 1:
-            raise UnknownPlayerError("sims must be >= 1")
-        if self.w_div not in ("node", "edge"):
-            raise UnknownPlayerError("wdiv must be 'node' or 'edge'")
-        if self.keep_value not in ("on", "off"):
-            raise UnknownPlayerError("keepw must be 'on' or 'off'")
+        check_number("c", self.c, 0.0)
+        check_sims("sims", self.simulations)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator = cache.evaluator(game, network_file(game, self.model))
@@ -719,7 +797,9 @@ class AlphaDDA3Settings(_SpecText):
 def _choice(spec: PlayerSpec, key: str, allowed: tuple[str, ...], default: str) -> Any:
     value = spec.options.get(key, default)
     if value not in allowed:
-        raise UnknownPlayerError(f"{key} must be one of {', '.join(allowed)}, not {value!r}")
+        raise PlayerSettingsError(
+            f"{key} must be one of {', '.join(allowed)}, not {value!r}", key=key
+        )
     return value
 
 
@@ -738,13 +818,23 @@ def _name(spec: PlayerSpec, default: str) -> str:
 _FLOOR_KEYS = {"floor", "fstart", "fslope", "fmax", "fmix", "fmode", "fresult"}
 
 
-@register(
-    "alphadda1",
-    "AlphaDDA1 (Fujita 2022): simulations from the mean value, Eq. 2-3 "
-    "(alphadda1[:nh=,asim=,bsim0=,nmax=,cpuct=,history=paper|code,floor=on,fstart=,fslope=,"
-    "fmax=,fmix=on,fmode=sa|z,fresult=,rootrand=,model=,name=]; "
-    "defaults Table 1)",
-)
+def _floor(spec: PlayerSpec) -> FloorSettings | None:
+    """The floor of ``floor=on`` and its options (None: ``floor=off``, the default)."""
+    if _choice(spec, "floor", ("on", "off"), "off") == "off":
+        given = sorted(_FLOOR_KEYS & set(spec.options) - {"floor"})
+        if given:
+            raise PlayerSettingsError(f"{given[0]} needs floor=on", key=given[0])
+        return None
+    return FloorSettings(
+        start=_opt_float(spec, "fstart"),
+        slope=option_float(spec, "fslope", FLOOR_SLOPE),
+        maximum=option_float(spec, "fmax", FLOOR_MAX),
+        mix=_choice(spec, "fmix", ("on", "off"), "off") == "on",
+        mode=_choice(spec, "fmode", ("sa", "z"), "sa"),
+        result_step=option_float(spec, "fresult", FLOOR_RESULT),
+    )
+
+
 def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
     """``alphadda1[:...]`` (see :class:`AlphaDDA1Settings`)."""
     check_options(spec, {"model", "nh", "asim", "bsim0", "nmax", "cpuct", "history", "rootrand",
@@ -757,26 +847,12 @@ def parse_alphadda1(spec: PlayerSpec) -> AlphaDDA1Settings:
         n_max=_opt_int(spec, "nmax"),
         c_puct=option_float(spec, "cpuct", DEFAULT_C_PUCT),
         history=_choice(spec, "history", ("paper", "code"), "paper"),
-        floor=_choice(spec, "floor", ("on", "off"), "off"),
-        floor_start=_opt_float(spec, "fstart"),
-        floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
-        floor_max=option_float(spec, "fmax", FLOOR_MAX),
-        floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
-        floor_mode=_choice(spec, "fmode", ("sa", "z"), "sa"),
-        floor_result=option_float(spec, "fresult", FLOOR_RESULT),
+        floor=_floor(spec),
         root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA1"),
     )
 
 
-@register(
-    "alphadda2",
-    "AlphaDDA2 (Fujita 2022): head dropout from the mean value, Eq. 4-5 "
-    "(alphadda2[:nh=,adrop=,pdrop0=,pmax=,sims=,cpuct=,sign=colour|none,vnet=clean|damaged,"
-    "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,fmode=sa|z,fresult=,"
-    "rootrand=,model=,name=]; "
-    "defaults Table 2)",
-)
 def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
     """``alphadda2[:...]`` (see :class:`AlphaDDA2Settings`)."""
     check_options(spec, {"model", "nh", "adrop", "pdrop0", "pmax", "sims", "cpuct", "sign",
@@ -792,25 +868,12 @@ def parse_alphadda2(spec: PlayerSpec) -> AlphaDDA2Settings:
         sign=_choice(spec, "sign", ("colour", "none"), "colour"),
         value_net=_choice(spec, "vnet", ("clean", "damaged"), "clean"),
         history=_choice(spec, "history", ("paper", "code"), "paper"),
-        floor=_choice(spec, "floor", ("on", "off"), "off"),
-        floor_start=_opt_float(spec, "fstart"),
-        floor_slope=option_float(spec, "fslope", FLOOR_SLOPE),
-        floor_max=option_float(spec, "fmax", FLOOR_MAX),
-        floor_mix=_choice(spec, "fmix", ("on", "off"), "off"),
-        floor_mode=_choice(spec, "fmode", ("sa", "z"), "sa"),
-        floor_result=option_float(spec, "fresult", FLOOR_RESULT),
+        floor=_floor(spec),
         root_random=option_float(spec, "rootrand", 0.0),
         name=_name(spec, "AlphaDDA2"),
     )
 
 
-@register(
-    "alphadda3",
-    "AlphaDDA3 (Fujita 2022): search with the score of Eq. 6-7 "
-    "(alphadda3[:nh=,c=,sims=,wdiv=node|edge,keepw=on|off,history=paper|code,rootrand=,model=,"
-    "name=]; "
-    "defaults Table 3)",
-)
 def parse_alphadda3(spec: PlayerSpec) -> AlphaDDA3Settings:
     """``alphadda3[:...]`` (see :class:`AlphaDDA3Settings`)."""
     check_options(spec, {"model", "nh", "c", "sims", "wdiv", "keepw", "history", "rootrand",
@@ -828,6 +891,34 @@ def parse_alphadda3(spec: PlayerSpec) -> AlphaDDA3Settings:
     )
 
 
+KINDS: dict[str, tuple[type[Any], Any, str]] = {
+    "alphadda1": (
+        AlphaDDA1Settings,
+        parse_alphadda1,
+        "AlphaDDA1 (Fujita 2022): simulations from the mean value, Eq. 2-3 "
+        "(alphadda1[:nh=,asim=,bsim0=,nmax=,cpuct=,history=paper|code,floor=on,fstart=,fslope=,"
+        "fmax=,fmix=on,fmode=sa|z,fresult=,rootrand=,model=,name=]; defaults Table 1)",
+    ),
+    "alphadda2": (
+        AlphaDDA2Settings,
+        parse_alphadda2,
+        "AlphaDDA2 (Fujita 2022): head dropout from the mean value, Eq. 4-5 "
+        "(alphadda2[:nh=,adrop=,pdrop0=,pmax=,sims=,cpuct=,sign=colour|none,vnet=clean|damaged,"
+        "history=paper|code,floor=on,fstart=,fslope=,fmax=,fmix=on,fmode=sa|z,fresult=,"
+        "rootrand=,model=,name=]; defaults Table 2)",
+    ),
+    "alphadda3": (
+        AlphaDDA3Settings,
+        parse_alphadda3,
+        "AlphaDDA3 (Fujita 2022): search with the score of Eq. 6-7 "
+        "(alphadda3[:nh=,c=,sims=,wdiv=node|edge,keepw=on|off,history=paper|code,rootrand=,"
+        "model=,name=]; defaults Table 3)",
+    ),
+}
+"""The AlphaDDA kinds: kind -> (settings class, spec parser, help), for the composition root
+(:mod:`sparring.kinds`) to register."""
+
+
 __all__ = [
     "TABLE_1",
     "TABLE_2",
@@ -840,6 +931,7 @@ __all__ = [
     "AlphaDDA3Settings",
     "AlphaDDAPlayer",
     "FloorRule",
+    "FloorSettings",
     "parse_alphadda1",
     "parse_alphadda2",
     "parse_alphadda3",

@@ -18,13 +18,18 @@ Othello, 400 for Othello) and ``cpuct`` to 1.25.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sparring.errors import GameOverError, UnknownPlayerError
+from sparring.errors import (
+    IncompatiblePlayerError,
+    PlayerResourceError,
+)
 from sparring.games.base import Game, State
 from sparring.nn.zoo import default_model, resolve_model
-from sparring.players.base import Player
+from sparring.players.base import JsonValue, set_torch_generator_state, torch_generator_state
+from sparring.players.searching import SearchPlayer
 from sparring.search.evaluator import Evaluator
+from sparring.search.limit import Limit, LimitClock
 from sparring.search.puct import PUCTConfig, search
 from sparring.search.stats import RootStats
 
@@ -36,11 +41,9 @@ TABLE_A1_SIMULATIONS: dict[str, int] = {"connect4": 200, "othello6": 200, "othel
 """``N_sim`` of AlphaDDA Table A1 by game name."""
 DEFAULT_SIMULATIONS = 200
 """``N_sim`` for games not in Table A1."""
-DEFAULT_C_PUCT = 1.25
-"""``C_puct`` of AlphaDDA Table A1."""
 
 
-class AlphaZeroPlayer(Player):
+class AlphaZeroPlayer(SearchPlayer):
     """Plays the most visited move of a PUCT search with ``evaluator`` (ties at random)."""
 
     def __init__(
@@ -53,16 +56,37 @@ class AlphaZeroPlayer(Player):
         super().__init__(name, seed)
         self.evaluator = evaluator
         self.config = config or PUCTConfig()
-        self.last_result: RootStats | None = None
-        """The search of the last move chosen (for analysis and the AlphaDDA variants)."""
 
-    def select_move(self, game: Game, state: State) -> int:
-        if game.is_terminal(state):
-            raise GameOverError(f"{game.name}: the game is over, no move can be played")
-        result = search(game, state, self.evaluator, self.config, self.rng)
-        self.last_result = result
-        best = result.best_moves()
-        return int(best[self.rng.integers(len(best))])
+    def _dropout_generator(self) -> Any:
+        """The torch generator of the network's dropout masks (``dropout=P``), or None."""
+        return masks_generator(self.evaluator)
+
+    def random_state(self) -> dict[str, JsonValue]:
+        """The generator's state and, with dropout, the masks' torch generator (``dropout``)."""
+        state = super().random_state()
+        generator = self._dropout_generator()
+        if generator is not None:
+            state["dropout"] = torch_generator_state(generator)
+        return state
+
+    def set_random_state(self, data: JsonValue) -> None:
+        super().set_random_state(data)
+        generator = self._dropout_generator()
+        if generator is not None:
+            set_torch_generator_state(generator, data, "dropout", self.name)
+
+    def run_search(
+        self, game: Game, state: State, limit: Limit | None, clock: LimitClock
+    ) -> RootStats:
+        return search(game, state, self.evaluator, self.config, self.rng, limit, clock)
+
+
+def masks_generator(evaluator: object) -> Any:
+    """The torch generator an evaluator's network draws its dropout masks from (the heads'
+    :class:`~sparring.nn.model.HeadDropout` share one), or None (no torch network, or masks
+    from torch's global generator)."""
+    model = getattr(evaluator, "model", None)
+    return getattr(getattr(model, "policy_dropout", None), "generator", None)
 
 
 def load_network_evaluator(
@@ -72,7 +96,9 @@ def load_network_evaluator(
 
     With ``dropout > 0`` the heads' dropout (AlphaDDA Fig. 2, Sec. 5.3) stays active at play
     time, its masks drawn from a generator seeded with ``seed``; such a network runs on torch.
-    Raises :class:`UnknownPlayerError` saying what is wrong with the file.  Players get their
+    Raises :class:`~sparring.errors.PlayerResourceError` for a missing or unreadable file and
+    :class:`~sparring.errors.IncompatiblePlayerError` for a network of another game (both
+    :class:`~sparring.errors.UnknownPlayerError`), saying what is wrong.  Players get their
     evaluators from a :class:`~sparring.players.cache.PlayerCache`, which calls this once per
     network file and process.
     """
@@ -81,19 +107,20 @@ def load_network_evaluator(
 
     file = Path(path).expanduser()
     if not file.is_file():
-        raise UnknownPlayerError(f"model file {str(file)!r} not found")
+        raise PlayerResourceError(f"model file {str(file)!r} not found", key="model")
     try:
         model = load_model(file)
     except ValueError as exc:
-        raise UnknownPlayerError(str(exc)) from None
+        raise PlayerResourceError(str(exc), key="model") from None
     config = model.config
     expected = (game.num_planes, tuple(game.board_shape), game.num_actions)
     if (config.input_planes, config.board_shape, config.num_actions) != expected:
-        raise UnknownPlayerError(
+        raise IncompatiblePlayerError(
             f"model {str(file)!r} is for {config.input_planes} planes of "
             f"{config.board_shape[0]}x{config.board_shape[1]} and {config.num_actions} moves, "
             f"not {game.name} ({expected[0]} planes of {expected[1][0]}x{expected[1][1]}, "
-            f"{expected[2]} moves)"
+            f"{expected[2]} moves)",
+            key="model",
         )
     if dropout > 0.0:
         import torch
@@ -105,13 +132,15 @@ def load_network_evaluator(
 
 def network_file(game: Game, model: str | None) -> Path:
     """The network file named by ``model`` (a shipped name or a path), or the game's shipped
-    network when None; :class:`UnknownPlayerError` saying why when there is none."""
+    network when None; :class:`~sparring.errors.PlayerResourceError` saying why when there
+    is none."""
     if model is None:
         shipped = default_model(game.name)
         if shipped is None:
-            raise UnknownPlayerError(
+            raise PlayerResourceError(
                 f"no shipped {game.name} network; give one with model=NAME|PATH "
-                "(a file written by sparring.nn.model.save_model)"
+                "(a file written by sparring.nn.model.save_model)",
+                key="model",
             )
         return shipped
     return resolve_model(model)
@@ -132,4 +161,10 @@ def build_alphazero_player(
     return AlphaZeroPlayer(evaluator, config, settings.name, seed)
 
 
-__all__ = ["AlphaZeroPlayer", "build_alphazero_player", "load_network_evaluator", "network_file"]
+__all__ = [
+    "AlphaZeroPlayer",
+    "build_alphazero_player",
+    "load_network_evaluator",
+    "masks_generator",
+    "network_file",
+]

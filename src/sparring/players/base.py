@@ -11,7 +11,10 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
+from sparring.errors import BadValueError
 from sparring.games.base import Game, State
+from sparring.search.analysis import MoveAnalysis
+from sparring.search.limit import Limit
 
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 """A value that :func:`json.dumps` writes and :func:`json.loads` reads back unchanged."""
@@ -34,14 +37,31 @@ class Player(ABC):
 
     name: str
     """A short label used in tables, e.g. ``"MCTS1"``."""
+    settings: Any = None
+    """The typed settings the player was built from (set by
+    :func:`~sparring.players.registry.build_player` and ``make_player``; None for a player
+    constructed directly).  ``settings.to_json()`` is its JSON form."""
+    seed: int | None = None
+    """The seed it was built with (set with :attr:`settings`)."""
 
     def __init__(self, name: str, seed: int | None = None) -> None:
         self.name = name
         self.rng = np.random.default_rng(seed)
 
+    last_analysis: MoveAnalysis | None = None
+    """What the player thought about the move :meth:`select_move` returned last
+    (:class:`~sparring.search.analysis.MoveAnalysis`: root visits, Q, priors, principal
+    variation, simulations, time, whether the limit stopped it, the strength setting); None
+    for players that do not search (and before the first move)."""
+
     @abstractmethod
-    def select_move(self, game: Game, state: State) -> int:
-        """A legal move for ``state`` (which is ongoing); must not modify ``state``."""
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
+        """A legal move for ``state`` (which is ongoing); must not modify ``state``.
+
+        ``limit`` (:class:`~sparring.search.limit.Limit`) bounds the thinking of a searching
+        player: it returns the best move found when the limit hits.  Players that do not
+        search ignore it.
+        """
 
     def new_game(self, game: Game, player_index: int) -> None:  # noqa: B027 - optional hook
         """Called before a game in which this player moves as ``player_index`` (0 = first)."""
@@ -65,6 +85,34 @@ class Player(ABC):
         """
         self.rng.bit_generator.state = np.random.default_rng(seed).bit_generator.state
 
+    def random_state(self) -> dict[str, JsonValue]:
+        """Where this player's random streams stand, as JSON values, for
+        :meth:`set_random_state`: a session snapshot keeps it, so that a player rebuilt in
+        another process draws what this one would draw next.  The default holds :attr:`rng`'s
+        bit generator state; a player that keeps other streams (a compiled search's
+        SplitMix64 state, a dropout mask generator) adds them."""
+        return {"rng": generator_state(self.rng)}
+
+    def set_random_state(self, data: JsonValue) -> None:
+        """Continue the random streams from what :meth:`random_state` returned;
+        :class:`~sparring.errors.BadValueError` says what is wrong with a malformed record."""
+        if not isinstance(data, dict) or "rng" not in data:
+            raise BadValueError(f"{self.name}: a random state is {{'rng': ...}}, not {data!r}")
+        set_generator_state(self.rng, data["rng"], self.name)
+
+    def live_state(self) -> PlayerState | None:
+        """What this player knows about the game in progress that being told the game again
+        (:meth:`new_game`, then :meth:`observe` for every move) does not rebuild, as JSON
+        values (e.g. AlphaDDA's values of its own moves); None (the default) when replaying
+        the moves rebuilds everything.  A session snapshot keeps it."""
+        return None
+
+    def restore_live_state(self, data: PlayerState | None) -> None:
+        """Continue the game in progress from what :meth:`live_state` returned (called after
+        the game was told again); the default accepts only None."""
+        if data is not None:
+            raise BadValueError(f"{self.name} keeps no state within a game, got {data!r}")
+
     def save_state(self) -> PlayerState | None:
         """What this player learned across games, as JSON values; None (the default) when it
         keeps nothing between games."""
@@ -85,12 +133,71 @@ class Player(ABC):
         A player that searches may return, e.g., the root moves and visit counts of the
         search behind its last move (``{"moves": [...], "visits": [...]}``); the match
         runner stores the dict with the move (:attr:`GameRecord.annotations`).  The dict must
-        hold JSON values only (ints, floats, strings, lists, dicts, None).
+        hold JSON values only (ints, floats, strings, lists, dicts, None).  Searching players
+        derive it from :attr:`last_analysis`.
         """
         return None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+def generator_state(rng: np.random.Generator) -> JsonValue:
+    """The state of ``rng``'s bit generator as JSON values (numpy's own dict: the bit
+    generator's name and its integers)."""
+    state: dict[str, Any] = dict(rng.bit_generator.state)
+    return state
+
+
+def set_generator_state(rng: np.random.Generator, data: JsonValue, owner: str = "player") -> None:
+    """Put ``rng``'s bit generator back to :func:`generator_state`'s ``data``;
+    :class:`~sparring.errors.BadValueError` when ``data`` is not a state of that generator."""
+    try:
+        rng.bit_generator.state = data  # type: ignore[assignment]
+    except (TypeError, ValueError, KeyError) as err:
+        kind = type(rng.bit_generator).__name__
+        raise BadValueError(f"{owner}: not a {kind} random state: {err}") from None
+
+
+def stream_entry(data: JsonValue, key: str, owner: str) -> JsonValue:
+    """``data[key]`` of a :meth:`Player.random_state` record;
+    :class:`~sparring.errors.BadValueError` when it is missing."""
+    if not isinstance(data, dict) or key not in data:
+        raise BadValueError(f"{owner}: the random state lacks {key!r}")
+    return data[key]
+
+
+def set_stream(stream: Any, data: JsonValue, key: str, owner: str) -> None:
+    """Put a compiled SplitMix64 stream (:mod:`sparring.rng`, a one-element uint64 array)
+    back to the integer ``data[key]`` that ``int(stream[0])`` gave."""
+    value = stream_entry(data, key, owner)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**64:
+        raise BadValueError(f"{owner}: random state {key} must be a 64-bit integer, not {value!r}")
+    stream[0] = np.uint64(value)
+
+
+def torch_generator_state(generator: Any) -> str:
+    """A :class:`torch.Generator`'s state as base64 text (JSON-able)."""
+    import base64
+
+    return base64.b64encode(generator.get_state().numpy().tobytes()).decode("ascii")
+
+
+def set_torch_generator_state(generator: Any, data: JsonValue, key: str, owner: str) -> None:
+    """Put a :class:`torch.Generator` back to :func:`torch_generator_state`'s ``data[key]``."""
+    import base64
+    import binascii
+
+    import torch
+
+    text = stream_entry(data, key, owner)
+    try:
+        raw = base64.b64decode(str(text), validate=True)
+        generator.set_state(torch.from_numpy(np.frombuffer(raw, dtype=np.uint8).copy()))
+    except (binascii.Error, RuntimeError, ValueError) as err:
+        raise BadValueError(
+            f"{owner}: random state {key} is not a torch generator state: {err}"
+        ) from None
 
 
 class RandomPlayer(Player):
@@ -99,6 +206,6 @@ class RandomPlayer(Player):
     def __init__(self, name: str = "Random", seed: int | None = None) -> None:
         super().__init__(name, seed)
 
-    def select_move(self, game: Game, state: State) -> int:
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         moves = game.legal_moves(state)
         return int(moves[self.rng.integers(len(moves))])

@@ -79,8 +79,9 @@ class PlayerCache:
 
     def evaluator(self, game: Game, model_file: Path) -> Evaluator:
         """The evaluator of the network file ``model_file`` (no dropout), checked against
-        ``game``; loaded on first use.  Raises
-        :class:`~sparring.errors.UnknownPlayerError` saying what is wrong with the file."""
+        ``game``; loaded on first use.  Raises :class:`~sparring.errors.PlayerResourceError`
+        (missing or unreadable) or :class:`~sparring.errors.IncompatiblePlayerError` (another
+        game's network) saying what is wrong with the file."""
         from sparring.players.alphazero import load_network_evaluator
 
         key = (game.name, file_key(model_file))
@@ -91,8 +92,10 @@ class PlayerCache:
 
     def calibration(self, path: str | Path) -> Calibration:
         """The calibration file at ``path``, read on first use; raises
-        :class:`~sparring.errors.ConfigError` if it is missing or malformed."""
-        from sparring.errors import ConfigError
+        :class:`~sparring.errors.ConfigError` if it is missing or malformed and
+        :class:`~sparring.errors.PlayerResourceError` if it cannot be read (a folder, no
+        permission)."""
+        from sparring.errors import ConfigError, PlayerResourceError
         from sparring.strength.target import load_calibration
 
         try:
@@ -100,7 +103,13 @@ class PlayerCache:
         except FileNotFoundError:
             raise ConfigError(f"calibration file {str(path)!r} not found") from None
         if key not in self._calibrations:
-            self._calibrations[key] = load_calibration(key[0])
+            try:
+                self._calibrations[key] = load_calibration(key[0])
+            except OSError as exc:
+                raise PlayerResourceError(
+                    f"calibration file {str(path)!r} cannot be read ({exc.strerror or exc})",
+                    key="calibration",
+                ) from None
             self.stats.calibrations_read += 1
         return self._calibrations[key]
 

@@ -22,6 +22,14 @@ bayes         ``prior`` (1500), ``priorsd`` (400, ``inf`` uniform), ``margin`` (
               (2), ``estimate`` (``mean`` or ``median``)
 ``name``      display name (default ``DSA(MODE)``)
 
+The settings hold the search (:class:`~sparring.players.settings.CalibratedSearchSettings`)
+and the mode's controller config of :mod:`sparring.strength.dsa` (``InterGameConfig`` ...);
+the options left out whose default depends on the game or the calibration (``dz``, ``dzlow``,
+``rth``, ``cooldown``) are named in
+:attr:`~sparring.players.settings.DSASettings.per_game` and filled in by
+:func:`controller_for`.  JSON nests both: ``{"kind": "dsa", "mode": "inter", "search":
+{"sims": 8, ...}, "controller": {"dz_init": 0.5, ...}, "name": null}``.
+
 Every move's annotation has ``z`` (``"inf"`` / ``"-inf"`` when infinite), ``elo``,
 ``opponent_elo``, ``opponent_z`` and ``mode`` besides the SA root statistics; the player's
 :meth:`save_state` is :meth:`~sparring.strength.dsa.AdaptiveState.to_json` (``z``, ``elo``,
@@ -30,9 +38,10 @@ Every move's annotation has ``z`` (``"inf"`` / ``"-inf"`` when infinite), ``elo`
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sparring.errors import ConfigError, UnknownPlayerError
+from sparring.errors import ConfigError, IncompatiblePlayerError
 from sparring.strength.dsa import (
     AdaptiveController,
     BayesConfig,
@@ -59,64 +68,42 @@ if TYPE_CHECKING:
     from sparring.strength.target import Calibration
 
 
-def _given(**values: object) -> dict[str, object]:
-    """The keyword arguments that are not None (the others keep the config's defaults)."""
-    return {key: value for key, value in values.items() if value is not None}
-
-
 def controller_for(
     settings: DSASettings, game: Game, calibration: Calibration, notify: Notify | None = None
 ) -> AdaptiveController:
-    """The controller of ``settings`` on ``calibration``, per-game defaults filled in.
+    """The controller of ``settings`` on ``calibration``, its per-game fields
+    (:attr:`~sparring.players.settings.DSASettings.per_game`) filled in: ``dz_init`` /
+    ``dz_low`` from the calibration's slope (:func:`derived_inter_steps`; a ``dz_init`` given
+    caps the derived ``dz_low``), ``rth`` the calibration's, ``cooldown`` from the game
+    (:func:`cooldown_plies`).
 
-    Raises :class:`UnknownPlayerError` for a parameter its config rejects."""
-    s = settings
+    Raises :class:`~sparring.errors.IncompatiblePlayerError` for a config the filled-in
+    values make invalid (or a calibration whose Elo does not grow with ``z``)."""
+    config = settings.config
+    per_game = settings.per_game or frozenset()
+    rth = None if "rth" in per_game else getattr(config, "rth", None)
     try:
-        scale = CalibratedScale(calibration, s.rth)
-        if s.mode == "inter":
+        scale = CalibratedScale(calibration, rth)
+        cooldown = cooldown_plies(game.name, game.max_game_length)
+        if isinstance(config, InterGameConfig):
             steps = derived_inter_steps(scale)
-            dz = steps.dz_init if s.dz is None else s.dz
-            dz_low = min(steps.dz_low, dz) if s.dz_low is None else s.dz_low
-            inter = InterGameConfig(
-                dz_init=dz,
-                dz_low=dz_low,
-                rth=scale.rth,
-                **_given(r=s.r, z0=s.z0, z_min=s.z_min, z_max=s.z_max),  # type: ignore[arg-type]
-            )
+            dz = steps.dz_init if "dz_init" in per_game else config.dz_init
+            dz_low = min(steps.dz_low, dz) if "dz_low" in per_game else config.dz_low
+            inter = replace(config, dz_init=dz, dz_low=dz_low, rth=scale.rth)
             return InterGameDSA(inter, scale, notify)
-        cooldown = s.cooldown or cooldown_plies(game.name, game.max_game_length)
-        if s.mode == "intra":
-            intra = IntraGameConfig(
-                cooldown=cooldown,
-                rth=scale.rth,
-                **_given(  # type: ignore[arg-type]
-                    dz=s.dz, eps=s.eps, z0=s.z0, carry=s.carry, z_min=s.z_min, z_max=s.z_max
-                ),
-            )
+        if isinstance(config, IntraGameConfig):
+            plies = cooldown if "cooldown" in per_game else config.cooldown
+            intra = replace(config, cooldown=plies, rth=scale.rth)
             return IntraGameDSA(intra, scale, notify)
-        if s.mode == "elo-inter":
-            elo_inter = EloInterGameConfig(
-                **_given(step_init=s.step, step_low=s.step_low, r=s.r, elo0=s.elo0)  # type: ignore[arg-type]
-            )
-            return EloInterGameDSA(elo_inter, scale, notify)
-        if s.mode == "elo-intra":
-            elo_intra = EloIntraGameConfig(
-                cooldown=cooldown,
-                **_given(step=s.step, eps=s.eps, elo0=s.elo0, carry=s.carry),  # type: ignore[arg-type]
-            )
-            return EloIntraGameDSA(elo_intra, scale, notify)
-        bayes = BayesConfig(
-            **_given(  # type: ignore[arg-type]
-                prior_mean=s.prior,
-                prior_sd=s.prior_sd,
-                margin=s.margin,
-                grid_step=s.grid,
-                estimate=s.estimate,
-            )
-        )
-        return BayesianDSA(bayes, scale, notify)
+        if isinstance(config, EloInterGameConfig):
+            return EloInterGameDSA(config, scale, notify)
+        if isinstance(config, EloIntraGameConfig):
+            plies = cooldown if "cooldown" in per_game else config.cooldown
+            return EloIntraGameDSA(replace(config, cooldown=plies), scale, notify)
+        assert isinstance(config, BayesConfig)
+        return BayesianDSA(config, scale, notify)
     except (ValueError, ConfigError) as exc:
-        raise UnknownPlayerError(str(exc)) from None
+        raise IncompatiblePlayerError(str(exc)) from None
 
 
 def build_dsa_player(
@@ -132,7 +119,7 @@ def build_dsa_player(
     )
 
     resolved, calibration, _ = resolve_calibration(
-        settings.search_settings(), game, cache, strict=False
+        settings.search.sa_settings(), game, cache, strict=False
     )
     controller = controller_for(settings, game, calibration, cache.notice)
     factory = search_factory(resolved, game, cache)

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -78,7 +79,15 @@ from sparring.games.connect4 import Connect4
 from sparring.games.othello import Othello
 from sparring.games.tictactoe import TicTacToe
 from sparring.players.base import Player
-from sparring.search.kernels import KERNEL_TYPES, STATE_TYPE, as_state, check_compiled
+from sparring.search.analysis import MoveAnalysis
+from sparring.search.kernels import (
+    KERNEL_TYPES,
+    STATE_TYPE,
+    STATES_TYPE,
+    as_state,
+    check_compiled,
+)
+from sparring.search.limit import ChunkSizer, Limit, LimitClock
 
 DEFAULT_DEPTH = 3
 """``N_depth`` of AlphaDDA appendix 4."""
@@ -230,20 +239,32 @@ def _minimax_value_impl(
     depth: int,
     alpha: float,
     beta: float,
-) -> tuple[float, int]:
+    budget: int,
+    resume: npt.NDArray[np.float64],
+) -> tuple[float, int, bool]:
     """Fail-soft alpha-beta value, for player ``me``, of the position in ``states[0]``,
-    searched ``depth`` plies deep, and the number of leaves evaluated.
+    searched ``depth`` plies deep, the number of leaves evaluated, and whether the search
+    finished.
 
     An iterative depth-first search over explicit stacks: ``states[d]`` is the position at
     ply ``d`` of the current line, ``moves[d]`` its legal moves, ``counters[d] = (number of
     moves, next move index, maximising?)`` and ``work[d] = (best value, alpha, beta)``.
+    After ``budget`` leaves (``budget <= 0``: no bound) it returns unfinished, the ply and
+    the last leaf's value saved in ``resume`` (``[ply, value, resumed?]``); called again with
+    ``resume[2] = 1`` and the same stacks it goes on where it stopped (``alpha`` and ``beta``
+    are then unused), so that a search run in chunks is the search run at once.
     """
     leaves = 0
-    d = 0
-    work[0, 1] = alpha
-    work[0, 2] = beta
-    descending = True
-    v = 0.0
+    if resume[2] != 0.0:
+        d = int(resume[0])
+        v = resume[1]
+        descending = False
+    else:
+        d = 0
+        work[0, 1] = alpha
+        work[0, 2] = beta
+        descending = True
+        v = 0.0
     while True:
         if descending:
             st = states[d]
@@ -251,6 +272,11 @@ def _minimax_value_impl(
                 v = evaluate(st, me, params)
                 leaves += 1
                 descending = False
+                if leaves == budget:
+                    resume[0] = d
+                    resume[1] = v
+                    resume[2] = 1.0
+                    return v, leaves, False
             else:
                 counters[d, 0] = legal_moves(st, moves[d])
                 counters[d, 1] = 1
@@ -265,7 +291,8 @@ def _minimax_value_impl(
                 continue
         # Hand the value ``v`` of the node at ply ``d`` to its parent.
         if d == 0:
-            return v, leaves
+            resume[2] = 0.0
+            return v, leaves, True
         d -= 1
         if counters[d, 2] == 1:
             if v > work[d, 0]:
@@ -318,13 +345,14 @@ def _minimax_root_impl(
     counters = np.zeros((levels, 3), dtype=np.int64)
     root_moves = root_moves_buf[:k].copy()
     values = np.empty(k, dtype=np.float64)
+    resume = np.zeros(3, dtype=np.float64)
     best = -np.inf
     leaves = 0
     for i in range(k):
         states[0, :] = root_state
         play(states[0], root_moves[i])
         alpha = -np.inf if exact_values else np.nextafter(best, -np.inf)
-        v, n_leaves = _minimax_value(
+        v, n_leaves, _ = _minimax_value(
             legal_moves,
             play,
             status,
@@ -339,6 +367,8 @@ def _minimax_root_impl(
             depth - 1,
             alpha,
             np.inf,
+            0,
+            resume,
         )
         leaves += n_leaves
         values[i] = v
@@ -364,6 +394,81 @@ def _minimax_root() -> Callable[..., Any]:
         nb.types.boolean,
     )
     return nb.njit(signature, cache=True)(_minimax_root_impl)
+
+
+@functools.cache
+def _minimax_chunk() -> Callable[..., Any]:
+    """:func:`_minimax_value_impl` compiled for calls from Python (the chunks of a limited
+    search), the kernels typed as in :func:`_minimax_root`."""
+    i64, f64 = nb.types.int64, nb.types.float64
+    signature = (
+        *KERNEL_TYPES[:4], EVALUATE_TYPE, PARAMS_TYPE, i64, STATES_TYPE,
+        nb.types.Array(i64, 2, "C"), nb.types.Array(f64, 2, "C"), nb.types.Array(i64, 2, "C"),
+        i64, f64, f64, i64, PARAMS_TYPE,
+    )  # fmt: skip
+    return nb.njit(signature, cache=True)(_minimax_value_impl)
+
+
+def _limited_root(
+    game: Game,
+    root: State,
+    ev: Evaluator,
+    depth: int,
+    exact_values: bool,
+    clock: LimitClock,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], int, int]:
+    """Iterative deepening under ``clock``: the root values of the deepest iteration
+    completed (depth 1 always completes: one evaluation per root move), that depth and the
+    leaves evaluated.  Each iteration is :func:`_minimax_root_impl`'s search at its depth,
+    run as compiled chunks of leaves with the clock asked between them."""
+    k = game.kernels
+    chunk = _minimax_chunk()
+    me = int(game.to_move(root))
+    buffer = np.empty(game.num_actions, dtype=np.int64)
+    root_moves = buffer[: int(k.legal_moves(root, buffer))].copy()  # the kernel's order
+    n = root.shape[0]
+    sizer = ChunkSizer(clock, first=256)
+    resume = np.zeros(3, dtype=np.float64)
+    leaves = 0
+    result = (root_moves, np.zeros(len(root_moves)), 0)
+    for d in range(1, depth + 1):
+        if d > 1 and clock.hit(leaves, sizer.lookahead):
+            break
+        levels = d + 1
+        states = np.empty((levels, n), dtype=np.uint64)
+        moves = np.empty((levels, game.num_actions), dtype=np.int64)
+        work = np.empty((levels, 3), dtype=np.float64)
+        counters = np.zeros((levels, 3), dtype=np.int64)
+        values = np.empty(len(root_moves), dtype=np.float64)
+        best = -np.inf
+        complete = True
+        for i, move in enumerate(root_moves):
+            states[0, :] = root
+            k.play(states[0], int(move))
+            alpha = -np.inf if exact_values else float(np.nextafter(best, -np.inf))
+            resume[:] = 0.0
+            while True:
+                budget = 0 if d == 1 else sizer.next(1 << 40)
+                began = time.perf_counter()
+                v, n_leaves, finished = chunk(
+                    k.legal_moves, k.play, k.status, k.to_move, ev.kernel, ev.params, me,
+                    states, moves, work, counters, d - 1, alpha, np.inf, budget, resume,
+                )  # fmt: skip
+                sizer.done(int(n_leaves), time.perf_counter() - began)
+                leaves += int(n_leaves)
+                if finished:
+                    break
+                if clock.hit(leaves, sizer.lookahead):
+                    complete = False
+                    break
+            if not complete:
+                break
+            values[i] = v
+            best = max(best, float(v))
+        if not complete:
+            break
+        result = (root_moves, values, d)
+    return result[0], result[1], result[2], leaves
 
 
 # ---- per-game evaluators ---------------------------------------------------------------
@@ -432,6 +537,9 @@ class MinimaxResult:
     """The depth searched (the game's length bound when the endgame was searched exactly)."""
     leaves: int
     """Number of leaves evaluated."""
+    stopped: bool = False
+    """Whether a limit ended the search before ``depth`` (the values are then those of the
+    deepest completed iteration, :attr:`depth`)."""
 
     def best_moves(self) -> npt.NDArray[np.int64]:
         """The moves of maximal value (several when tied)."""
@@ -446,12 +554,19 @@ def minimax_search(
     table: TableName = "paper",
     exact_values: bool = False,
     exact_endgame: bool = True,
+    limit: Limit | None = None,
+    clock: LimitClock | None = None,
 ) -> MinimaxResult:
     """Minimax (AlphaDDA appendix 4) from ``state`` for the player to move.
 
     ``depth`` plies, or to the end of the game when ``exact_endgame`` and at most the
     game's endgame threshold of squares are empty (Othello: 6; tic-tac-toe: always).
     ``exact_values`` values every root move exactly (otherwise only the best ones).
+    ``limit`` with a time, node (leaves) or stop bound searches by iterative deepening,
+    depth 1, 2, ... up to ``depth``, in compiled chunks of leaves checked between chunks,
+    and returns the deepest completed iteration (:attr:`MinimaxResult.depth`, with
+    :attr:`MinimaxResult.stopped`); run to the end it gives the values of the search
+    without a limit.  (``Limit.simulations`` does not apply to minimax.)
     """
     if depth < 1:
         raise ValueError("depth must be >= 1")
@@ -461,6 +576,13 @@ def minimax_search(
     check_compiled(game.kernels, "minimax")
     if exact_endgame and empty_squares(game, state) <= ev.exact_empties:
         depth = max(depth, game.max_game_length)
+    if clock is None and limit is not None:
+        clock = limit.start()
+    if clock is not None and clock.interruptible:
+        moves, values, done, leaves = _limited_root(
+            game, as_state(state), ev, int(depth), bool(exact_values), clock
+        )
+        return MinimaxResult(moves, values, done, leaves, done < depth)
     k = game.kernels
     moves, values, leaves = _minimax_root()(
         k.legal_moves,
@@ -505,15 +627,38 @@ class MinimaxPlayer(Player):
         self.table: TableName = table
         self.last_result: MinimaxResult | None = None
 
-    def search(self, game: Game, state: State) -> MinimaxResult:
-        """The root values of a search from ``state`` with this player's settings."""
-        result = minimax_search(game, state, self.depth, self.r, self.table)
+    def search(
+        self, game: Game, state: State, limit: Limit | None = None, clock: LimitClock | None = None
+    ) -> MinimaxResult:
+        """The root values of a search from ``state`` with this player's settings (under
+        ``limit``: iterative deepening, see :func:`minimax_search`)."""
+        result = minimax_search(
+            game, state, self.depth, self.r, self.table, limit=limit, clock=clock
+        )
         self.last_result = result
         return result
 
-    def select_move(self, game: Game, state: State) -> int:
-        best = self.search(game, state).best_moves()
-        return int(best[self.rng.integers(len(best))])
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
+        clock = LimitClock(limit)
+        result = self.search(game, state, limit, clock)
+        best = result.best_moves()
+        move = int(best[self.rng.integers(len(best))])
+        k = len(result.moves)
+        self.last_analysis = MoveAnalysis(
+            move=move,
+            search="minimax",
+            moves=tuple(int(m) for m in result.moves),
+            visits=(0,) * k,
+            q=tuple(float(v) for v in result.values),
+            priors=(1.0 / k,) * k,
+            pv=(move,),
+            value=float(result.values.max()),
+            nodes=result.leaves,
+            depth=result.depth,
+            time=clock.elapsed(),
+            stopped=result.stopped,
+        )
+        return move
 
 
 __all__ = [

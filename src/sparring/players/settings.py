@@ -1,45 +1,98 @@
-"""Typed settings of every built-in player kind, and how a spec string becomes one.
+"""Typed settings of every built-in player kind: validation, JSON, spec text and parsers.
 
 A player is described inside sparring by a frozen settings object of its kind
 (:class:`RandomSettings`, :class:`UCTSettings`, :class:`MinimaxSettings`,
-:class:`AlphaZeroSettings`, :class:`SASettings`), validated when it is made, and built by
-:func:`build_player` (``settings.build``) with a :class:`~sparring.players.cache.PlayerCache`
-of the networks and calibrations the players of a process share.  Spec strings
-(``KIND:key=value,...``, :class:`~sparring.players.registry.PlayerSpec`) exist only at the
-edges (command line, configuration files, stored games): the parsers registered here turn
-them into settings, reporting unknown keys and bad values as one-line
-:class:`~sparring.errors.UnknownPlayerError` messages.
+:class:`AlphaZeroSettings`, :class:`SASettings`, :class:`DSASettings`, and the AlphaDDA and
+human-like kinds defined beside their players), validated when it is made, and built by
+:func:`~sparring.players.registry.build_player` with a
+:class:`~sparring.players.cache.PlayerCache` of the networks and calibrations the players of
+a process share.  Which class belongs to which kind is the registry's table
+(:mod:`sparring.players.registry`), filled by the one composition root
+:mod:`sparring.kinds`.
 
-Each settings class has :meth:`spec`, the spec text that parses back to an equal object.
+Every settings class (:class:`SettingsBase`) has three external forms:
+
+* **spec text** (:meth:`~SettingsBase.spec`): ``KIND:key=value,...`` with the options that
+  differ from their defaults, parsed back to an equal object by the kind's parser
+  (``parse_uct`` ...).  Spec text exists only at the edges (command line, configuration
+  files, stored games).
+* **JSON** (:meth:`~SettingsBase.to_json` / :meth:`~SettingsBase.from_json`): an object with
+  ``"kind"`` and *every* option, keyed by the same option keys as the spec text (``sims``,
+  ``cpuct``, ``open`` ...; :attr:`~SettingsBase.OPTION_KEYS`).  Nested settings are nested
+  objects: ``sa``'s ``strength`` (``{"z": .., "rth": .., "floor": ..}``), the AlphaDDA
+  ``floor`` (:class:`FloorSettings`, ``null`` when off), ``dsa``'s ``search`` and
+  ``controller`` (its mode's config of :mod:`sparring.strength.dsa`, keyed by the config's
+  field names).  JSON has no infinity: ``+inf`` / ``-inf`` are written as the strings
+  ``"inf"`` / ``"-inf"`` and read back from ``"inf"``, ``"+inf"`` and ``"-inf"``; a JSON
+  integer is accepted where a number is expected, never a boolean or a string.  Reading is
+  strict: an unknown key is an :class:`~sparring.errors.UnknownKindError`, a value of the
+  wrong type or out of range a :class:`~sparring.errors.PlayerSettingsError`, each with
+  ``key`` set and a message naming the key and what was expected.  A preset kind
+  (``mcts1`` ... ``minimax2``) has no settings class of its own: its JSON is its class's
+  (``mcts1`` is ``{"kind": "uct", "sims": 300, ..., "name": "MCTS1"}``), and
+  :func:`~sparring.players.registry.settings_from_json` also reads ``{"kind": "mcts1"}``
+  (the preset's values as defaults).
+* **JSON Schema** (:meth:`~SettingsBase.json_schema`): the plain schema of the JSON form
+  (types, defaults, bounds, the field docstrings as descriptions), for a service that lists
+  the kinds.
+
+Bounds that keep a request from exhausting the machine: at most :data:`MAX_SIMULATIONS`
+simulations per move and a minimax depth of at most :data:`MINIMAX_MAX_DEPTH`.
 """
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import functools
+import inspect
+import itertools
 import math
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
+import textwrap
+import types
+import typing
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, Union, cast
 
-from sparring.errors import UnknownPlayerError
-from sparring.players.alphazero import DEFAULT_C_PUCT
+from sparring.errors import PlayerSettingsError, UnknownKindError
 from sparring.players.minimax import DEFAULT_DEPTH as MINIMAX_DEFAULT_DEPTH
 from sparring.players.minimax import MINIMAX_PRESETS, TableName
 from sparring.players.registry import (
     PlayerSpec,
+    build_player,
     check_options,
     option_float,
     option_int,
-    register,
 )
 from sparring.players.strength import UCT_DEFAULT_SIMULATIONS
-from sparring.players.uct import DEFAULT_C as UCT_DEFAULT_C
-from sparring.players.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
 from sparring.players.uct import MCTS_PRESETS
+from sparring.search.hooks import DEFAULT_C_PUCT
+from sparring.search.uct import DEFAULT_C as UCT_DEFAULT_C
+from sparring.search.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
+from sparring.strength.dsa import (
+    BayesConfig,
+    EloInterGameConfig,
+    EloIntraGameConfig,
+    InterGameConfig,
+    IntraGameConfig,
+)
 from sparring.strength.selection import PAPER_RTH, StrengthSetting, format_z
 
 if TYPE_CHECKING:
     from sparring.games.base import Game
-    from sparring.players.base import Player
+    from sparring.players.base import JsonValue, Player
     from sparring.players.cache import PlayerCache
+
+MAX_SIMULATIONS = 100_000
+"""The most simulations per move any searching kind accepts (``sims``): the search trees
+are preallocated for the simulations asked, so ``az:sims=1000000000`` used to die with a
+MemoryError; a larger value is now a one-line error naming ``sims``."""
+MINIMAX_MAX_DEPTH = 12
+"""The deepest minimax search accepted (``depth``; the AlphaDDA baselines search 3 plies):
+``minimax:depth=1000`` used to be accepted and run forever."""
+JSON_INF = "inf"
+"""How JSON writes ``+inf`` (and ``"-inf"`` for ``-inf``): JSON has no infinity."""
 
 Selection = Literal["threshold", "sephton", "topn"]
 """Move selection rules of the SA player (see :mod:`sparring.players.strength`)."""
@@ -48,7 +101,7 @@ SearchBase = Literal["az", "uct"]
 
 
 class PlayerSettings(Protocol):
-    """What every settings object offers: building its player, and its spec text."""
+    """What every settings object offers: building its player, its spec text and JSON."""
 
     kind: ClassVar[str]
 
@@ -60,21 +113,304 @@ class PlayerSettings(Protocol):
         """The spec text that parses back to these settings."""
         ...
 
+    def to_json(self) -> dict[str, JsonValue]:
+        """The JSON object (with ``"kind"``) that :meth:`from_json` reads back."""
+        ...
 
-def _text(value: object) -> str:
+
+# ---- values: checking, JSON encoding and decoding ----------------------------------------------
+def _bad(key: str, message: str) -> PlayerSettingsError:
+    return PlayerSettingsError(message, key=key)
+
+
+def _describe(hint: Any) -> str:
+    """Words for an annotation: ``int`` "an integer", ``float | None`` "a number or null"."""
+    words = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+    if hint in words:
+        return words[hint]
+    if hint is type(None):
+        return "null"
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    if origin in (Union, types.UnionType):
+        return " or ".join(_describe(a) for a in args)
+    if origin is frozenset:
+        return f"a list of {_describe(args[0])[3:]}s" if args else "a list"
+    if dataclasses.is_dataclass(hint):
+        return "an object"
+    return str(hint)
+
+
+def _conform(hint: Any, value: Any, key: str) -> Any:
+    """``value`` if it has the annotated type (an ``int`` given for a ``float`` becomes a
+    float); :class:`PlayerSettingsError` naming ``key`` otherwise."""
+    if hint is bool:
+        ok = isinstance(value, bool)
+    elif hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif hint is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if ok:
+            return float(value)
+    elif hint is str:
+        ok = isinstance(value, str)
+    elif hint is type(None):
+        ok = value is None
+    else:
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if origin is Literal:
+            ok = isinstance(value, str | int) and not isinstance(value, bool) and value in args
+        elif origin in (Union, types.UnionType):
+            for arg in args:
+                try:
+                    return _conform(arg, value, key)
+                except PlayerSettingsError:
+                    pass
+            ok = False
+        elif origin is frozenset:
+            ok = isinstance(value, frozenset) and all(isinstance(v, str) for v in value)
+        elif isinstance(hint, type):
+            ok = isinstance(value, hint)
+        else:  # pragma: no cover - every annotation above is handled
+            ok = True
+    if not ok:
+        raise _bad(key, f"{key} must be {_describe(hint)}, not {value!r}")
+    return value
+
+
+def _json_float(value: float) -> float | str:
+    if math.isinf(value):
+        return JSON_INF if value > 0 else "-" + JSON_INF
+    return value
+
+
+def encode(value: Any) -> JsonValue:
+    """``value`` as JSON values: infinities as ``"inf"`` / ``"-inf"``, nested settings and
+    configs as objects (:func:`json_keys`), sets as sorted lists."""
+    if isinstance(value, float):
+        return _json_float(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {key: encode(getattr(value, name)) for name, key in json_keys(type(value)).items()}
+    if isinstance(value, frozenset | set):
+        return sorted(value)
+    if isinstance(value, tuple | list):
+        return [encode(v) for v in value]
+    return value
+
+
+def _decode(hint: Any, value: Any, key: str) -> Any:
+    """The Python value of the JSON ``value`` for a field annotated ``hint`` (strings
+    ``"inf"`` / ``"+inf"`` / ``"-inf"`` for numbers, objects for nested dataclasses, lists for
+    sets); type errors name ``key``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _decode(arg, value, key)
+            except PlayerSettingsError:
+                if dataclasses.is_dataclass(arg) and isinstance(value, Mapping):
+                    raise
+        raise _bad(key, f"{key} must be {_describe(hint)}, not {value!r}")
+    if hint is float and isinstance(value, str):
+        if value.strip().lower() in (JSON_INF, "+" + JSON_INF, "-" + JSON_INF):
+            return -math.inf if value.strip().startswith("-") else math.inf
+        raise _bad(key, f'{key} must be a number (or "inf", "-inf"), not {value!r}')
+    if origin is frozenset:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _bad(key, f"{key} must be {_describe(hint)}, not {value!r}")
+        return frozenset(value)
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return nested_from_json(hint, value, key)
+    return _conform(hint, value, key)
+
+
+def nested_from_json(cls: type[Any], data: Any, key: str) -> Any:
+    """The nested settings or config ``cls`` read from the JSON object ``data`` found under
+    ``key`` (errors name ``key.subkey``)."""
+    if not isinstance(data, Mapping):
+        raise _bad(key, f"{key} must be an object, not {data!r}")
+    keys = json_keys(cls)
+    by_key = {k: name for name, k in keys.items()}
+    unknown = sorted(set(data) - set(by_key))
+    if unknown:
+        raise UnknownKindError(
+            f"unknown key {key}.{unknown[0]} (known: {', '.join(sorted(by_key))})",
+            key=f"{key}.{unknown[0]}",
+        )
+    hints = field_types(cls)
+    values = {by_key[k]: _decode(hints[by_key[k]], v, f"{key}.{k}") for k, v in data.items()}
+    try:
+        return cls(**values)
+    except PlayerSettingsError as exc:
+        sub = f"{key}.{exc.key}" if exc.key else key
+        raise _bad(sub, f"{key}: {exc}") from None
+    except (ValueError, TypeError) as exc:
+        raise _bad(key, f"{key}: {exc}") from None
+
+
+def _field_types(cls: Any) -> dict[str, Any]:
+    """Uncached :func:`field_types`."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in fields(cls)}
+
+
+_field_types_cached = functools.cache(_field_types)
+
+
+def field_types(cls: type[Any]) -> dict[str, Any]:
+    """The resolved annotation of every field of the dataclass ``cls``."""
+    result: dict[str, Any] = _field_types_cached(cast(Hashable, cls))
+    return result
+
+
+def _json_keys(cls: Any) -> dict[str, str]:
+    """Uncached :func:`json_keys`."""
+    option_keys: dict[str, str] | None = getattr(cls, "OPTION_KEYS", None)
+    if option_keys is None:
+        return {f.name: f.name for f in fields(cls)}
+    return {name: key or name for name, key in option_keys.items()}
+
+
+_json_keys_cached = functools.cache(_json_keys)
+
+
+def json_keys(cls: type[Any]) -> dict[str, str]:
+    """Field name -> JSON key of the dataclass ``cls``: its :attr:`~SettingsBase.OPTION_KEYS`
+    (a field with the empty spec key is written under its own name), else every field under
+    its own name."""
+    result: dict[str, str] = _json_keys_cached(cast(Hashable, cls))
+    return result
+
+
+def _field_docs(cls: Any) -> dict[str, str]:
+    """Uncached :func:`field_docs`."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        for item, after in itertools.pairwise(body):
+            if (
+                isinstance(item, ast.AnnAssign)
+                and isinstance(item.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
+                docs[item.target.id] = " ".join(after.value.value.split())
+    return docs
+
+
+_field_docs_cached = functools.cache(_field_docs)
+
+
+def field_docs(cls: type[Any]) -> dict[str, str]:
+    """The docstrings of the fields of ``cls`` and its bases (the string after each field)."""
+    result: dict[str, str] = _field_docs_cached(cast(Hashable, cls))
+    return result
+
+
+def _schema_of(hint: Any) -> dict[str, Any]:
+    """The JSON Schema of a value annotated ``hint``."""
+    if hint is bool:
+        return {"type": "boolean"}
+    if hint is int:
+        return {"type": "integer"}
+    if hint is float:
+        return {"anyOf": [{"type": "number"}, {"enum": [JSON_INF, "+" + JSON_INF, "-inf"]}]}
+    if hint is str:
+        return {"type": "string"}
+    if hint is type(None):
+        return {"type": "null"}
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Literal:
+        return {"enum": list(args)}
+    if origin in (Union, types.UnionType):
+        return {"anyOf": [_schema_of(a) for a in args]}
+    if origin is frozenset:
+        return {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return object_schema(hint)
+    return {}
+
+
+def object_schema(cls: type[Any], kind: str | None = None) -> dict[str, Any]:
+    """The JSON Schema of the dataclass ``cls`` (``kind``: the ``"kind"`` property's value)."""
+    hints = field_types(cls)
+    docs = field_docs(cls)
+    bounds: dict[str, tuple[float | None, float | None]] = getattr(cls, "BOUNDS", {})
+    defaults = {f.name: f.default for f in fields(cls)}
+    properties: dict[str, Any] = {}
+    if kind is not None:
+        properties["kind"] = {"const": kind, "description": "The player kind."}
+    for name, key in json_keys(cls).items():
+        schema = _schema_of(hints[name])
+        default = defaults[name]
+        if default is not dataclasses.MISSING:
+            schema["default"] = encode(default)
+        low, high = bounds.get(name, (None, None))
+        if low is not None:
+            schema["minimum"] = low
+        if high is not None:
+            schema["maximum"] = high
+        if name in docs:
+            schema["description"] = docs[name]
+        properties[key] = schema
+    required = [
+        json_keys(cls)[f.name]
+        for f in fields(cls)
+        if f.default is dataclasses.MISSING and f.name in json_keys(cls)
+    ]
+    schema = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _spec_value(value: object) -> str:
     if isinstance(value, StrengthSetting):
         return value.label()
     if isinstance(value, float):
-        return format_z(value)
+        text = format_z(value)
+        return text if math.isinf(value) or float(text) == value else repr(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return str(value)
 
 
-class _SpecText:
-    """Mixin: :meth:`spec` from the fields that differ from their defaults."""
+# ---- the settings base ---------------------------------------------------------------------------
+class SettingsBase:
+    """Mixin of the settings dataclasses: field type checks, spec text, JSON and its schema.
+
+    A subclass is a frozen dataclass with ``kind``, :attr:`OPTION_KEYS` (field -> option key
+    of spec text and JSON; fields missing there are neither) and, for the schema,
+    :attr:`BOUNDS`; its ``__post_init__`` calls :meth:`check_types` first, then its range
+    checks (each a :class:`~sparring.errors.PlayerSettingsError` naming the option key).
+    """
 
     kind: ClassVar[str]
     OPTION_KEYS: ClassVar[dict[str, str]]
-    """Field name -> spec option key (fields missing here are not spec options)."""
+    """Field name -> spec/JSON option key (``""``: written by value alone in spec text, e.g.
+    ``sa``'s ``z=..,rth=..``; under the field's name in JSON)."""
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {}
+    """Field name -> (minimum, maximum) for :meth:`json_schema` (the checks are in
+    ``__post_init__``)."""
+
+    def check_types(self) -> None:
+        """Raise :class:`PlayerSettingsError` for a field whose value has the wrong type;
+        integers given for numbers become floats."""
+        keys = json_keys(type(self))
+        for name, hint in field_types(type(self)).items():
+            value = _conform(hint, getattr(self, name), keys.get(name, name))
+            if value is not getattr(self, name):
+                object.__setattr__(self, name, value)
 
     def spec(self) -> str:
         """``KIND:key=value,...`` with the options that differ from the defaults."""
@@ -83,23 +419,109 @@ class _SpecText:
             value = getattr(self, f.name)
             if f.name in self.OPTION_KEYS and value != f.default:
                 key = self.OPTION_KEYS[f.name]
-                items.append(_text(value) if key == "" else f"{key}={_text(value)}")
+                items.append(_spec_value(value) if key == "" else f"{key}={_spec_value(value)}")
         return self.kind + (":" + ",".join(items) if items else "")
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """``{"kind": KIND, key: value, ...}`` with every option (JSON values only)."""
+        data: dict[str, JsonValue] = {"kind": self.kind}
+        for name, key in json_keys(type(self)).items():
+            data[key] = encode(getattr(self, name))
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Any:
+        """The settings of the JSON object ``data`` (``"kind"`` optional, but must be this
+        class's); an option left out takes its default.  Strict: see the module doc."""
+        if not isinstance(data, Mapping):
+            raise _bad("kind", f"player settings must be a JSON object, not {data!r}")
+        kind = data.get("kind", cls.kind)
+        if kind != cls.kind:
+            raise _bad("kind", f"kind must be {cls.kind!r} here, not {kind!r}")
+        keys = json_keys(cls)
+        by_key = {key: name for name, key in keys.items()}
+        unknown = sorted(set(data) - set(by_key) - {"kind"})
+        if unknown:
+            raise UnknownKindError(
+                f"unknown key {unknown[0]!r} for kind {cls.kind} "
+                f"(known: {', '.join(sorted(by_key))})",
+                key=unknown[0],
+            )
+        hints = field_types(cls)
+        values = {
+            by_key[key]: _decode(hints[by_key[key]], value, key)
+            for key, value in data.items()
+            if key != "kind"
+        }
+        return cls(**values)
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of :meth:`to_json`'s object (types, defaults, bounds, the field
+        docstrings as descriptions; no other keys allowed)."""
+        schema = object_schema(cls, cls.kind)
+        schema["title"] = cls.__name__
+        schema["description"] = " ".join((cls.__doc__ or "").split())
+        return schema
+
+
+_SpecText = SettingsBase
+"""The former name of :class:`SettingsBase`."""
+
+
+def check_int(key: str, value: int, low: int, high: int | None = None) -> None:
+    """:class:`PlayerSettingsError` unless ``low <= value <= high``."""
+    if value < low:
+        raise _bad(key, f"{key} must be >= {low}")
+    if high is not None and value > high:
+        raise _bad(key, f"{key} must be <= {high}, not {value}")
+
+
+def check_sims(key: str, value: int | None) -> None:
+    """Simulations: None, or an integer in ``1 ..`` :data:`MAX_SIMULATIONS`."""
+    if value is not None:
+        check_int(key, value, 1, MAX_SIMULATIONS)
+
+
+def check_number(
+    key: str,
+    value: float | None,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    high_open: bool = False,
+) -> None:
+    """:class:`PlayerSettingsError` unless ``value`` is None or a finite number in
+    ``[low, high]`` (``[low, high)`` with ``high_open``)."""
+    if value is None:
+        return
+    if not math.isfinite(value):
+        raise _bad(key, f"{key} must be a finite number, not {value}")
+    if low is not None and high is not None:
+        inside = low <= value < high if high_open else low <= value <= high
+        if not inside:
+            bracket = ")" if high_open else "]"
+            raise _bad(key, f"{key} must be in [{low:g}, {high:g}{bracket}, not {value:g}")
+    elif low is not None and value < low:
+        raise _bad(key, f"{key} must be >= {low:g}, not {value:g}")
+    elif high is not None and value > high:
+        raise _bad(key, f"{key} must be <= {high:g}, not {value:g}")
 
 
 def check_root_random(share: float) -> None:
-    """:class:`UnknownPlayerError` unless ``rootrand`` is a share in [0, 1]."""
+    """:class:`PlayerSettingsError` unless ``rootrand`` is a share in [0, 1]."""
     if not 0.0 <= share <= 1.0:
-        raise UnknownPlayerError(f"rootrand must be in [0, 1], not {share:g}")
+        raise _bad("rootrand", f"rootrand must be in [0, 1], not {share:g}")
 
 
 def _check_name(name: str | None) -> None:
     if name is not None and (not name.strip() or "," in name):
-        raise UnknownPlayerError(f"name must be non-empty text without ',', not {name!r}")
+        raise _bad("name", f"name must be non-empty text without ',', not {name!r}")
 
 
+# ---- the baselines, AlphaZero and SA ---------------------------------------------------------
 @dataclass(frozen=True)
-class RandomSettings(_SpecText):
+class RandomSettings(SettingsBase):
     """Uniformly random legal moves (AlphaDDA's Random)."""
 
     kind: ClassVar[str] = "random"
@@ -109,6 +531,7 @@ class RandomSettings(_SpecText):
     """Display name."""
 
     def __post_init__(self) -> None:
+        self.check_types()
         _check_name(self.name)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
@@ -118,7 +541,7 @@ class RandomSettings(_SpecText):
 
 
 @dataclass(frozen=True)
-class UCTSettings(_SpecText):
+class UCTSettings(SettingsBase):
     """UCT with random playouts (AlphaDDA appendix 3, Eq. 12); MCTS1-4 are presets of it."""
 
     kind: ClassVar[str] = "uct"
@@ -128,23 +551,26 @@ class UCTSettings(_SpecText):
         "n_open": "open",
         "name": "name",
     }
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "simulations": (1, MAX_SIMULATIONS),
+        "c": (0, None),
+        "n_open": (1, MAX_SIMULATIONS),
+    }
 
     simulations: int = UCT_DEFAULT_SIMULATIONS
-    """Simulations per move (``N_sim``), >= 1."""
+    """Simulations per move (``N_sim``), 1 .. 100000."""
     c: float = UCT_DEFAULT_C
-    """Exploration constant ``C`` of Eq. 12 (finite)."""
+    """Exploration constant ``C`` of Eq. 12, finite and >= 0."""
     n_open: int = UCT_DEFAULT_N_OPEN
     """Visits at which a leaf is expanded (``N_open``), >= 1."""
     name: str = "UCT"
     """Display name."""
 
     def __post_init__(self) -> None:
-        if self.simulations < 1:
-            raise UnknownPlayerError("sims must be >= 1")
-        if self.n_open < 1:
-            raise UnknownPlayerError("open must be >= 1")
-        if not math.isfinite(self.c):
-            raise UnknownPlayerError("c must be a finite number")
+        self.check_types()
+        check_sims("sims", self.simulations)
+        check_int("open", self.n_open, 1, MAX_SIMULATIONS)
+        check_number("c", self.c, 0.0)
         _check_name(self.name)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
@@ -154,7 +580,7 @@ class UCTSettings(_SpecText):
 
 
 @dataclass(frozen=True)
-class MinimaxSettings(_SpecText):
+class MinimaxSettings(SettingsBase):
     """Depth-limited minimax with the game's evaluation (AlphaDDA appendix 4)."""
 
     kind: ClassVar[str] = "minimax"
@@ -164,9 +590,12 @@ class MinimaxSettings(_SpecText):
         "table": "table",
         "name": "name",
     }
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "depth": (1, MINIMAX_MAX_DEPTH)
+    }
 
     depth: int = MINIMAX_DEFAULT_DEPTH
-    """Search depth in plies (``N_depth``), >= 1."""
+    """Search depth in plies (``N_depth``), 1 .. 12."""
     r: float = 100.0
     """Connect4's ``R`` (Minimax1: 100, Minimax2: 2), finite."""
     table: TableName = "paper"
@@ -175,15 +604,15 @@ class MinimaxSettings(_SpecText):
     """Display name."""
 
     def __post_init__(self) -> None:
-        if self.depth < 1:
-            raise UnknownPlayerError("depth must be >= 1")
-        if not math.isfinite(self.r):
-            raise UnknownPlayerError("r must be a finite number")
-        if self.table not in ("paper", "ones"):
-            raise UnknownPlayerError("table must be 'paper' or 'ones'")
+        if isinstance(self.table, str) and self.table not in ("paper", "ones"):
+            raise _bad("table", "table must be 'paper' or 'ones'")
+        self.check_types()
+        check_int("depth", self.depth, 1, MINIMAX_MAX_DEPTH)
+        check_number("r", self.r)
         _check_name(self.name)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        from sparring.errors import IncompatiblePlayerError
         from sparring.games.connect4 import Connect4
         from sparring.games.othello import Othello
         from sparring.games.tictactoe import TicTacToe
@@ -191,12 +620,12 @@ class MinimaxSettings(_SpecText):
 
         game.require_compiled("Minimax")
         if not isinstance(game, Connect4 | Othello | TicTacToe):
-            raise UnknownPlayerError(f"minimax has no evaluation function for {game.name}")
+            raise IncompatiblePlayerError(f"minimax has no evaluation function for {game.name}")
         return MinimaxPlayer(self.name, self.depth, seed, self.r, self.table)
 
 
 @dataclass(frozen=True)
-class AlphaZeroSettings(_SpecText):
+class AlphaZeroSettings(SettingsBase):
     """PUCT search guided by a policy/value network (AlphaDDA app. 1)."""
 
     kind: ClassVar[str] = "az"
@@ -208,11 +637,17 @@ class AlphaZeroSettings(_SpecText):
         "root_random": "rootrand",
         "name": "name",
     }
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "simulations": (1, MAX_SIMULATIONS),
+        "c_puct": (0, None),
+        "dropout": (0, 1),
+        "root_random": (0, 1),
+    }
 
     model: str | None = None
     """Shipped network name or network file; None: the game's shipped network."""
     simulations: int | None = None
-    """Simulations per move, >= 1; None: AlphaDDA Table A1's ``N_sim`` for the game."""
+    """Simulations per move, 1 .. 100000; None: AlphaDDA Table A1's ``N_sim`` for the game."""
     c_puct: float = DEFAULT_C_PUCT
     """``C_puct`` of Eq. 8, >= 0."""
     dropout: float = 0.0
@@ -224,12 +659,10 @@ class AlphaZeroSettings(_SpecText):
     """Display name."""
 
     def __post_init__(self) -> None:
-        if self.simulations is not None and self.simulations < 1:
-            raise UnknownPlayerError("sims must be >= 1")
-        if not self.c_puct >= 0:
-            raise UnknownPlayerError("cpuct must be >= 0")
-        if not 0.0 <= self.dropout < 1.0:
-            raise UnknownPlayerError("dropout must be in [0, 1)")
+        self.check_types()
+        check_sims("sims", self.simulations)
+        check_number("cpuct", self.c_puct, 0.0)
+        check_number("dropout", self.dropout, 0.0, 1.0, high_open=True)
         check_root_random(self.root_random)
         _check_name(self.name)
 
@@ -239,8 +672,13 @@ class AlphaZeroSettings(_SpecText):
         return build_alphazero_player(self, game, seed, cache)
 
 
+def _check_base(base: str | None) -> None:
+    if base is not None and base not in ("az", "uct"):
+        raise _bad("base", f"base must be az or uct, not {base!r}")
+
+
 @dataclass(frozen=True)
-class SASettings(_SpecText):
+class SASettings(SettingsBase):
     """The strength-adjusted player of Wu et al. (AAAI 2019): a search, then a move drawn
     from the root visit counts with strength index ``z`` and threshold ``R_th``.
 
@@ -263,6 +701,13 @@ class SASettings(_SpecText):
         "top_n": "n",
         "name": "name",
     }
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "simulations": (1, MAX_SIMULATIONS),
+        "c_puct": (0, None),
+        "c": (0, None),
+        "n_open": (1, MAX_SIMULATIONS),
+        "top_n": (1, None),
+    }
 
     base: SearchBase | None = None
     """The search: ``az`` (PUCT with a network) or ``uct``; None: ``az``, or the
@@ -270,11 +715,11 @@ class SASettings(_SpecText):
     model: str | None = None
     """Network name or file for ``base=az``; None: the game's shipped network."""
     simulations: int | None = None
-    """Simulations per move, >= 1; None: Table A1's ``N_sim`` (az) or 300 (uct)."""
+    """Simulations per move, 1 .. 100000; None: Table A1's ``N_sim`` (az) or 300 (uct)."""
     c_puct: float | None = None
     """``C_puct`` for ``base=az`` (>= 0); None: 1.25."""
     c: float | None = None
-    """UCT's ``C`` for ``base=uct``; None: 0.5."""
+    """UCT's ``C`` for ``base=uct`` (>= 0); None: 0.5."""
     n_open: int | None = None
     """UCT's ``N_open`` for ``base=uct`` (>= 1); None: 5."""
     strength: StrengthSetting | None = None
@@ -284,7 +729,8 @@ class SASettings(_SpecText):
     """Target Elo (finite): the setting is chosen from a calibration (instead of
     :attr:`strength`)."""
     calibration: str | None = None
-    """Calibration file for :attr:`elo`; None: the one shipped beside the network."""
+    """Calibration file for :attr:`elo` (None: the one shipped beside the network); without
+    ``elo``, its search options fill the search fields left None."""
     selection: Selection = "threshold"
     """``threshold`` (Wu et al.), ``sephton`` (no threshold) or ``topn``."""
     top_n: int = 3
@@ -293,34 +739,42 @@ class SASettings(_SpecText):
     """Display name; None: ``SA(setting)`` or ``SA(elo=E)``."""
 
     def __post_init__(self) -> None:
-        if self.base is not None and self.base not in ("az", "uct"):
-            raise UnknownPlayerError(f"base must be az or uct, not {self.base!r}")
-        if self.selection not in ("threshold", "sephton", "topn"):
-            raise UnknownPlayerError("select must be one of threshold, sephton, topn")
-        if self.simulations is not None and self.simulations < 1:
-            raise UnknownPlayerError("sims must be >= 1")
-        if self.n_open is not None and self.n_open < 1:
-            raise UnknownPlayerError("open must be >= 1")
-        if self.c_puct is not None and not self.c_puct >= 0:
-            raise UnknownPlayerError("cpuct must be >= 0")
-        if self.top_n < 1:
-            raise UnknownPlayerError("n must be >= 1")
+        _check_base(self.base)
+        if isinstance(self.selection, str) and self.selection not in SELECTIONS:
+            raise _bad("select", "select must be one of threshold, sephton, topn")
+        self.check_types()
+        check_sims("sims", self.simulations)
+        if self.n_open is not None:
+            check_int("open", self.n_open, 1, MAX_SIMULATIONS)
+        check_number("cpuct", self.c_puct, 0.0)
+        check_number("c", self.c, 0.0)
+        check_int("n", self.top_n, 1)
         _check_name(self.name)
         if self.elo is None:
-            if self.calibration is not None:
-                raise UnknownPlayerError("calibration is only used with elo")
-            self.check_base(self.base or "az")
+            if self.calibration is None:  # else the calibration's base decides
+                self.check_base(self.base or "az")
             return
         if not math.isfinite(self.elo):
-            raise UnknownPlayerError(f"elo must be a finite number, not {self.elo}")
+            raise _bad("elo", f"elo must be a finite number, not {self.elo}")
         if self.strength is not None:
-            raise UnknownPlayerError("give either elo or z, rth and floor, not both")
+            raise _bad("elo", "give either elo or z, rth and floor, not both")
         if self.selection != "threshold":
-            raise UnknownPlayerError("elo needs select=threshold")
+            raise _bad("select", "elo needs select=threshold")
         if self.base == "uct" and self.calibration is None:
-            raise UnknownPlayerError(
-                "elo needs calibration=PATH (a file written by sparring calibrate)"
+            raise _bad(
+                "calibration", "elo needs calibration=PATH (a file written by sparring calibrate)"
             )
+
+    def at_elo(self, elo: float) -> SASettings:
+        """These settings at the target ``elo`` (the calibration chooses the setting; a target
+        given before is replaced).  :class:`PlayerSettingsError` (key ``elo``) when a setting
+        ``z, rth, floor`` is given, or ``elo`` is not finite."""
+        if self.strength is not None:
+            raise _bad(
+                "elo",
+                f"a target Elo chooses z, rth and floor itself; drop {self.strength.label()}",
+            )
+        return replace(self, elo=float(elo))
 
     def check_base(self, base: str) -> None:
         """Reject the options of the other search than ``base``."""
@@ -328,7 +782,7 @@ class SASettings(_SpecText):
         for attr in wrong:
             if getattr(self, attr) is not None:
                 key = self.OPTION_KEYS[attr]
-                raise UnknownPlayerError(f"{key} is for base={'az' if base == 'uct' else 'uct'}")
+                raise _bad(key, f"{key} is for base={'az' if base == 'uct' else 'uct'}")
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.players.strength import build_sa_player
@@ -336,17 +790,53 @@ class SASettings(_SpecText):
         return build_sa_player(self, game, seed, cache)
 
 
+SELECTIONS = ("threshold", "sephton", "topn")
+"""The values of ``sa``'s ``select``."""
+
+
+# ---- dynamic strength adjustment -------------------------------------------------------------
 DSAMode = Literal["inter", "intra", "elo-inter", "elo-intra", "bayes"]
 """Dynamic strength adjustment modes (:mod:`sparring.strength.dsa`)."""
 DSA_DEFAULT_MODE: DSAMode = "bayes"
 """The mode a ``dsa`` player gets by default: the Bayesian estimator, which uses every result
 so far (not only the last, as the step rules do) and spans the whole calibrated range."""
+ControllerConfig = (
+    InterGameConfig | IntraGameConfig | EloInterGameConfig | EloIntraGameConfig | BayesConfig
+)
+"""The config of a ``dsa`` player's controller (one class per mode)."""
+DSA_CONFIGS: dict[str, type[Any]] = {
+    "inter": InterGameConfig,
+    "intra": IntraGameConfig,
+    "elo-inter": EloInterGameConfig,
+    "elo-intra": EloIntraGameConfig,
+    "bayes": BayesConfig,
+}
+"""The controller config class of each mode."""
+DSA_CONTROLLER_KEYS: dict[str, dict[str, str]] = {
+    "inter": {"z0": "z0", "dz_init": "dz", "dz_low": "dzlow", "r": "r", "z_min": "zmin",
+              "z_max": "zmax", "rth": "rth"},
+    "intra": {"z0": "z0", "dz": "dz", "eps": "eps", "cooldown": "cooldown", "carry": "carry",
+              "z_min": "zmin", "z_max": "zmax", "rth": "rth"},
+    "elo-inter": {"elo0": "elo0", "step_init": "step", "step_low": "steplow", "r": "r"},
+    "elo-intra": {"elo0": "elo0", "step": "step", "eps": "eps", "cooldown": "cooldown",
+                  "carry": "carry"},
+    "bayes": {"prior_mean": "prior", "prior_sd": "priorsd", "margin": "margin",
+              "grid_step": "grid", "estimate": "estimate"},
+}  # fmt: skip
+"""Per mode: controller config field -> its ``dsa`` spec option key."""
+DSA_PER_GAME: dict[str, frozenset[str]] = {
+    "inter": frozenset({"dz_init", "dz_low", "rth"}),
+    "intra": frozenset({"cooldown", "rth"}),
+    "elo-inter": frozenset(),
+    "elo-intra": frozenset({"cooldown"}),
+    "bayes": frozenset(),
+}
+"""Per mode: the controller fields whose default depends on the game or the calibration
+(:func:`sparring.players.dsa.controller_for`): ``dz_init`` / ``dz_low`` (100 / 8 Elo on the
+calibration's slope at ``z = 0``), ``rth`` (the calibration's), ``cooldown`` (60 % of a
+typical game)."""
 DSA_MODE_OPTIONS: dict[str, frozenset[str]] = {
-    "inter": frozenset({"z0", "dz", "dzlow", "r", "zmin", "zmax", "rth"}),
-    "intra": frozenset({"z0", "dz", "eps", "cooldown", "carry", "zmin", "zmax", "rth"}),
-    "elo-inter": frozenset({"elo0", "step", "steplow", "r"}),
-    "elo-intra": frozenset({"elo0", "step", "eps", "cooldown", "carry"}),
-    "bayes": frozenset({"prior", "priorsd", "margin", "grid", "estimate"}),
+    mode: frozenset(keys.values()) for mode, keys in DSA_CONTROLLER_KEYS.items()
 }
 """The controller options each mode takes (spec keys)."""
 DSA_SEARCH_OPTIONS = frozenset({"base", "model", "sims", "cpuct", "c", "open", "calibration"})
@@ -354,19 +844,13 @@ DSA_SEARCH_OPTIONS = frozenset({"base", "model", "sims", "cpuct", "c", "open", "
 
 
 @dataclass(frozen=True)
-class DSASettings(_SpecText):
-    """A strength-adjusted player whose setting adapts to the opponent (dynamic strength
-    adjustment, :mod:`sparring.strength.dsa`): the search of an ``sa`` player with a
-    calibration, and a controller of one :attr:`mode`.
+class CalibratedSearchSettings:
+    """The search of a ``dsa`` player: ``sa``'s search options, resolved against a
+    calibration (the one given, else the one shipped beside the network).  Options left None
+    take the calibration's values (another value given is kept and told: the calibration's
+    Elo numbers may not hold)."""
 
-    Every controller option left None takes its default, per game where the calibration
-    gives one (:func:`sparring.players.dsa.controller_for`).  Options of another mode than
-    :attr:`mode` are rejected.
-    """
-
-    kind: ClassVar[str] = "dsa"
     OPTION_KEYS: ClassVar[dict[str, str]] = {
-        "mode": "mode",
         "base": "base",
         "model": "model",
         "simulations": "sims",
@@ -374,114 +858,43 @@ class DSASettings(_SpecText):
         "c": "c",
         "n_open": "open",
         "calibration": "calibration",
-        "z0": "z0",
-        "dz": "dz",
-        "dz_low": "dzlow",
-        "r": "r",
-        "eps": "eps",
-        "cooldown": "cooldown",
-        "carry": "carry",
-        "z_min": "zmin",
-        "z_max": "zmax",
-        "rth": "rth",
-        "elo0": "elo0",
-        "step": "step",
-        "step_low": "steplow",
-        "prior": "prior",
-        "prior_sd": "priorsd",
-        "margin": "margin",
-        "grid": "grid",
-        "estimate": "estimate",
-        "name": "name",
+    }
+    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
+        "simulations": (1, MAX_SIMULATIONS),
+        "c_puct": (0, None),
+        "c": (0, None),
+        "n_open": (1, MAX_SIMULATIONS),
     }
 
-    mode: DSAMode = DSA_DEFAULT_MODE
-    """``inter`` / ``intra`` (Wu et al., in ``z``), ``elo-inter`` / ``elo-intra`` (the same
-    rules in Elo through the calibration) or ``bayes`` (posterior over the opponent's Elo)."""
     base: SearchBase | None = None
     """The search, as ``sa``'s (None: ``az``, or the calibration's)."""
     model: str | None = None
     """Network name or file for ``base=az``; None: the game's shipped network."""
     simulations: int | None = None
-    """Simulations per move, >= 1; None: the calibration's (another value: told, Elo
-    numbers may not hold)."""
+    """Simulations per move, 1 .. 100000; None: the calibration's."""
     c_puct: float | None = None
-    """``C_puct`` for ``base=az``; None: the calibration's."""
+    """``C_puct`` for ``base=az`` (>= 0); None: the calibration's."""
     c: float | None = None
-    """UCT's ``C`` for ``base=uct``; None: the calibration's."""
+    """UCT's ``C`` for ``base=uct`` (>= 0); None: the calibration's."""
     n_open: int | None = None
-    """UCT's ``N_open`` for ``base=uct``; None: the calibration's."""
+    """UCT's ``N_open`` for ``base=uct`` (>= 1); None: the calibration's."""
     calibration: str | None = None
     """Calibration file; None: the one shipped beside the network (``base=uct`` needs one)."""
-    z0: float | None = None
-    """inter / intra: the first ``z`` (default 0)."""
-    dz: float | None = None
-    """inter: ``dz_init`` (default: 100 Elo on the calibration's slope at z = 0); intra:
-    ``dZ_0`` (default 0.2)."""
-    dz_low: float | None = None
-    """inter: ``dz_low`` (default: 8 Elo on the calibration's slope)."""
-    r: float | None = None
-    """inter / elo-inter: the step's factor per game (default 0.95)."""
-    eps: float | None = None
-    """intra / elo-intra: Eq. 18's ``epsilon`` (default 0.1)."""
-    cooldown: int | None = None
-    """intra / elo-intra: plies to cool the step to 0 (default: 60 % of a typical game,
-    Connect4 22, 6x6 Othello 19)."""
-    carry: bool | None = None
-    """intra / elo-intra: start a game where the last ended (default: intra no, elo-intra
-    yes)."""
-    z_min: float | None = None
-    """inter / intra: the lowest ``z`` (default -3)."""
-    z_max: float | None = None
-    """inter / intra: the highest ``z`` (default 3)."""
-    rth: float | None = None
-    """inter / intra: the threshold ``R_th`` (default: the calibration's main one, 0.1)."""
-    elo0: float | None = None
-    """elo-inter / elo-intra: the first target Elo (default 1500)."""
-    step: float | None = None
-    """elo-inter: the first step in Elo (default 200); elo-intra: the step at ply 0
-    (default 100)."""
-    step_low: float | None = None
-    """elo-inter: the smallest step (default 16)."""
-    prior: float | None = None
-    """bayes: the prior mean of the opponent's Elo (default 1500)."""
-    prior_sd: float | None = None
-    """bayes: the prior's standard deviation (default 400; ``inf``: uniform)."""
-    margin: float | None = None
-    """bayes: the grid's extent beyond the calibrated range (default 400)."""
-    grid: float | None = None
-    """bayes: the grid spacing in Elo (default 2)."""
-    estimate: Literal["mean", "median"] | None = None
-    """bayes: play at the posterior ``mean`` (default) or ``median``."""
-    name: str | None = None
-    """Display name; None: ``DSA(MODE)``."""
 
     def __post_init__(self) -> None:
-        if self.mode not in DSA_MODE_OPTIONS:
-            raise UnknownPlayerError(f"mode must be one of {', '.join(DSA_MODE_OPTIONS)}")
-        if self.base is not None and self.base not in ("az", "uct"):
-            raise UnknownPlayerError(f"base must be az or uct, not {self.base!r}")
+        _check_base(self.base)
+        SettingsBase.check_types(self)  # type: ignore[arg-type]
+        check_sims("sims", self.simulations)
+        if self.n_open is not None:
+            check_int("open", self.n_open, 1, MAX_SIMULATIONS)
+        check_number("cpuct", self.c_puct, 0.0)
+        check_number("c", self.c, 0.0)
         if self.base == "uct" and self.calibration is None:
-            raise UnknownPlayerError("base=uct needs calibration=PATH")
-        if self.simulations is not None and self.simulations < 1:
-            raise UnknownPlayerError("sims must be >= 1")
-        if self.cooldown is not None and self.cooldown < 1:
-            raise UnknownPlayerError("cooldown must be >= 1")
-        if self.estimate is not None and self.estimate not in ("mean", "median"):
-            raise UnknownPlayerError("estimate must be mean or median")
-        _check_name(self.name)
-        allowed = DSA_MODE_OPTIONS[self.mode]
-        for attr, key in self.OPTION_KEYS.items():
-            if key in allowed or key in DSA_SEARCH_OPTIONS or key in ("mode", "name"):
-                continue
-            if getattr(self, attr) is not None:
-                raise UnknownPlayerError(
-                    f"{key} is not an option of mode={self.mode} "
-                    f"(it takes {', '.join(sorted(allowed))})"
-                )
+            raise _bad("calibration", "base=uct needs calibration=PATH")
 
-    def search_settings(self) -> SASettings:
-        """The ``sa`` settings of the search (with the calibration, no setting)."""
+    def sa_settings(self) -> SASettings:
+        """The ``sa`` settings of this search (strength not set): built with the calibration's
+        search options merged in (:func:`~sparring.players.strength.resolve_calibration`)."""
         return SASettings(
             base=self.base,
             model=self.model,
@@ -490,8 +903,201 @@ class DSASettings(_SpecText):
             c=self.c,
             n_open=self.n_open,
             calibration=self.calibration,
-            elo=0.0,  # marks "resolved against a calibration"; never played
         )
+
+
+def _controller_error_key(mode: str, message: str, prefix: str | None) -> str:
+    """The key a controller config's error is about: the spec key it starts with, or with
+    ``prefix`` (JSON) ``prefix.FIELD``."""
+    first = message.split(" ", 1)[0]
+    keys = DSA_CONTROLLER_KEYS[mode]
+    field = next((f for f, key in keys.items() if key == first), None)
+    if prefix is None:
+        return first if field is not None else "mode"
+    return f"{prefix}.{field}" if field is not None else prefix
+
+
+def make_controller(
+    mode: str, given: Mapping[str, Any], json_prefix: str | None = None
+) -> tuple[ControllerConfig, frozenset[str]]:
+    """The controller config of ``mode`` with the fields ``given`` (config field -> value),
+    and the per-game fields not given (:data:`DSA_PER_GAME`: their values in the config are
+    the class defaults, replaced when the player is built).  A rejected value raises
+    :class:`PlayerSettingsError` keyed by its spec option (``json_prefix``: by
+    ``json_prefix.FIELD``)."""
+    cls = DSA_CONFIGS[mode]
+    per_game = DSA_PER_GAME[mode] - set(given)
+    values = dict(given)
+    if mode == "inter":  # keep dz_low <= dz_init while one of them is per game
+        default = InterGameConfig()
+        dz_init = values.get("dz_init", default.dz_init)
+        if "dz_low" in per_game and isinstance(dz_init, int | float) and dz_init > 0:
+            values["dz_low"] = min(default.dz_low, dz_init)
+        dz_low = values.get("dz_low", default.dz_low)
+        if "dz_init" in per_game and isinstance(dz_low, int | float):
+            values["dz_init"] = max(default.dz_init, dz_low)
+    try:
+        config = cls(**values)
+        for name, hint in field_types(cls).items():
+            _conform(hint, getattr(config, name), name)
+    except PlayerSettingsError as exc:
+        key = DSA_CONTROLLER_KEYS[mode].get(exc.key or "", exc.key or "controller")
+        raise _bad(f"{json_prefix}.{exc.key}" if json_prefix else key, str(exc)) from None
+    except (ValueError, TypeError) as exc:
+        raise _bad(_controller_error_key(mode, str(exc), json_prefix), str(exc)) from None
+    return config, per_game
+
+
+@dataclass(frozen=True)
+class DSASettings(SettingsBase):
+    """A strength-adjusted player whose setting adapts to the opponent (dynamic strength
+    adjustment, :mod:`sparring.strength.dsa`): the calibrated search of an ``sa`` player
+    (:class:`CalibratedSearchSettings`) and the controller config of one :attr:`mode`.
+
+    Spec text stays flat (``dsa:mode=inter,dz=0.5,sims=8``); JSON nests the search and the
+    controller: ``{"kind": "dsa", "mode": "inter", "search": {"sims": 8, ...},
+    "controller": {"dz_init": 0.5, ...}, "name": null}``, where the controller object holds
+    the config's fields by their names, and a per-game field (:data:`DSA_PER_GAME`) left out
+    takes its per-game default.
+    """
+
+    kind: ClassVar[str] = "dsa"
+
+    mode: DSAMode = DSA_DEFAULT_MODE
+    """``inter`` / ``intra`` (Wu et al., in ``z``), ``elo-inter`` / ``elo-intra`` (the same
+    rules in Elo through the calibration) or ``bayes`` (posterior over the opponent's Elo)."""
+    search: CalibratedSearchSettings = CalibratedSearchSettings()
+    """The search and its calibration."""
+    controller: ControllerConfig | None = None
+    """The controller's parameters (the config class of :attr:`mode`); None: its defaults."""
+    per_game: frozenset[str] | None = None
+    """The controller fields that take their per-game default when the player is built (a
+    subset of :data:`DSA_PER_GAME` of the mode; their values in :attr:`controller` are then
+    unused); None: all of them when :attr:`controller` is None, else none."""
+    name: str | None = None
+    """Display name; None: ``DSA(MODE)``."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in DSA_CONFIGS:
+            raise _bad("mode", f"mode must be one of {', '.join(DSA_CONFIGS)}, not {self.mode!r}")
+        if not isinstance(self.search, CalibratedSearchSettings):
+            raise _bad("search", f"search must be CalibratedSearchSettings, not {self.search!r}")
+        cls = DSA_CONFIGS[self.mode]
+        if self.controller is None:
+            object.__setattr__(self, "controller", cls())
+            if self.per_game is None:
+                object.__setattr__(self, "per_game", DSA_PER_GAME[self.mode])
+        elif not isinstance(self.controller, cls):
+            raise _bad(
+                "controller",
+                f"mode={self.mode} needs a {cls.__name__}, not {type(self.controller).__name__}",
+            )
+        if self.per_game is None:
+            object.__setattr__(self, "per_game", frozenset())
+        per_game = _conform(frozenset[str], self.per_game, "per_game")
+        extra = sorted(per_game - DSA_PER_GAME[self.mode])
+        if extra:
+            raise _bad("per_game", f"{extra[0]} has no per-game default in mode={self.mode}")
+        _check_name(_conform(str | None, self.name, "name"))
+
+    @property
+    def config(self) -> ControllerConfig:
+        """:attr:`controller` (never None after construction)."""
+        assert self.controller is not None
+        return self.controller
+
+    def given(self) -> dict[str, Any]:
+        """The controller fields that are not per game: config field -> value."""
+        per_game = self.per_game or frozenset()
+        return {
+            name: getattr(self.config, name)
+            for name in DSA_CONTROLLER_KEYS[self.mode]
+            if name not in per_game
+        }
+
+    def spec(self) -> str:
+        """``dsa:mode=..,search options..,controller options..,name=..`` (the options that
+        differ from their defaults; a per-game field given is always written)."""
+        items = [] if self.mode == DSA_DEFAULT_MODE else [f"mode={self.mode}"]
+        for f in fields(self.search):
+            value = getattr(self.search, f.name)
+            if value != f.default:
+                items.append(f"{CalibratedSearchSettings.OPTION_KEYS[f.name]}={_spec_value(value)}")
+        defaults = DSA_CONFIGS[self.mode]()
+        for name, value in self.given().items():
+            if name in DSA_PER_GAME[self.mode] or value != getattr(defaults, name):
+                items.append(f"{DSA_CONTROLLER_KEYS[self.mode][name]}={_spec_value(value)}")
+        if self.name is not None:
+            items.append(f"name={self.name}")
+        return self.kind + (":" + ",".join(items) if items else "")
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """``{"kind": "dsa", "mode": .., "search": {..}, "controller": {..}, "name": ..}``;
+        the controller object leaves out the per-game fields."""
+        return {
+            "kind": self.kind,
+            "mode": self.mode,
+            "search": encode(self.search),
+            "controller": {name: encode(value) for name, value in self.given().items()},
+            "name": self.name,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DSASettings:
+        """The settings of :meth:`to_json`'s object (strict, as
+        :meth:`SettingsBase.from_json`)."""
+        if not isinstance(data, Mapping):
+            raise _bad("kind", f"player settings must be a JSON object, not {data!r}")
+        if data.get("kind", cls.kind) != cls.kind:
+            raise _bad("kind", f"kind must be 'dsa' here, not {data.get('kind')!r}")
+        known = ("mode", "search", "controller", "name")
+        unknown = sorted(set(data) - {"kind", *known})
+        if unknown:
+            raise UnknownKindError(
+                f"unknown key {unknown[0]!r} for kind dsa (known: {', '.join(known)})",
+                key=unknown[0],
+            )
+        mode = _conform(DSAMode, data.get("mode", DSA_DEFAULT_MODE), "mode")
+        search = nested_from_json(CalibratedSearchSettings, data.get("search", {}), "search")
+        raw = data.get("controller", {})
+        if not isinstance(raw, Mapping):
+            raise _bad("controller", f"controller must be an object, not {raw!r}")
+        hints = field_types(DSA_CONFIGS[mode])
+        unknown = sorted(set(raw) - set(hints))
+        if unknown:
+            raise UnknownKindError(
+                f"unknown key controller.{unknown[0]} for mode={mode} "
+                f"(known: {', '.join(sorted(hints))})",
+                key=f"controller.{unknown[0]}",
+            )
+        given = {k: _decode(hints[k], v, f"controller.{k}") for k, v in raw.items()}
+        controller, per_game = make_controller(mode, given, "controller")
+        name = _conform(str | None, data.get("name"), "name")
+        return cls(mode, search, controller, per_game, name)
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of :meth:`to_json`'s object: the controller is one of the modes'
+        config objects (each field optional)."""
+        controllers = []
+        for mode, config in DSA_CONFIGS.items():
+            schema = object_schema(config)
+            schema.pop("required", None)
+            schema["title"] = f"{config.__name__} (mode={mode})"
+            controllers.append(schema)
+        return {
+            "title": cls.__name__,
+            "description": " ".join((cls.__doc__ or "").split()),
+            "type": "object",
+            "properties": {
+                "kind": {"const": cls.kind, "description": "The player kind."},
+                "mode": {"enum": list(DSA_CONFIGS), "default": DSA_DEFAULT_MODE},
+                "search": object_schema(CalibratedSearchSettings),
+                "controller": {"anyOf": controllers},
+                "name": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            },
+            "additionalProperties": False,
+        }
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.players.dsa import build_dsa_player
@@ -499,50 +1105,17 @@ class DSASettings(_SpecText):
         return build_dsa_player(self, game, seed, cache)
 
 
-def build_player(
-    settings: PlayerSettings,
-    game: Game,
-    seed: int | None = None,
-    cache: PlayerCache | None = None,
-) -> Player:
-    """The player described by ``settings`` for ``game``, seeded with ``seed``.
-
-    ``cache`` holds the networks, calibrations and file hashes shared by the players of a
-    process (a fresh one when None: everything is then read for this player alone).  Raises
-    :class:`~sparring.errors.UnknownPlayerError` (prefixed with the settings' spec text) when
-    the settings do not fit ``game`` or name a missing or wrong file.
-    """
-    return _build(settings, game, seed, cache, settings.spec())
-
-
-def _build(
-    settings: PlayerSettings,
-    game: Game,
-    seed: int | None,
-    cache: PlayerCache | None,
-    text: str,
-) -> Player:
-    from sparring.players.cache import PlayerCache
-
-    try:
-        return settings.build(game, seed, PlayerCache() if cache is None else cache)
-    except UnknownPlayerError as exc:
-        raise UnknownPlayerError(f"player {text!r}: {exc}") from None
-
-
 # ---- spec strings -> settings -----------------------------------------------------------------
 def _name(spec: PlayerSpec, default: str) -> str:
     return spec.options.get("name", default)
 
 
-@register("random", "uniformly random legal moves (AlphaDDA Random)")
 def parse_random(spec: PlayerSpec) -> RandomSettings:
     """``random[:name=NAME]``."""
     check_options(spec, {"name"})
     return RandomSettings(_name(spec, "Random"))
 
 
-@register("uct", "UCT MCTS with random playouts; options sims, c, open, name (AlphaDDA App. 3)")
 def parse_uct(spec: PlayerSpec) -> UCTSettings:
     """``uct[:sims=N,c=C,open=N,name=NAME]``."""
     check_options(spec, {"sims", "c", "open", "name"})
@@ -554,51 +1127,44 @@ def parse_uct(spec: PlayerSpec) -> UCTSettings:
     )
 
 
-def _register_mcts_preset(kind: str, display: str, simulations: int) -> None:
-    @register(kind, f"{display}: UCT MCTS with {simulations} simulations (AlphaDDA); option name")
-    def _preset(spec: PlayerSpec) -> UCTSettings:
+def mcts_preset_parser(display: str, simulations: int) -> Any:
+    """The parser of an MCTS preset kind (``mcts1[:name=NAME]``): UCT settings."""
+
+    def parse_preset(spec: PlayerSpec) -> UCTSettings:
         check_options(spec, {"name"})
         return UCTSettings(simulations=simulations, name=_name(spec, display))
 
+    return parse_preset
 
-@register(
-    "minimax",
-    "depth-limited minimax (AlphaDDA App. 4); options depth, r (Connect4), "
-    "table=paper|ones (Othello), name",
-)
+
 def parse_minimax(spec: PlayerSpec) -> MinimaxSettings:
     """``minimax[:depth=N,r=R,table=paper|ones,name=NAME]``."""
     check_options(spec, {"depth", "r", "table", "name"})
     table = spec.options.get("table", "paper").lower()
-    if table not in ("paper", "ones"):
-        raise UnknownPlayerError("table must be 'paper' or 'ones'")
     return MinimaxSettings(
         depth=option_int(spec, "depth", MINIMAX_DEFAULT_DEPTH),
         r=option_float(spec, "r", 100.0),
-        table="paper" if table == "paper" else "ones",
+        table=table,  # type: ignore[arg-type]  # checked by MinimaxSettings
         name=_name(spec, "Minimax"),
     )
 
 
-def _register_minimax_preset(kind: str, display: str, r: float, table: TableName) -> None:
-    @register(kind, f"{display}: depth-3 minimax, R={r:g} / {table} table (AlphaDDA); option name")
-    def _preset(spec: PlayerSpec) -> MinimaxSettings:
+def minimax_preset_parser(display: str, r: float, table: TableName) -> Any:
+    """The parser of a minimax preset kind (``minimax1[:name=NAME]``): minimax settings."""
+
+    def parse_preset(spec: PlayerSpec) -> MinimaxSettings:
         check_options(spec, {"name"})
         return MinimaxSettings(MINIMAX_DEFAULT_DEPTH, r, table, _name(spec, display))
 
+    return parse_preset
 
-@register(
-    "az",
-    "AlphaZero: PUCT search with a network (az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,"
-    "rootrand=P,name=...]; default: the game's shipped model)",
-)
+
 def parse_alphazero(spec: PlayerSpec) -> AlphaZeroSettings:
     """``az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,rootrand=P,name=NAME]``."""
     check_options(spec, {"sims", "cpuct", "model", "name", "dropout", "rootrand"})
-    sims = spec.options.get("sims")
     return AlphaZeroSettings(
         model=spec.options.get("model"),
-        simulations=None if sims is None else option_int(spec, "sims", 1),
+        simulations=_optional_int(spec, "sims"),
         c_puct=option_float(spec, "cpuct", DEFAULT_C_PUCT),
         dropout=option_float(spec, "dropout", 0.0),
         root_random=option_float(spec, "rootrand", 0.0),
@@ -617,39 +1183,28 @@ def _optional_float(spec: PlayerSpec, key: str) -> float | None:
 def _option_z(spec: PlayerSpec, default: float) -> float:
     value = option_float(spec, "z", default)
     if math.isnan(value):
-        raise UnknownPlayerError("z must be a number or +-inf")
+        raise _bad("z", "z must be a number or +-inf")
     return value
 
 
-@register(
-    "sa",
-    "strength-adjusted search (Wu et al. 2019): sa:base=az|uct,model=..,sims=N,z=Z,rth=R"
-    "[,floor=F] or sa:...,elo=E[,calibration=PATH]",
-)
 def parse_sa(spec: PlayerSpec) -> SASettings:
     """``sa:key=value,...`` (the options of :mod:`sparring.players.strength`)."""
-    allowed = {
-        *SASettings.OPTION_KEYS.values(),
-        "z",
-        "rth",
-        "floor",
-    } - {""}
+    allowed = {*SASettings.OPTION_KEYS.values(), "z", "rth", "floor"} - {""}
     check_options(spec, allowed)
     options = spec.options
     strength: StrengthSetting | None = None
     if "elo" in options:
         for key in ("z", "rth", "floor"):
             if key in options:
-                raise UnknownPlayerError(f"give either elo or {key}, not both (elo chooses {key})")
+                raise _bad(key, f"give either elo or {key}, not both (elo chooses {key})")
     elif any(key in options for key in ("z", "rth", "floor")):
         floor = option_float(spec, "floor", 0.0)
         z = _option_z(spec, -math.inf if floor > 0 else math.inf)
         try:
             strength = StrengthSetting(z, option_float(spec, "rth", PAPER_RTH), floor)
         except ValueError as exc:
-            raise UnknownPlayerError(str(exc)) from None
+            raise _bad("z", str(exc)) from None
     base = options.get("base")
-    selection = options.get("select", "threshold").lower()
     return SASettings(
         base=None if base is None else base.lower(),  # type: ignore[arg-type]  # checked
         model=options.get("model"),
@@ -660,13 +1215,14 @@ def parse_sa(spec: PlayerSpec) -> SASettings:
         strength=strength,
         elo=_optional_float(spec, "elo"),
         calibration=options.get("calibration"),
-        selection=selection,  # type: ignore[arg-type]  # checked by SASettings
+        selection=options.get("select", "threshold").lower(),  # type: ignore[arg-type]
         top_n=option_int(spec, "n", 3),
         name=options.get("name"),
     )
 
 
-def _option_bool(spec: PlayerSpec, key: str) -> bool | None:
+def option_bool(spec: PlayerSpec, key: str) -> bool | None:
+    """A yes/no option (``1 yes true on`` / ``0 no false off``), None when absent."""
     value = spec.options.get(key)
     if value is None:
         return None
@@ -674,23 +1230,29 @@ def _option_bool(spec: PlayerSpec, key: str) -> bool | None:
         return True
     if value.lower() in ("0", "no", "false", "off"):
         return False
-    raise UnknownPlayerError(f"{key}={value!r} is not yes or no")
+    raise _bad(key, f"{key}={value!r} is not yes or no")
 
 
-@register(
-    "dsa",
-    "dynamic strength adjustment (Wu et al. 2019 and beyond): dsa:mode=inter|intra|elo-inter|"
-    "elo-intra|bayes (default bayes),model=..,sims=N, controller options (sparring.players.dsa)",
-)
 def parse_dsa(spec: PlayerSpec) -> DSASettings:
-    """``dsa:mode=MODE,key=value,...`` (the options of :class:`DSASettings`)."""
-    check_options(spec, set(DSASettings.OPTION_KEYS.values()))
+    """``dsa:mode=MODE,key=value,...`` (the search options of ``sa`` and the controller
+    options of the mode, :data:`DSA_CONTROLLER_KEYS`)."""
+    all_options = {"mode", "name"} | DSA_SEARCH_OPTIONS
+    for keys in DSA_MODE_OPTIONS.values():
+        all_options |= keys
+    check_options(spec, all_options)
     options = spec.options
-    base = options.get("base")
     mode = options.get("mode", DSA_DEFAULT_MODE).lower()
-    estimate = options.get("estimate")
-    return DSASettings(
-        mode=mode,  # type: ignore[arg-type]  # checked by DSASettings
+    if mode not in DSA_CONFIGS:
+        raise _bad("mode", f"mode must be one of {', '.join(DSA_CONFIGS)}, not {mode!r}")
+    allowed = DSA_MODE_OPTIONS[mode]
+    for key in options:
+        if key not in allowed and key not in DSA_SEARCH_OPTIONS and key not in ("mode", "name"):
+            raise UnknownKindError(
+                f"{key} is not an option of mode={mode} (it takes {', '.join(sorted(allowed))})",
+                key=key,
+            )
+    base = options.get("base")
+    search = CalibratedSearchSettings(
         base=None if base is None else base.lower(),  # type: ignore[arg-type]  # checked
         model=options.get("model"),
         simulations=_optional_int(spec, "sims"),
@@ -698,44 +1260,99 @@ def parse_dsa(spec: PlayerSpec) -> DSASettings:
         c=_optional_float(spec, "c"),
         n_open=_optional_int(spec, "open"),
         calibration=options.get("calibration"),
-        z0=_optional_float(spec, "z0"),
-        dz=_optional_float(spec, "dz"),
-        dz_low=_optional_float(spec, "dzlow"),
-        r=_optional_float(spec, "r"),
-        eps=_optional_float(spec, "eps"),
-        cooldown=_optional_int(spec, "cooldown"),
-        carry=_option_bool(spec, "carry"),
-        z_min=_optional_float(spec, "zmin"),
-        z_max=_optional_float(spec, "zmax"),
-        rth=_optional_float(spec, "rth"),
-        elo0=_optional_float(spec, "elo0"),
-        step=_optional_float(spec, "step"),
-        step_low=_optional_float(spec, "steplow"),
-        prior=_optional_float(spec, "prior"),
-        prior_sd=_optional_float(spec, "priorsd"),
-        margin=_optional_float(spec, "margin"),
-        grid=_optional_float(spec, "grid"),
-        estimate=None if estimate is None else estimate.lower(),  # type: ignore[arg-type]
-        name=options.get("name"),
     )
+    hints = field_types(DSA_CONFIGS[mode])
+    given: dict[str, Any] = {}
+    for name, key in DSA_CONTROLLER_KEYS[mode].items():
+        if key not in options:
+            continue
+        hint = hints[name]
+        if hint is bool:
+            given[name] = option_bool(spec, key)
+        elif hint is int:
+            given[name] = option_int(spec, key, 1)
+        elif hint is float:
+            given[name] = option_float(spec, key, 0.0)
+        else:  # the estimate's mean / median
+            given[name] = options[key].lower()
+    controller, per_game = make_controller(mode, given)
+    return DSASettings(mode, search, controller, per_game, options.get("name"))  # type: ignore[arg-type]
 
 
-for _kind, (_display, _sims) in MCTS_PRESETS.items():
-    _register_mcts_preset(_kind, _display, _sims)
-for _kind, (_display, _r, _table) in MINIMAX_PRESETS.items():
-    _register_minimax_preset(_kind, _display, _r, _table)
+BUILTIN_PARSERS: dict[str, tuple[type[Any], Any, str]] = {
+    "random": (RandomSettings, parse_random, "uniformly random legal moves (AlphaDDA Random)"),
+    "uct": (
+        UCTSettings,
+        parse_uct,
+        "UCT MCTS with random playouts; options sims, c, open, name (AlphaDDA App. 3)",
+    ),
+    "minimax": (
+        MinimaxSettings,
+        parse_minimax,
+        "depth-limited minimax (AlphaDDA App. 4); options depth, r (Connect4), "
+        "table=paper|ones (Othello), name",
+    ),
+    "az": (
+        AlphaZeroSettings,
+        parse_alphazero,
+        "AlphaZero: PUCT search with a network (az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,"
+        "rootrand=P,name=...]; default: the game's shipped model)",
+    ),
+    "sa": (
+        SASettings,
+        parse_sa,
+        "strength-adjusted search (Wu et al. 2019): sa:base=az|uct,model=..,sims=N,z=Z,rth=R"
+        "[,floor=F] or sa:...,elo=E[,calibration=PATH]",
+    ),
+    "dsa": (
+        DSASettings,
+        parse_dsa,
+        "dynamic strength adjustment (Wu et al. 2019 and beyond): dsa:mode=inter|intra|"
+        "elo-inter|elo-intra|bayes (default bayes),model=..,sims=N, controller options "
+        "(sparring.players.dsa)",
+    ),
+}
+"""The kinds of this module: kind -> (settings class, spec parser, one line of help), for the
+composition root (:mod:`sparring.kinds`) to register."""
+PRESETS: dict[str, tuple[type[Any], Any, str, dict[str, Any]]] = {
+    **{
+        kind: (
+            UCTSettings,
+            mcts_preset_parser(display, sims),
+            f"{display}: UCT MCTS with {sims} simulations (AlphaDDA); option name",
+            {"sims": sims, "name": display},
+        )
+        for kind, (display, sims) in MCTS_PRESETS.items()
+    },
+    **{
+        kind: (
+            MinimaxSettings,
+            minimax_preset_parser(display, r, table),
+            f"{display}: depth-3 minimax, R={r:g} / {table} table (AlphaDDA); option name",
+            {"depth": MINIMAX_DEFAULT_DEPTH, "r": r, "table": table, "name": display},
+        )
+        for kind, (display, r, table) in MINIMAX_PRESETS.items()
+    },
+}
+"""The preset kinds: kind -> (settings class, parser, help, the preset's JSON values)."""
 
 
 __all__ = [
     "DSA_DEFAULT_MODE",
+    "JSON_INF",
+    "MAX_SIMULATIONS",
+    "MINIMAX_MAX_DEPTH",
     "AlphaZeroSettings",
+    "CalibratedSearchSettings",
     "DSASettings",
     "MinimaxSettings",
     "PlayerSettings",
     "RandomSettings",
     "SASettings",
+    "SettingsBase",
     "UCTSettings",
     "build_player",
+    "make_controller",
     "parse_alphazero",
     "parse_dsa",
     "parse_minimax",

@@ -32,7 +32,10 @@ E.g. ``sa:base=uct,sims=300,z=1,rth=0.1`` or ``sa:model=connect4,elo=1500``.  A 
 read into :class:`~sparring.players.settings.SASettings`; :func:`build_sa_player` builds the
 player from those.  A target Elo outside the calibrated range plays the nearest end of it,
 says so in one line (:meth:`~sparring.players.cache.PlayerCache.notice`), and the player is
-named by the Elo it plays, e.g. ``SA(elo=2267, clamped from 99999)``.
+named by the Elo it plays, e.g. ``SA(elo=2267, clamped from 99999)``; every move's
+:class:`~sparring.search.analysis.MoveAnalysis` carries the setting played, the Elo asked for
+and played, whether it was clamped (:class:`~sparring.search.analysis.StrengthReport`) and the
+notice as data.
 """
 
 from __future__ import annotations
@@ -46,13 +49,23 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from sparring.errors import ConfigError, GameOverError, UnknownPlayerError
-from sparring.games.base import Game, State
-from sparring.games.go import Go
-from sparring.players.base import Player, PlayerState
-from sparring.players.finish import go_allowed_moves, go_finishing_move, go_passes_to_win
-from sparring.players.uct import DEFAULT_C as UCT_DEFAULT_C
-from sparring.players.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
+from sparring.errors import (
+    ConfigError,
+    IncompatiblePlayerError,
+    PlayerResourceError,
+    PlayerSettingsError,
+    UnknownPlayerError,
+)
+from sparring.games.base import Game, MoveFilter, State
+from sparring.players.base import JsonValue, PlayerState, set_stream
+from sparring.players.finish import allowed_moves, finishing_move
+from sparring.players.searching import SearchPlayer
+from sparring.search.analysis import StrengthReport
+from sparring.search.hooks import DEFAULT_C_PUCT
+from sparring.search.limit import Limit, LimitClock
+from sparring.search.stats import RootStats
+from sparring.search.uct import DEFAULT_C as UCT_DEFAULT_C
+from sparring.search.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
 from sparring.strength.controller import FixedController, MoveContext, StrengthController
 from sparring.strength.selection import (
     PAPER_RTH,
@@ -75,30 +88,17 @@ UCT_DEFAULT_SIMULATIONS = 300
 """Simulations of ``base=uct`` by default: MCTS1's (AlphaDDA sec. 4.3)."""
 
 
-class RootVisits(NamedTuple):
-    """The root of a finished search: legal moves, their visit counts and (where the search
-    reports them) their mean values and the root's value."""
-
-    moves: npt.NDArray[np.int64]
-    visits: npt.NDArray[np.int64]
-    q: npt.NDArray[np.float64] | None = None
-    """``Q(s_root, a)`` in ``[-1, 1]`` for the player to move, or None."""
-    value: float | None = None
-    """The search's value of the root for the player to move, or None."""
-
-    def best_win_rate(self) -> float | None:
-        """``(1 + Q) / 2`` of the most visited move (the first in move order on ties), or
-        None without values: Wu et al.'s ``W`` for intra-game DSA."""
-        if self.q is None or len(self.visits) == 0:
-            return None
-        q = float(self.q[int(np.argmax(self.visits))])
-        return min(max((1.0 + q) / 2.0, 0.0), 1.0)
-
-
 class RootSearch(Protocol):
-    """A search from a position returning the root visit counts."""
+    """A search from a position returning the root statistics, under an optional limit
+    (``clock``: the limit's clock, started with the move)."""
 
-    def __call__(self, game: Game, state: State) -> RootVisits: ...
+    def __call__(
+        self,
+        game: Game,
+        state: State,
+        limit: Limit | None = None,
+        clock: LimitClock | None = None,
+    ) -> RootStats: ...
 
 
 SearchFactory = Callable[[np.random.Generator], RootSearch]
@@ -106,7 +106,7 @@ SearchFactory = Callable[[np.random.Generator], RootSearch]
 
 
 class UCTRootSearch:
-    """UCT with random playouts (AlphaDDA app. 3, :func:`~sparring.players.uct.uct_search`);
+    """UCT with random playouts (AlphaDDA app. 3, :func:`~sparring.search.uct.uct_search`);
     its compiled random stream is drawn once from the generator."""
 
     def __init__(
@@ -121,11 +121,19 @@ class UCTRootSearch:
         self.n_open = n_open
         self._stream = rng_state_from(rng)
 
-    def __call__(self, game: Game, state: State) -> RootVisits:
+    def __call__(
+        self,
+        game: Game,
+        state: State,
+        limit: Limit | None = None,
+        clock: LimitClock | None = None,
+    ) -> RootStats:
         from sparring.search.uct import uct_search
 
-        result = uct_search(game, state, self.simulations, self._stream, self.c, self.n_open)
-        return RootVisits(result.moves, result.visits, result.q, result.value)
+        return uct_search(
+            game, state, self.simulations, self._stream, self.c, self.n_open,
+            limit=limit, clock=clock,
+        )  # fmt: skip
 
 
 class PUCTRootSearch:
@@ -136,11 +144,16 @@ class PUCTRootSearch:
         self.config = config
         self.rng = rng
 
-    def __call__(self, game: Game, state: State) -> RootVisits:
+    def __call__(
+        self,
+        game: Game,
+        state: State,
+        limit: Limit | None = None,
+        clock: LimitClock | None = None,
+    ) -> RootStats:
         from sparring.search.puct import search
 
-        result = search(game, state, self.evaluator, self.config, self.rng)
-        return RootVisits(result.moves, result.visits, result.q, result.value)
+        return search(game, state, self.evaluator, self.config, self.rng, limit, clock)
 
 
 def uct_root_search(simulations: int, c: float = 0.5, n_open: int = 5) -> SearchFactory:
@@ -153,7 +166,18 @@ def network_root_search(evaluator: Any, config: Any) -> SearchFactory:
     return lambda rng: PUCTRootSearch(evaluator, config, rng)
 
 
-class StrengthAdjustedPlayer(Player):
+class EloTarget(NamedTuple):
+    """The target Elo an SA player was built for (reported in every move's analysis)."""
+
+    asked: float
+    """The Elo asked for."""
+    played: float
+    """The Elo the calibration gives the setting played (the target unless clamped)."""
+    clamped: bool
+    """Whether the target lay outside the calibrated range (the nearest end is played)."""
+
+
+class StrengthAdjustedPlayer(SearchPlayer):
     """Searches, then draws its move from the SA policy of the root visit counts.
 
     ``search`` builds the underlying search from the player's seeded generator; ``setting``
@@ -166,13 +190,16 @@ class StrengthAdjustedPlayer(Player):
     setting plays exactly as the ``sa`` player always did).  ``selection`` picks the rule:
     ``"threshold"`` (Wu et al.), ``"sephton"`` (softmax over every legal move, ``R_th``
     ignored) or ``"topn"`` (softmax over the ``top_n`` most visited moves).  The floor
-    applies to the threshold rule only.  ``finish_go`` (Go only; the SA-MCTS kind of
-    :mod:`sparring.estimation.human_like`) applies the Go finishing rules of
-    :mod:`sparring.players.finish` to the searched moves: pass to win when the opponent has
-    just passed and the player is ahead, and never fill one's own eye (its visits count as
-    none before the SA distribution), as the other programs built on networks that
-    hardly pass do.
+    applies to the threshold rule only.  ``finish_go`` (the SA-MCTS kind of
+    :mod:`sparring.estimation.human_like`) applies the game's move filter
+    (:meth:`~sparring.games.base.Game.move_filter`; Go: pass to win when the opponent has
+    just passed and the player is ahead, and never fill one's own eye, its visits counting as
+    none before the SA distribution), as the other programs built on networks that hardly
+    pass do.  ``elo`` (a player built for a target Elo) and ``notices`` (e.g. the target was
+    clamped) go into every move's analysis.
     """
+
+    info_root = True
 
     def __init__(
         self,
@@ -183,9 +210,10 @@ class StrengthAdjustedPlayer(Player):
         selection: str = "threshold",
         top_n: int = 3,
         finish_go: bool = False,
+        elo: EloTarget | None = None,
+        notices: tuple[str, ...] = (),
     ) -> None:
-        super().__init__(name, seed)
-        self.finish_go = finish_go
+        super().__init__(name, seed, finish=finish_go)
         if selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}")
         if top_n < 1:
@@ -197,17 +225,47 @@ class StrengthAdjustedPlayer(Player):
         """The setting of the last move (before the first: the controller's first answer)."""
         self.selection = selection
         self.top_n = top_n
+        self.elo = elo
+        self.notices = tuple(notices)
         self._search_factory = search
         self.search = search(self.rng)
-        self.last_root: RootVisits | None = None
-        """The root of the last search (None before the first move or after a random move)."""
-        self._info: dict[str, Any] | None = None
         self._ply = 0
+
+    @property
+    def finish_go(self) -> bool:
+        """Whether moves are picked under the game's move filter (:attr:`finish`)."""
+        return self.finish
 
     def reseed(self, seed: int) -> None:
         """Reset the generator and rebuild the search from it (as built)."""
         super().reseed(seed)
         self.search = self._search_factory(self.rng)
+
+    def random_state(self) -> dict[str, JsonValue]:
+        """The generator's state and, for a UCT search, its compiled stream (``stream``)."""
+        state = super().random_state()
+        if isinstance(self.search, UCTRootSearch):
+            state["stream"] = int(self.search._stream[0])
+        return state
+
+    def set_random_state(self, data: JsonValue) -> None:
+        super().set_random_state(data)
+        if isinstance(self.search, UCTRootSearch):
+            set_stream(self.search._stream, data, "stream", self.name)
+
+    def live_state(self) -> PlayerState | None:
+        """The controller's state within the game (an intra-game controller's ``z`` or
+        target moves during the game; telling the game again starts it over)."""
+        state = self.controller.live_state()
+        return None if state is None else {"controller": state}
+
+    def restore_live_state(self, data: PlayerState | None) -> None:
+        if data is None:
+            return
+        state = data.get("controller")
+        if not isinstance(state, dict):
+            raise ValueError(f"{self.name}: a live state is {{'controller': ...}}, not {data!r}")
+        self.controller.restore_live_state(state)
 
     def new_game(self, game: Game, player_index: int) -> None:
         self._ply = 0
@@ -241,59 +299,92 @@ class StrengthAdjustedPlayer(Player):
         _, _, q = self.setting.effective
         if q > 0.0 and self.rng.random() < q:
             legal = game.legal_moves(state)
-            self.last_root = None
-            self._info = {"random": True}
+            self.annotate(random=True)
             return int(legal[self.rng.integers(len(legal))])
         return None
 
-    def select_move(self, game: Game, state: State) -> int:
-        if game.is_terminal(state):
-            raise GameOverError(f"{game.name}: the game is over, no move can be played")
-        index = game.to_move(state)
-        root: RootVisits | None = None
-        if self.controller.uses_search:
-            root = self.search(game, state)
-            self.setting = self.controller.setting(
-                MoveContext(self._ply, index, _clip(root.value), root.best_win_rate())
-            )
-        else:
-            self.setting = self.controller.setting(MoveContext(self._ply, index))
-        move = self._random_move(game, state)
-        if move is None:
-            if root is None:
-                root = self.search(game, state)
-            self.last_root = root
-            self._info = {
-                "moves": [int(m) for m in root.moves],
-                "visits": [int(v) for v in root.visits],
-            }
-            if self.finish_go and isinstance(game, Go):
-                move = self._finishing_sa_move(game, state, root)
-            else:
-                p = self.distribution(root.visits)
-                move = int(root.moves[int(self.rng.choice(len(p), p=p / p.sum()))])
+    def _annotate_controller(self) -> None:
         extra = self.controller.annotation()
         if extra is not None:
-            self._info = {**(self._info or {}), **extra}
+            self.annotate(**extra)
+
+    def before_search(self, game: Game, state: State) -> int | None:
+        """A controller that does not read the search sets the setting now, and a floor's
+        random move skips the search."""
+        if self.controller.uses_search:
+            return None
+        self.setting = self.controller.setting(MoveContext(self._ply, game.to_move(state)))
+        move = self._random_move(game, state)
+        if move is not None:
+            self._annotate_controller()
         return move
 
-    def _finishing_sa_move(self, game: Go, state: State, root: RootVisits) -> int:
-        """The SA move under the Go finishing rules (see the class doc)."""
+    def run_search(
+        self, game: Game, state: State, limit: Limit | None, clock: LimitClock
+    ) -> RootStats:
+        return self.search(game, state, limit, clock)
+
+    def pick(self, game: Game, state: State, root: RootStats) -> int:
+        """The SA draw from the root's visits (a controller reading the search sets the
+        setting first; a floor's random move instead with probability ``q``)."""
+        if self.controller.uses_search:
+            self.setting = self.controller.setting(
+                MoveContext(self._ply, game.to_move(state), _clip(root.value),
+                            root.best_win_rate())
+            )  # fmt: skip
+            move = self._random_move(game, state)
+            if move is not None:
+                self._annotate_controller()
+                return move
+        rule = game.move_filter(state) if self.finish else None
+        if rule is not None:
+            move = self._finishing_sa_move(rule, root)
+        else:
+            p = self.distribution(root.visits)
+            move = int(root.moves[int(self.rng.choice(len(p), p=p / p.sum()))])
+        self._annotate_controller()
+        return move
+
+    def pick_unsearched(self, game: Game, state: State, root: RootStats) -> int:
+        """A search stopped before its first simulation: the controller is still asked (a
+        controller reading the search, without values), then the highest prior."""
+        if self.controller.uses_search:
+            self.setting = self.controller.setting(MoveContext(self._ply, game.to_move(state)))
+        move = super().pick_unsearched(game, state, root)
+        self._annotate_controller()
+        return move
+
+    def _finishing_sa_move(self, rule: MoveFilter, root: RootStats) -> int:
+        """The SA move under the game's move filter (see the class doc)."""
         moves, visits = root.moves, root.visits
-        if go_passes_to_win(game, state):
-            return game.pass_move
-        allowed = go_allowed_moves(game, state, moves)
-        if not np.any(allowed & (moves != game.pass_move)) or not np.any(visits[allowed] > 0):
-            return go_finishing_move(game, state, moves, visits, self.rng)
+        if rule.pass_now:
+            return rule.pass_move
+        allowed = allowed_moves(rule, moves)
+        if not np.any(allowed & (moves != rule.pass_move)) or not np.any(visits[allowed] > 0):
+            return finishing_move(rule, moves, visits, self.rng)
         p = self.distribution(np.where(allowed, visits, 0))
         return int(moves[int(self.rng.choice(len(p), p=p / p.sum()))])
+
+    def strength_report(self) -> StrengthReport:
+        """The setting of this move, with the target Elo the player was built for."""
+        setting = self.setting
+        elo = self.elo
+        return StrengthReport(
+            z=setting.z,
+            rth=setting.rth,
+            floor=setting.floor,
+            elo_asked=None if elo is None else elo.asked,
+            elo_played=None if elo is None else elo.played,
+            clamped=False if elo is None else elo.clamped,
+        )
 
     def move_info(self) -> dict[str, Any] | None:
         """``{"moves": [...], "visits": [...]}``: the root of the search behind the last move
         (``{"random": true}`` when the floor played a random move instead), plus the
         controller's :meth:`~sparring.strength.controller.StrengthController.annotation`
-        (an adaptive player's ``z``, ``elo``, ``opponent_elo``, ``opponent_z``)."""
-        return self._info
+        (an adaptive player's ``z``, ``elo``, ``opponent_elo``, ``opponent_z``); derived from
+        :attr:`last_analysis`."""
+        return super().move_info()
 
 
 def _clip(value: float | None) -> float | None:
@@ -308,9 +399,10 @@ def _network_file(game: Game, model: str | None) -> Path:
     from sparring.players.alphazero import network_file
 
     if model is None and default_model(game.name) is None:
-        raise UnknownPlayerError(
+        raise PlayerResourceError(
             f"no shipped {game.name} network; give model=PATH, or base=uct for a search "
-            "without a network"
+            "without a network",
+            key="model",
         )
     return network_file(game, model)
 
@@ -334,6 +426,10 @@ class ResolvedStrength(NamedTuple):
     """The setting to play."""
     label: str
     """The player's default name: ``SA(elo=E)``, or ``SA(elo=E2, clamped from E)``."""
+    elo: EloTarget | None = None
+    """The Elo asked for and the Elo played (clamped or not), for the analysis record."""
+    notices: tuple[str, ...] = ()
+    """What the user was told about the target (e.g. that it was clamped), as data."""
 
 
 class ResolvedCalibration(NamedTuple):
@@ -357,6 +453,10 @@ def resolve_calibration(
     otherwise the given value is kept and the user told once (the calibration's Elo numbers
     then may not hold: e.g. tiny test players).  A network that differs from the one
     calibrated is told through :meth:`PlayerCache.notice`.
+
+    Raises :class:`~sparring.errors.PlayerResourceError` for a calibration file that is
+    missing, unreadable or malformed, :class:`~sparring.errors.IncompatiblePlayerError` for
+    one of another game or measured with other search options (``strict``).
     """
     from sparring.strength.target import calibration_path_for_model
 
@@ -366,41 +466,48 @@ def resolve_calibration(
         model_file = _network_file(game, settings.model)
         found = calibration_path_for_model(model_file)
         if found is None:
-            raise UnknownPlayerError(
+            raise PlayerResourceError(
                 f"network {str(model_file)!r} has no calibration beside it "
-                f"({model_file.stem}.calibration.json); give calibration=PATH"
+                f"({model_file.stem}.calibration.json); give calibration=PATH",
+                key="calibration",
             )
         path = str(found)
     try:
         calibration = cache.calibration(path)
     except ConfigError as exc:
-        raise UnknownPlayerError(str(exc)) from None
+        raise PlayerResourceError(str(exc), key="calibration") from None
     if calibration.game != game.name:
-        raise UnknownPlayerError(f"calibration {path!r} is for {calibration.game}, not {game.name}")
+        raise IncompatiblePlayerError(
+            f"calibration {path!r} is for {calibration.game}, not {game.name}", key="calibration"
+        )
     merged: dict[str, object] = {}
     for key, text in calibration.base.items():
         if key == "model":
             continue  # checked by hash below (paths differ between machines)
         if key not in _CALIBRATION_FIELDS:
-            raise UnknownPlayerError(f"calibration {path!r} has an unknown search option {key!r}")
+            raise PlayerResourceError(
+                f"calibration {path!r} has an unknown search option {key!r}", key="calibration"
+            )
         attr, kind = _CALIBRATION_FIELDS[key]
         try:
             value = kind(text)
         except ValueError:
-            raise UnknownPlayerError(f"calibration {path!r} has {key}={text!r}") from None
+            raise PlayerResourceError(
+                f"calibration {path!r} has {key}={text!r}", key="calibration"
+            ) from None
         given = getattr(settings, attr)
         if given is not None and given != value:
             shown = f"{given:g}" if isinstance(given, float) else str(given)
             message = f"calibration {path!r} was measured with {key}={text}, not {key}={shown}"
             if strict:
-                raise UnknownPlayerError(message)
+                raise IncompatiblePlayerError(message, key=key)
             cache.notice(message + "; its Elo numbers may not hold")
             continue
         merged[attr] = value
     try:
         resolved = replace(settings, **merged, elo=None, calibration=None)  # type: ignore[arg-type]
-    except UnknownPlayerError as exc:
-        raise UnknownPlayerError(f"with calibration {path!r}: {exc}") from None
+    except UnknownPlayerError as exc:  # keeps its class (a bad value, ...) and key
+        raise type(exc)(f"with calibration {path!r}: {exc}", key=exc.key) from None
     if (resolved.base or "az") == "az" and calibration.model_sha256:
         model_file = model_file or _network_file(game, settings.model)
         if cache.sha256(model_file) != calibration.model_sha256:
@@ -421,14 +528,19 @@ def resolve_elo(settings: SASettings, game: Game, cache: PlayerCache) -> Resolve
     """
     assert settings.elo is not None
     elo = settings.elo
+    if not math.isfinite(elo):
+        raise PlayerSettingsError(f"elo must be a finite number, not {elo}", key="elo")
     resolved, _, path = resolve_calibration(settings, game, cache)
     try:
         target = cache.target(path, elo)
-    except ConfigError as exc:
-        raise UnknownPlayerError(str(exc)) from None
+    except ConfigError as exc:  # a calibration without a curve at its threshold
+        raise IncompatiblePlayerError(str(exc), key="calibration") from None
+    notices: tuple[str, ...] = ()
     if target.clamped:
         cache.notice(target.describe())
-    return ResolvedStrength(resolved, target.setting, target.player_label())
+        notices = (target.describe(),)
+    played = EloTarget(float(elo), float(target.expected_elo), bool(target.clamped))
+    return ResolvedStrength(resolved, target.setting, target.player_label(), played, notices)
 
 
 def search_factory(settings: SASettings, game: Game, cache: PlayerCache) -> SearchFactory:
@@ -443,7 +555,6 @@ def search_factory(settings: SASettings, game: Game, cache: PlayerCache) -> Sear
             settings.n_open or UCT_DEFAULT_N_OPEN,
         )
     from sparring.players.alphazero import (
-        DEFAULT_C_PUCT,
         DEFAULT_SIMULATIONS,
         TABLE_A1_SIMULATIONS,
     )
@@ -461,24 +572,29 @@ def build_sa_player(
 ) -> StrengthAdjustedPlayer:
     """The ``sa`` player of ``settings`` (see the module docstring).  Networks, calibrations
     and their hashes come from ``cache``."""
+    elo: EloTarget | None = None
+    notices: tuple[str, ...] = ()
     if settings.elo is not None:
-        settings, setting, label = resolve_elo(settings, game, cache)
+        settings, setting, label, elo, notices = resolve_elo(settings, game, cache)
     else:
+        if settings.calibration is not None:  # the calibration's search options
+            settings = resolve_calibration(settings, game, cache).settings
         setting = settings.strength or StrengthSetting(math.inf, PAPER_RTH)
         label = f"SA({setting.label()})"
     factory = search_factory(settings, game, cache)
     return StrengthAdjustedPlayer(
-        factory, setting, settings.name or label, seed, settings.selection, settings.top_n
-    )
+        factory, setting, settings.name or label, seed, settings.selection, settings.top_n,
+        elo=elo, notices=notices,
+    )  # fmt: skip
 
 
 __all__ = [
     "SELECTIONS",
+    "EloTarget",
     "PUCTRootSearch",
     "ResolvedCalibration",
     "ResolvedStrength",
     "RootSearch",
-    "RootVisits",
     "StrengthAdjustedPlayer",
     "UCTRootSearch",
     "build_sa_player",

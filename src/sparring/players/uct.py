@@ -10,19 +10,12 @@ search as Python with capped playouts (:mod:`sparring.search.pyrules`).
 from __future__ import annotations
 
 from sparring.games.base import Game, State
-from sparring.players.base import Player
+from sparring.players.base import JsonValue, set_stream
+from sparring.players.searching import SearchPlayer
 from sparring.rng import rng_state_from
-from sparring.search.kernels import KERNEL_TYPES, STATE_TYPE, as_state, check_compiled
+from sparring.search.limit import Limit, LimitClock
 from sparring.search.stats import RootStats
-from sparring.search.uct import (
-    DEFAULT_C,
-    DEFAULT_N_OPEN,
-    EPSILON,
-    UCTResult,
-    tree_capacity,
-    uct_benchmark,
-    uct_search,
-)
+from sparring.search.uct import DEFAULT_C, DEFAULT_N_OPEN, uct_search
 
 MCTS_PRESETS: dict[str, tuple[str, int]] = {
     "mcts1": ("MCTS1", 300),
@@ -33,12 +26,14 @@ MCTS_PRESETS: dict[str, tuple[str, int]] = {
 """AlphaDDA's MCTS baselines: preset name -> (display name, simulations)."""
 
 
-class UCTPlayer(Player):
+class UCTPlayer(SearchPlayer):
     """AlphaDDA's MCTS player: UCT with random playouts (appendix 3, Eq. 12).
 
     The player's compiled random stream is drawn once from its seeded generator, so a seeded
     player is reproducible; ties for the most visited root child are broken at random.
     """
+
+    search_kind = "uct"
 
     def __init__(
         self,
@@ -57,36 +52,35 @@ class UCTPlayer(Player):
         self.c = c
         self.n_open = n_open
         self._stream = rng_state_from(self.rng)
-        self.last_result: RootStats | None = None
 
     def reseed(self, seed: int) -> None:
         """Reset the generator and draw the compiled stream from it again (as built)."""
         super().reseed(seed)
         self._stream = rng_state_from(self.rng)
 
-    def search(self, game: Game, state: State) -> RootStats:
+    def random_state(self) -> dict[str, JsonValue]:
+        """The generator's state and the compiled search's stream (``stream``)."""
+        return {**super().random_state(), "stream": int(self._stream[0])}
+
+    def set_random_state(self, data: JsonValue) -> None:
+        super().set_random_state(data)
+        set_stream(self._stream, data, "stream", self.name)
+
+    def search(
+        self, game: Game, state: State, limit: Limit | None = None, clock: LimitClock | None = None
+    ) -> RootStats:
         """The root statistics of a search from ``state`` with this player's settings."""
-        result = uct_search(game, state, self.simulations, self._stream, self.c, self.n_open)
+        result = uct_search(
+            game, state, self.simulations, self._stream, self.c, self.n_open,
+            limit=limit, clock=clock,
+        )  # fmt: skip
         self.last_result = result
         return result
 
-    def select_move(self, game: Game, state: State) -> int:
-        best = self.search(game, state).best_moves()
-        return int(best[self.rng.integers(len(best))])
+    def run_search(
+        self, game: Game, state: State, limit: Limit | None, clock: LimitClock
+    ) -> RootStats:
+        return self.search(game, state, limit, clock)
 
 
-__all__ = [
-    "DEFAULT_C",
-    "DEFAULT_N_OPEN",
-    "EPSILON",
-    "KERNEL_TYPES",
-    "MCTS_PRESETS",
-    "STATE_TYPE",
-    "UCTPlayer",
-    "UCTResult",
-    "as_state",
-    "check_compiled",
-    "tree_capacity",
-    "uct_benchmark",
-    "uct_search",
-]
+__all__ = ["MCTS_PRESETS", "UCTPlayer"]

@@ -10,7 +10,8 @@ The format is text, one game per file::
     1. 4 4
     2. 3 5
 
-Lines starting with ``#`` hold ``key: value`` fields: ``game`` (a registered name, required),
+Lines starting with ``#`` hold ``key: value`` fields: ``game`` (a registered name, with the
+game's parameters where they differ from the name's defaults, e.g. ``go13:komi=6.5``; required),
 ``first`` / ``second`` (the names of player 0 and player 1), ``start`` (the start position
 in the game's position text, only when it is not the initial position) and ``result``
 (``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` for a game not finished; from player 0's side, followed
@@ -45,7 +46,8 @@ class MoveList:
     """One game read from a move list."""
 
     game: str
-    """Registered game name."""
+    """The game as :func:`~sparring.games.get_game` reads it: its registered name, with its
+    parameters where they differ from the name's defaults (``go13:komi=6.5``)."""
     names: tuple[str, str]
     """Names of player 0 and player 1 ("" when absent)."""
     start: str | None
@@ -69,7 +71,9 @@ def write_move_list(
 ) -> str:
     """One game as a move list (see the module docstring); ``start`` is written only when it
     is not the initial position."""
-    lines = [HEADER, f"# game: {game.name}"]
+    from sparring.games import game_spec
+
+    lines = [HEADER, f"# game: {game_spec(game)}"]
     for key, name in zip(("first", "second"), names, strict=False):
         if name:
             lines.append(f"# {key}: {name}")
@@ -90,7 +94,7 @@ def write_move_list(
 def parse_move_list(text: str, source: str = "<string>") -> MoveList:
     """Read a move list; :class:`MoveListError` names ``source``, the line and the problem
     (an unknown game, a bad field, an illegal move)."""
-    from sparring.games import get_game
+    from sparring.games import game_spec, get_game
 
     fields: dict[str, str] = {}
     tokens: list[tuple[int, str]] = []
@@ -130,7 +134,7 @@ def parse_move_list(text: str, source: str = "<string>") -> MoveList:
         state = game.play(state, move)
         moves.append(move)
     return MoveList(
-        game=game.name,
+        game=game_spec(game),
         names=(fields.get("first", ""), fields.get("second", "")),
         start=start_text,
         moves=tuple(moves),

@@ -33,11 +33,11 @@ import numpy as np
 import numpy.typing as npt
 from sgfmill import sgf, sgf_grammar
 
-from sparring import __version__
 from sparring.errors import MoveParseError, UnsupportedGameError
 from sparring.games.base import Game, Outcome, State
 from sparring.games.go import MAX_SIZE, Go, move_to_gtp, sgf_to_move
 from sparring.records.common import RecordError, read_bytes, record_files, report
+from sparring.version import __version__
 
 
 @dataclass(frozen=True, eq=False)
@@ -427,6 +427,8 @@ def write_sgf(
     final: State | None = None,
     resigned: int | None = None,
     properties: Mapping[str, str] | None = None,
+    movers: Sequence[int] | None = None,
+    handicap: int = 0,
 ) -> str:
     """One Go game as SGF text (FF[4], written by sgfmill).
 
@@ -435,7 +437,10 @@ def write_sgf(
     pass counts are not kept), ``names`` are Black's and White's, ``outcome``, ``final`` (the
     last position, for the area score; replayed when None) and ``resigned`` give ``RE`` (see
     :func:`sgf_result`), and ``properties`` add or replace root properties (``GN``, ``DT``,
-    ...).  UnsupportedGameError for a game other than Go.
+    ...).  ``movers`` give the colour of each move (0 Black, 1 White) where a side moved out
+    of turn; by default the colours alternate from ``start``'s side to move.  ``handicap``
+    (the number of handicap stones in ``start``) is written as ``HA`` when not 0.
+    UnsupportedGameError for a game other than Go.
     """
     if not isinstance(game, Go):
         raise UnsupportedGameError(f"SGF records are written for Go only, not {game.name}")
@@ -460,10 +465,14 @@ def write_sgf(
     white = [point(int(p)) for p in np.flatnonzero(board == 2)]
     if black or white:
         root.set_setup_stones(black, white)
+    if handicap:
+        root.set("HA", int(handicap))
     colour = game.to_move(begin)
     if colour == 1:
         root.set("PL", "w")
-    for move in moves:
+    for i, move in enumerate(moves):
+        if movers is not None:
+            colour = int(movers[i])
         node = record.extend_main_sequence()
         node.set_move("bw"[colour], point(int(move)))
         colour = 1 - colour

@@ -71,6 +71,11 @@ import numpy.typing as npt
 
 from sparring.search.kernels import SCORE_HOOK_TYPE, KernelAddress
 
+DEFAULT_C_PUCT = 1.25
+"""The exploration rate ``C_puct`` of Eq. 8 (AlphaDDA Table A1: 1.25): the one default of the
+PUCT search (:class:`~sparring.search.puct.PUCTConfig`), its score hooks, the players and the
+trainer (defined here, below :mod:`sparring.search.puct`, because the hooks scale by it)."""
+
 
 @nb.njit(SCORE_HOOK_TYPE.signature, cache=True)
 def no_hook(
@@ -163,7 +168,7 @@ class PriorBonus:
 
     move: int
     bonus: float
-    c_puct: float = 1.25
+    c_puct: float = DEFAULT_C_PUCT
     """The search's ``C_puct`` (the term is scaled like Eq. 8's exploration term)."""
 
     def hook(self) -> ScoreHook:
@@ -171,4 +176,4 @@ class PriorBonus:
         return ScoreHook(_prior_bonus, (float(self.move), float(self.bonus), float(self.c_puct)))
 
 
-__all__ = ["PriorBonus", "ScoreHook", "no_hook"]
+__all__ = ["DEFAULT_C_PUCT", "PriorBonus", "ScoreHook", "no_hook"]

@@ -80,9 +80,10 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numba as nb
@@ -92,7 +93,7 @@ from numba.extending import register_jitable
 
 from sparring.games.base import DRAW, FIRST_WINS, ONGOING, Game, State
 from sparring.search.evaluator import AuxEvaluator, EdgeAuxEvaluator, Evaluator
-from sparring.search.hooks import ScoreHook, no_hook
+from sparring.search.hooks import DEFAULT_C_PUCT, ScoreHook, no_hook
 from sparring.search.kernels import (
     STATES_TYPE,
     encode_at,
@@ -104,6 +105,7 @@ from sparring.search.kernels import (
     status_at,
     to_move_at,
 )
+from sparring.search.limit import Limit, LimitClock
 from sparring.search.stats import RootStats
 
 # ---- array layouts ------------------------------------------------------------------------
@@ -141,7 +143,7 @@ class PUCTConfig:
     simulations: int = 200
     """Simulations per search, ``N_sim`` (Table A1: 200 for Connect4 and 6x6 Othello, 400 for
     Othello).  The evaluation of the root is not counted: the root's visit counts sum to this."""
-    c_puct: float = 1.25
+    c_puct: float = DEFAULT_C_PUCT
     """Exploration rate ``C_puct`` of Eq. 8 (Table A1: 1.25)."""
     leaves_per_batch: int = 1
     """Leaves collected from one tree per network batch, using virtual loss when > 1."""
@@ -898,8 +900,17 @@ def search_batch(
     evaluator: Evaluator,
     config: PUCTConfig | None = None,
     rng: np.random.Generator | int | None = None,
+    limit: Limit | None = None,
+    clock: LimitClock | None = None,
 ) -> list[RootStats]:
     """Search every position of ``states`` (one tree each), batching the evaluator's calls.
+
+    ``limit`` bounds the search (:class:`~sparring.search.limit.Limit`): its ``simulations``
+    cap :attr:`PUCTConfig.simulations`; its time, nodes (all trees together) and stop flag are
+    checked between network batches (the roots are always evaluated), and the results then
+    hold the simulations done so far.  ``clock`` (a started
+    :class:`~sparring.search.limit.LimitClock` of ``limit``) lets a caller that started
+    timing earlier pass its own and read :attr:`~sparring.search.limit.LimitClock.stopped`.
 
     ``rng`` (a seeded generator, or a seed) draws the root Dirichlet noise and then the root
     random picks, if configured, in the order of ``states``; nothing else in the search is
@@ -908,6 +919,11 @@ def search_batch(
     Games with Python-only rules (chess) run the same search as Python (see the module doc).
     """
     config = config or PUCTConfig()
+    if limit is not None and limit.simulations is not None:
+        config = replace(config, simulations=limit.cap(config.simulations))
+    if clock is None and limit is not None:
+        clock = limit.start()
+    interruptible = clock is not None and clock.interruptible
     if len(states) == 0:
         return []
     roots = np.ascontiguousarray(np.stack([np.asarray(s) for s in states]))
@@ -975,10 +991,20 @@ def search_batch(
     coefficients = np.array(
         [config.c_puct, config.unvisited_q, config.virtual_loss], dtype=np.float64
     )
+    batch_seconds = 0.0  # a running mean of a round's duration (with a limit)
+    began = 0.0
     while True:
         active = int(np.count_nonzero(trees.tree_done < trees.tree_target))
         if active == 0:
             break
+        if interruptible and clock is not None:
+            now = time.perf_counter()
+            if began > 0.0:
+                last = now - began
+                batch_seconds = last if batch_seconds == 0.0 else 0.7 * batch_seconds + 0.3 * last
+            if clock.hit(int(trees.counters[0]), 0.5 * batch_seconds):
+                break
+            began = now
         trees.reserve_edges(active * config.leaves_per_batch)
         n = select_leaves(
             params, context, root_picks,
@@ -998,7 +1024,12 @@ def search_batch(
             trees.leaf_moves, trees.leaf_nmoves,
         )  # fmt: skip
 
-    return [_root_result(trees, t, root_priors[t], config) for t in range(n_trees)]
+    lines = np.zeros((n_trees, game.max_game_length + 1), dtype=np.int64)
+    lengths = _principal_variations(trees.node_i, trees.edge_i, n_trees, lines)
+    return [
+        _root_result(trees, t, root_priors[t], config, lines[t, : lengths[t]])
+        for t in range(n_trees)
+    ]
 
 
 def _draw_root_picks(
@@ -1024,7 +1055,11 @@ def _draw_root_picks(
 
 
 def _root_result(
-    trees: _Trees, t: int, priors: npt.NDArray[np.float32], config: PUCTConfig
+    trees: _Trees,
+    t: int,
+    priors: npt.NDArray[np.float32],
+    config: PUCTConfig,
+    pv: npt.NDArray[np.int64],
 ) -> RootStats:
     start, count = int(trees.node_i[t, N_EDGE_START]), int(trees.node_i[t, N_EDGE_COUNT])
     if count <= 0:
@@ -1048,7 +1083,34 @@ def _root_result(
         simulations=int(trees.tree_done[t]),
         to_move=int(trees.node_i[t, N_TO_MOVE]),
         nodes=int(trees.tree_nodes[t]),
+        pv=pv,
     )
+
+
+@nb.njit(cache=True)
+def _principal_variations(
+    node_i: np.ndarray, edge_i: np.ndarray, n_trees: int, out: np.ndarray
+) -> np.ndarray:
+    """For every root ``t < n_trees``, the most visited edge at each node (the first on
+    ties) while it has visits, written to ``out[t]``; returns each line's length
+    (:attr:`RootStats.pv`)."""
+    lengths = np.zeros(n_trees, dtype=np.int64)
+    for t in range(n_trees):
+        node = t
+        k = 0
+        while node >= 0 and node_i[node, N_EDGE_COUNT] > 0 and k < out.shape[1]:
+            start = node_i[node, N_EDGE_START]
+            best = start
+            for e in range(start + 1, start + node_i[node, N_EDGE_COUNT]):
+                if edge_i[e, E_VISITS] > edge_i[best, E_VISITS]:
+                    best = e
+            if edge_i[best, E_VISITS] <= 0:
+                break
+            out[t, k] = edge_i[best, E_MOVE]
+            k += 1
+            node = edge_i[best, E_CHILD]
+        lengths[t] = k
+    return lengths
 
 
 def search(
@@ -1057,9 +1119,11 @@ def search(
     evaluator: Evaluator,
     config: PUCTConfig | None = None,
     rng: np.random.Generator | int | None = None,
+    limit: Limit | None = None,
+    clock: LimitClock | None = None,
 ) -> RootStats:
     """Search one position: :func:`search_batch` with a single tree."""
-    return search_batch(game, [state], evaluator, config, rng)[0]
+    return search_batch(game, [state], evaluator, config, rng, limit, clock)[0]
 
 
 __all__ = ["PUCTConfig", "RootStats", "SearchResult", "search", "search_batch"]

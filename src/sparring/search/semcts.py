@@ -71,7 +71,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from sparring.search.hooks import ScoreHook
+from sparring.search.hooks import DEFAULT_C_PUCT, ScoreHook
 from sparring.search.kernels import SCORE_HOOK_TYPE
 
 # params layout of the hook
@@ -141,7 +141,7 @@ class SEMCTSConfig:
 
     target: float
     """``beta_t``: the target rank's composite strength score at this move number."""
-    c_puct: float = 1.25
+    c_puct: float = DEFAULT_C_PUCT
     """``c`` of Eq. 6: must equal the search's :attr:`PUCTConfig.c_puct`."""
     c1: float = DEFAULT_C1
     """``c_1``: the weight of the normalised strength difference against the prior."""

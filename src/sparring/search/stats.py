@@ -9,7 +9,8 @@ strength-adjusted draw from the visit counts) and report it in ``move_info``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +47,41 @@ class RootStats:
     """The player to move at the root (0 first, 1 second)."""
     nodes: int
     """Tree nodes created by the search, the root included."""
+    pv: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The principal variation: from the root, the most visited move at each node of the
+    tree while it has visits (the first in move order on ties); empty if no simulation ran."""
+
+    @classmethod
+    def from_visits(
+        cls, moves: npt.ArrayLike, visits: npt.ArrayLike, to_move: int = 0
+    ) -> RootStats:
+        """A root known only by its moves and visit counts (no values: ``q`` and the values
+        NaN, uniform priors), e.g. a search stand-in in tests."""
+        m = np.asarray(moves, dtype=np.int64)
+        n = np.asarray(visits, dtype=np.int64)
+        uniform = np.full(len(m), 1.0 / max(len(m), 1), dtype=np.float32)
+        return cls(
+            moves=m,
+            visits=n,
+            q=np.full(len(m), math.nan),
+            priors=uniform,
+            search_priors=uniform.copy(),
+            network_value=math.nan,
+            value=math.nan,
+            simulations=int(n.sum()),
+            to_move=to_move,
+            nodes=1 + len(m),
+        )
+
+    def best_win_rate(self) -> float | None:
+        """``(1 + Q) / 2`` of the most visited move (the first in move order on ties), or
+        None without values: Wu et al.'s ``W`` for intra-game DSA."""
+        if len(self.visits) == 0:
+            return None
+        q = float(self.q[int(np.argmax(self.visits))])
+        if math.isnan(q):
+            return None
+        return min(max((1.0 + q) / 2.0, 0.0), 1.0)
 
     @property
     def win_rates(self) -> npt.NDArray[np.float64]:

@@ -73,6 +73,7 @@ from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import DRAW, FIRST_WINS, ONGOING, Game, Kernels, State
 from sparring.rng import RngState
 from sparring.search.kernels import KERNEL_TYPES, STATE_TYPE, as_state, check_compiled, is_compiled
+from sparring.search.limit import ChunkSizer, Limit, LimitClock
 from sparring.search.pyrules import DEFAULT_PLAYOUT_PLIES, capped_playout
 from sparring.search.stats import RootStats
 
@@ -144,37 +145,44 @@ def _uct_run_impl(
     c: float,
     n_open: int,
     num_actions: int,
-    capacity: int,
+    stats: npt.NDArray[np.float64],
+    links: npt.NDArray[np.int32],
+    n_nodes: int,
     max_depth: int,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int]:
-    """The compiled search (Eq. 12); returns (root moves, root visits, root value sums, nodes).
+) -> int:
+    """The compiled search (Eq. 12): ``simulations`` more simulations on the tree held in
+    ``stats`` / ``links`` with ``n_nodes`` nodes (0: a new tree, the root expanded first);
+    returns the new node count.
 
     Each node is two small records so that a node's data shares a cache line: ``stats``
     (float64) holds ``q/(N+eps)``, ``1/sqrt(N+eps)`` (both kept up to date by
     backpropagation, so that selection is one multiply-add per child), ``q`` and ``N``;
     ``links`` (int32) holds the first child, the number of children (0 for a leaf), the move
-    into the node and the player who made it.  ``max_depth`` bounds the length of a path
-    (the game's ``max_game_length`` + 1).
+    into the node and the player who made it.  Records are initialised when their node is
+    created (the arrays come from ``np.empty``: most of the capacity is usually never
+    touched).  The caller sizes the arrays (:func:`tree_capacity` of all the simulations run
+    on the tree).  ``max_depth`` bounds the length of a path (the game's
+    ``max_game_length`` + 1).  A search run in several calls on the same tree and random
+    stream is the search run in one.
     """
-    # Records are initialised when their node is created (most of the capacity is usually
-    # never touched, so it is not zeroed).
-    stats = np.empty((capacity, 4), dtype=np.float64)
-    links = np.empty((capacity, 4), dtype=np.int32)
     inv_sqrt0 = 1.0 / math.sqrt(EPSILON)
     path = np.zeros(max_depth + 1, dtype=np.int64)
     path_mover = np.zeros(max_depth + 1, dtype=np.int64)
     moves_buf = np.empty(num_actions, dtype=np.int64)
     state = root_state.copy()
 
-    # Expand the root at once (as the authors' code does).
-    n_nodes = 1
-    stats[0, _MEAN] = 0.0
-    stats[0, _INV_SQRT] = inv_sqrt0
-    stats[0, _VALUE] = 0.0
-    stats[0, _VISITS] = 0.0
-    links[0, _MOVE] = -1
-    links[0, _MOVER] = 1 - to_move(root_state)
-    n_nodes = _expand(0, state, n_nodes, stats, links, moves_buf, inv_sqrt0, legal_moves, to_move)
+    if n_nodes == 0:
+        # Expand the root at once (as the authors' code does).
+        n_nodes = 1
+        stats[0, _MEAN] = 0.0
+        stats[0, _INV_SQRT] = inv_sqrt0
+        stats[0, _VALUE] = 0.0
+        stats[0, _VISITS] = 0.0
+        links[0, _MOVE] = -1
+        links[0, _MOVER] = 1 - to_move(root_state)
+        n_nodes = _expand(
+            0, state, n_nodes, stats, links, moves_buf, inv_sqrt0, legal_moves, to_move
+        )
 
     for _ in range(simulations):
         state[:] = root_state
@@ -222,27 +230,68 @@ def _uct_run_impl(
                 stats[nd, _VALUE] += 1.0 if path_mover[d] == winner else -1.0
             stats[nd, _MEAN] = stats[nd, _VALUE] / (n_c + EPSILON)
             stats[nd, _INV_SQRT] = 1.0 / math.sqrt(n_c + EPSILON)
-
-    start = links[0, _FIRST]
-    k = links[0, _COUNT]
-    root_moves = np.empty(k, dtype=np.int64)
-    root_visits = np.empty(k, dtype=np.int64)
-    root_values = np.empty(k, dtype=np.float64)
-    for i in range(k):
-        root_moves[i] = links[start + i, _MOVE]
-        root_visits[i] = int(stats[start + i, _VISITS])
-        root_values[i] = stats[start + i, _VALUE]
-    return root_moves, root_visits, root_values, n_nodes
+    return n_nodes
 
 
 @functools.cache
 def _uct_run() -> Callable[..., Any]:
     """The compiled search, built (or loaded from numba's disk cache) on first use."""
     i64, f64 = nb.types.int64, nb.types.float64
-    signature = (*KERNEL_TYPES, STATE_TYPE, i64, STATE_TYPE, f64, i64, i64, i64, i64)
+    stats_type = nb.types.Array(f64, 2, "C")
+    links_type = nb.types.Array(nb.types.int32, 2, "C")
+    signature = (
+        *KERNEL_TYPES, STATE_TYPE, i64, STATE_TYPE, f64, i64, i64, stats_type, links_type, i64,
+        i64,
+    )  # fmt: skip
     with warnings.catch_warnings():  # numba: "first-class function type is experimental"
         warnings.simplefilter("ignore", nb.NumbaExperimentalFeatureWarning)
         return nb.njit(signature, cache=True)(_uct_run_impl)
+
+
+class _Tree:
+    """The node records of one UCT search, grown as simulations are added."""
+
+    def __init__(self, capacity: int) -> None:
+        self.stats = np.empty((capacity, 4), dtype=np.float64)
+        self.links = np.empty((capacity, 4), dtype=np.int32)
+        self.nodes = 0
+
+    def reserve(self, capacity: int) -> None:
+        """Make room for ``capacity`` nodes, keeping those made."""
+        if capacity <= len(self.stats):
+            return
+        size = max(capacity, 2 * len(self.stats))
+        stats = np.empty((size, 4), dtype=np.float64)
+        links = np.empty((size, 4), dtype=np.int32)
+        stats[: self.nodes] = self.stats[: self.nodes]
+        links[: self.nodes] = self.links[: self.nodes]
+        self.stats, self.links = stats, links
+
+    def root(
+        self,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """(root moves, root visits, root value sums)."""
+        start, k = int(self.links[0, _FIRST]), int(self.links[0, _COUNT])
+        children = slice(start, start + k)
+        return (
+            self.links[children, _MOVE].astype(np.int64),
+            self.stats[children, _VISITS].astype(np.int64),
+            self.stats[children, _VALUE].copy(),
+        )
+
+    def principal_variation(self) -> npt.NDArray[np.int64]:
+        """The most visited child at each node from the root (first on ties) while visited."""
+        line: list[int] = []
+        node = 0
+        while self.links[node, _COUNT] > 0:
+            start = int(self.links[node, _FIRST])
+            visits = self.stats[start : start + int(self.links[node, _COUNT]), _VISITS]
+            best = int(np.argmax(visits))
+            if visits[best] <= 0.0:
+                break
+            node = start + best
+            line.append(int(self.links[node, _MOVE]))
+        return np.array(line, dtype=np.int64)
 
 
 def _run(
@@ -256,8 +305,11 @@ def _run(
     num_actions: int,
     max_depth: int,
     max_playout_plies: int = DEFAULT_PLAYOUT_PLIES,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], int]:
-    capacity = tree_capacity(simulations, num_actions, n_open)
+    clock: LimitClock | None = None,
+) -> tuple[_Tree, int]:
+    """Run the search; returns the tree and the simulations done.  With an interruptible
+    ``clock`` the simulations run in chunks (:class:`~sparring.search.limit.ChunkSizer`) on
+    one tree, the clock asked between chunks; without, in one compiled call."""
     if is_compiled(kernels):
         run: Callable[..., Any] = _uct_run()
         playout: Any = kernels.random_playout
@@ -266,22 +318,31 @@ def _run(
         playout = capped_playout(game, max_playout_plies)
     else:
         raise TypeError("a UCT search over Python kernels needs the game")
-    moves, visits, values, nodes = run(
-        kernels.legal_moves,
-        kernels.play,
-        kernels.status,
-        kernels.to_move,
-        playout,
-        as_state(state),
-        int(simulations),
-        rng_state,
-        float(c),
-        int(n_open),
-        int(num_actions),
-        int(capacity),
-        int(max_depth),
-    )
-    return moves, visits, values, int(nodes)
+    root = as_state(state)
+
+    def chunk(tree: _Tree, sims: int) -> None:
+        tree.nodes = int(run(
+            kernels.legal_moves, kernels.play, kernels.status, kernels.to_move, playout, root,
+            int(sims), rng_state, float(c), int(n_open), int(num_actions), tree.stats,
+            tree.links, int(tree.nodes), int(max_depth),
+        ))  # fmt: skip
+
+    if clock is None or not clock.interruptible:
+        tree = _Tree(tree_capacity(simulations, num_actions, n_open))
+        chunk(tree, simulations)
+        return tree, simulations
+    sizer = ChunkSizer(clock, first=16 if is_compiled(kernels) else 1)
+    tree = _Tree(tree_capacity(min(simulations, 1024), num_actions, n_open))
+    chunk(tree, 0)  # the root, expanded
+    done = 0
+    while done < simulations and not clock.hit(tree.nodes, sizer.lookahead):
+        sims = sizer.next(simulations - done)
+        tree.reserve(tree_capacity(done + sims, num_actions, n_open))
+        began = time.perf_counter()
+        chunk(tree, sims)
+        sizer.done(sims, time.perf_counter() - began)
+        done += sims
+    return tree, done
 
 
 def uct_search(
@@ -292,6 +353,8 @@ def uct_search(
     c: float = DEFAULT_C,
     n_open: int = DEFAULT_N_OPEN,
     max_playout_plies: int = DEFAULT_PLAYOUT_PLIES,
+    limit: Limit | None = None,
+    clock: LimitClock | None = None,
 ) -> RootStats:
     """Run ``simulations`` UCT simulations (AlphaDDA appendix 3, Eq. 12) from ``state``.
 
@@ -299,7 +362,11 @@ def uct_search(
     stream gives the same search.  ``state`` is not modified.  ``max_playout_plies`` caps the
     playouts of games with Python-only rules (chess) only; compiled games play to the end.
     The result's ``q`` is each root child's ``q_c / N_c`` (0 if unvisited), its ``priors``
-    uniform and its ``network_value`` NaN (no evaluator).
+    uniform and its ``network_value`` NaN (no evaluator).  ``limit``
+    (:class:`~sparring.search.limit.Limit`) caps the simulations and, with a time, node or
+    stop bound, runs them in compiled chunks on one tree, checking between chunks (``clock``:
+    a started clock of ``limit`` to use instead of a new one).  Chunks do not change the
+    search: run to the end, it is the search of one call.
     """
     if simulations < 1:
         raise ValueError("simulations must be >= 1")
@@ -309,7 +376,11 @@ def uct_search(
         raise ValueError("max_playout_plies must be >= 0")
     if game.is_terminal(state):
         raise GameOverError(f"{game.name}: the game is over, there is nothing to search")
-    moves, visits, values, nodes = _run(
+    if limit is not None:
+        simulations = limit.cap(simulations)
+        if clock is None:
+            clock = limit.start()
+    tree, _ = _run(
         game,
         game.kernels,
         state,
@@ -320,7 +391,9 @@ def uct_search(
         game.num_actions,
         game.max_game_length + 1,
         max_playout_plies,
+        clock,
     )
+    moves, visits, values = tree.root()
     means = np.where(visits > 0, values / np.maximum(visits, 1), 0.0)
     total = int(visits.sum())
     uniform = np.full(len(moves), 1.0 / max(len(moves), 1), dtype=np.float32)
@@ -334,7 +407,8 @@ def uct_search(
         value=float(values.sum() / total) if total > 0 else 0.0,
         simulations=total,
         to_move=game.to_move(state),
-        nodes=nodes,
+        nodes=tree.nodes,
+        pv=tree.principal_variation(),
     )
 
 

@@ -111,6 +111,18 @@ class StrengthController(ABC):
         if data is not None:
             raise ValueError(f"{type(self).__name__} keeps no state between games, got {data!r}")
 
+    def live_state(self) -> ControllerState | None:
+        """What the controller changed within the game in progress (an intra-game
+        controller's ``z`` or target), as JSON values, for a session snapshot; None (the
+        default) when the game's moves told again rebuild it."""
+        return None
+
+    def restore_live_state(self, data: ControllerState | None) -> None:
+        """Continue the game in progress from :meth:`live_state`'s record (after
+        :meth:`new_game`); the default accepts only None."""
+        if data is not None:
+            raise ValueError(f"{type(self).__name__} keeps no state within a game, got {data!r}")
+
 
 class FixedController(StrengthController):
     """The same setting for every move of every game (the player's setting today: chosen

@@ -519,6 +519,14 @@ class InterGameDSA(AdaptiveController):
         self.games, self.z = state.games, state.z
 
 
+def _live_number(data: dict[str, JsonValue] | None, key: str, owner: str) -> float:
+    """``data[key]``, a finite number, of an intra-game controller's live state."""
+    value = None if not isinstance(data, dict) else data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{owner}: a live state is {{{key!r}: number}}, not {data!r}")
+    return float(value)
+
+
 class IntraGameDSA(AdaptiveController):
     """Wu et al.'s intra-game DSA in ``z`` (Eq. 18 with the linear cool-down)."""
 
@@ -554,6 +562,13 @@ class IntraGameDSA(AdaptiveController):
     def game_over(self, score: float) -> None:
         self.last_z = self.z
         self.games += 1
+
+    def live_state(self) -> dict[str, JsonValue] | None:
+        """The ``z`` the game has moved to (Eq. 18's steps so far)."""
+        return {"z": self.z}
+
+    def restore_live_state(self, data: dict[str, JsonValue] | None) -> None:
+        self.z = _live_number(data, "z", type(self).__name__)
 
     def _estimate(self) -> tuple[float | None, float | None]:
         return self.scale.elo_of(self._next_setting()), self.z
@@ -668,6 +683,13 @@ class EloIntraGameDSA(_EloController):
     def game_over(self, score: float) -> None:
         self.last_target = self.target
         self.games += 1
+
+    def live_state(self) -> dict[str, JsonValue] | None:
+        """The target Elo the game has moved to (the steps so far)."""
+        return {"target": self.target}
+
+    def restore_live_state(self, data: dict[str, JsonValue] | None) -> None:
+        self.target = _live_number(data, "target", type(self).__name__)
 
     def state(self) -> AdaptiveState:
         return self._record(self.last_target)

@@ -635,33 +635,6 @@ def sa_spec(
     return "sa:" + ",".join(items)
 
 
-def spec_for_elo(opponent: str | None, elo: float) -> str:
-    """The player spec for ``sparring play --elo``: ``opponent`` with ``elo=`` set when it is an
-    ``sa`` spec, ``sa:elo=ELO`` (the game's shipped network and calibration) when None.
-
-    Raises :class:`ConfigError` for another kind of player (only ``sa`` players adjust their
-    strength).
-    """
-    if not math.isfinite(elo):
-        raise ConfigError(f"--elo must be a finite number, not {elo}")
-    if opponent is None:
-        return sa_spec(elo=elo)
-    kind, _, rest = opponent.strip().partition(":")
-    if kind.strip().lower() != "sa":
-        raise ConfigError(
-            f"--elo needs a strength-adjusted opponent (sa:...), not {opponent!r}; "
-            f"e.g. --opponent sa:base=uct,sims=300,calibration=PATH --elo {elo:g}"
-        )
-    options: dict[str, str] = {}
-    for item in rest.split(","):
-        key, _, value = (part.strip() for part in item.partition("="))
-        if key.lower() in ("z", "rth", "floor"):
-            raise ConfigError(f"--elo chooses z, rth and floor itself; drop {item.strip()!r}")
-        if key and key.lower() != "elo":
-            options[key] = value
-    return sa_spec(options, elo=elo)
-
-
 __all__ = [
     "Calibration",
     "CalibrationPoint",
@@ -679,7 +652,6 @@ __all__ = [
     "save_calibration",
     "second_stage_curve",
     "setting_for_elo",
-    "spec_for_elo",
     "strength_axis",
     "strength_curve",
 ]

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from sparring.configfile import check_fields, dataclass_from_mapping, read_toml
-from sparring.errors import ConfigError
+from sparring.errors import ConfigError, SparringError
+from sparring.search.hooks import DEFAULT_C_PUCT
 
 TABLE_A1: dict[str, dict[str, Any]] = {
     "connect4": {
@@ -60,7 +61,7 @@ class TrainConfig:
     """``N_self``: self-play games per iteration (Table A1)."""
     simulations: int = 200
     """``N_sim``: PUCT simulations per self-play move (Table A1)."""
-    c_puct: float = 1.25
+    c_puct: float = DEFAULT_C_PUCT
     """``C_puct`` of Eq. 8 (Table A1)."""
     opening_moves: int = 4
     """``T_opening``: moves sampled with Eq. 9 before playing the most visited move."""
@@ -130,7 +131,7 @@ class TrainConfig:
         )
         for name in positive:
             if getattr(self, name) < 1:
-                raise ConfigError(f"train config: {name} must be >= 1")
+                raise ConfigError(f"train config: {name} must be >= 1", name)
         if self.temperature <= 0 or self.learning_rate <= 0 or self.dirichlet_alpha <= 0:
             raise ConfigError(
                 "train config: temperature, learning_rate, dirichlet_alpha must be > 0"
@@ -140,9 +141,42 @@ class TrainConfig:
         if any(i < 1 for i in self.learning_rate_drops):
             raise ConfigError("train config: learning_rate_drops must be iterations >= 1")
         if not 0 <= self.noise_fraction <= 1:
-            raise ConfigError("train config: noise_fraction must be in [0, 1]")
+            raise ConfigError("train config: noise_fraction must be in [0, 1]", "noise_fraction")
+        nonnegative = (
+            "opening_moves",
+            "eval_every",
+            "eval_games",
+            "seed",
+            "c_puct",
+            "weight_decay",
+        )
+        for name in nonnegative:
+            if getattr(self, name) < 0:
+                raise ConfigError(f"train config: {name} must be >= 0", name)
+        if not 0 <= self.momentum < 1:
+            raise ConfigError("train config: momentum must be in [0, 1)", "momentum")
         if self.backend not in ("auto", "torch", "onnx"):
-            raise ConfigError(f"train config: unknown backend {self.backend!r}")
+            raise ConfigError(f"train config: unknown backend {self.backend!r}", "backend")
+
+    def check_opponents(self) -> None:
+        """Raise :class:`ConfigError` (``key="eval_opponents"``) unless every evaluation
+        opponent is a player spec that can play ``game``.  Called when a run is set up (the
+        ``train`` command, :class:`~sparring.training.trainer.Trainer`), not hours later at the
+        first evaluation; the player kinds must be registered (``import sparring.kinds``), as
+        the evaluation needs them too."""
+        if not self.eval_opponents or self.eval_every == 0:
+            return
+        from sparring.games import get_game
+        from sparring.players import make_player
+
+        game = get_game(self.game)
+        for spec in self.eval_opponents:
+            try:
+                make_player(spec, game, 0)
+            except SparringError as exc:
+                raise ConfigError(
+                    f"train config: eval_opponents: {exc}", "eval_opponents"
+                ) from None
 
     @classmethod
     def for_game(cls, game: str, **overrides: Any) -> TrainConfig:

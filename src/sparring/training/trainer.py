@@ -32,7 +32,14 @@ from sparring.games import get_game
 from sparring.games.base import Game
 from sparring.nn.evaluators import make_evaluator
 from sparring.nn.model import NetworkConfig, PolicyValueNet, build_model, save_model
-from sparring.rundir import append_log, atomic_torch_save, check_run_config, read_log
+from sparring.rundir import (
+    Curve,
+    Panel,
+    TrainingPlot,
+    append_log,
+    atomic_torch_save,
+    check_run_config,
+)
 from sparring.search.puct import PUCTConfig
 from sparring.training.config import TrainConfig
 from sparring.training.replay import ReplayQueue
@@ -72,6 +79,7 @@ class Trainer:
     """Runs (and resumes) one training run in ``out_dir``."""
 
     def __init__(self, config: TrainConfig, out_dir: Path) -> None:
+        config.check_opponents()  # now, not at the first evaluation
         self.config = config
         self.out = out_dir
         self.game: Game = get_game(config.game)
@@ -254,40 +262,25 @@ class Trainer:
                 self.save_checkpoint()
             self._log(record)
             if any(k.startswith("score_vs_") for k in record):
-                plot_training(self.out / "log.jsonl", self.out / "training.png")
+                TRAINING_PLOT.write(self.out / "log.jsonl", self.out / "training.png")
             if report:
                 report(self.state.iteration, target, record)
         return self.state
 
 
-def plot_training(log: Path, png: Path) -> None:
-    """Loss curves and evaluation scores against iterations."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    records = read_log(log)
-    if not records:
-        return
-    it = [r["iteration"] for r in records]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    ax1.plot(it, [r["loss_value"] for r in records], label="value loss (z - v)^2")
-    ax1.plot(it, [r["loss_policy"] for r in records], label="policy loss -pi log p")
-    ax1.set_xlabel("iteration")
-    ax1.set_title("training loss (Eq. 10)")
-    ax1.legend()
-    keys = sorted({k for r in records for k in r if k.startswith("score_vs_")})
-    for key in keys:
-        pts = [(r["iteration"], r[key]) for r in records if key in r]
-        ax2.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=key[9:])
-    ax2.set_ylim(-0.05, 1.05)
-    ax2.set_xlabel("iteration")
-    ax2.set_title("score against baselines")
-    if keys:
-        ax2.legend()
-    fig.tight_layout()
-    tmp = png.with_name(png.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, png)
+TRAINING_PLOT = TrainingPlot(
+    "iteration",
+    (
+        Panel(
+            "training loss (Eq. 10)",
+            (
+                Curve("loss_value", "value loss (z - v)^2"),
+                Curve("loss_policy", "policy loss -pi log p"),
+            ),
+        ),
+        Panel("score against baselines", (Curve("score_vs_*", style="o-"),), ylim=(-0.05, 1.05)),
+    ),
+    figsize=(10, 4),
+    dpi=100,
+)
+"""``training.png``: the losses of Eq. 10 and the evaluation scores against iterations."""

@@ -1,0 +1,136 @@
+"""What the commands share: output paths checked before any work starts, and the default
+ladder found from the package's own location (:func:`default_ladder`).
+
+A command that runs for minutes (training, a tournament, a game in the terminal) and then
+fails to write its result loses the work.  Every command therefore checks its output paths
+first with :func:`check_output_file` / :func:`check_output_dir`, which raise a one-line
+:class:`~sparring.errors.BadValueError` naming the option (exit code 2 from the entry point).
+
+The checks probe the file system (an anonymous temporary file in the directory that would
+hold the output), so they also see read-only file systems and hold for root, where
+permission bits say little.  They create nothing that stays.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from sparring.errors import BadValueError
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists (``.`` for a relative path with none)."""
+    current = path
+    while not current.exists() and not current.is_symlink():
+        parent = current.parent
+        if parent == current:
+            break
+        current = parent
+    return current
+
+
+def _probe_directory(directory: Path, option: str, target: Path) -> None:
+    """Raise unless a file can be created in the existing directory ``directory``."""
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise BadValueError(
+            f"{option} {str(target)!r}: cannot write in {str(directory)!r} ({why})", key=option
+        ) from None
+
+
+def _check_folder_on_the_way(path: Path, option: str, target: Path, create: bool) -> None:
+    """The directory that will hold ``path`` (an output file, or a run folder itself) is
+    writable: it exists, or (``create``) its nearest existing ancestor is a writable folder."""
+    folder = _nearest_existing(path)
+    if not folder.is_dir():
+        raise BadValueError(
+            f"{option} {str(target)!r}: {str(folder)!r} is a file, not a folder", key=option
+        )
+    if folder != path and not create:
+        raise BadValueError(
+            f"{option} {str(target)!r}: the folder {str(path)!r} does not exist", key=option
+        )
+    _probe_directory(folder, option, target)
+
+
+def check_output_file(path: Path | None, option: str, *, create_parents: bool = True) -> None:
+    """Raise :class:`BadValueError` (``key=option``) unless the file ``path`` can be written:
+    it is not a folder, an existing file is writable, and the folder to hold it exists or
+    (``create_parents``, the command creates it) can be created.  None is accepted."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise BadValueError(f"{option} {str(path)!r} is a folder, not a file", key=option)
+    if path.exists():
+        try:
+            with open(path, "ab"):  # opens for writing; changes nothing
+                pass
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            raise BadValueError(
+                f"{option} {str(path)!r}: cannot write it ({why})", key=option
+            ) from None
+        return
+    parent = path.parent if str(path.parent) else Path(os.curdir)
+    _check_folder_on_the_way(parent, option, path, create_parents)
+
+
+def check_output_dir(path: Path | None, option: str) -> None:
+    """Raise :class:`BadValueError` (``key=option``) unless the folder ``path`` exists and
+    files can be created in it, or it can be created.  None is accepted."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise BadValueError(f"{option} {str(path)!r} is a file, not a folder", key=option)
+    _check_folder_on_the_way(path, option, path, True)
+
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+"""The source repository holding this package (``src/sparring/cli/common.py``), when the
+package runs from a checkout; :func:`repository_results` says whether it does."""
+
+
+def repository_results() -> Path | None:
+    """The repository's ``docs/results`` folder (the baseline ladders), or None when the
+    package does not run from a checkout of the repository (an installed wheel)."""
+    results = REPOSITORY / "docs" / "results"
+    if (REPOSITORY / "pyproject.toml").is_file() and results.is_dir():
+        return results
+    return None
+
+
+def default_ladder(game: str, option: str = "--ladder") -> Path | None:
+    """The repository's baseline ladder of ``game`` (``docs/results/baselines-GAME.json``,
+    found from the package's own location, not the working folder; relative to the working
+    folder when that is inside the repository), or None when the repository has none for
+    ``game``.  Raises :class:`~sparring.errors.MissingResourceError`
+    when the package does not run from a checkout, so that no command silently falls back to
+    another Elo scale: the caller must then be given ``option``."""
+    from sparring.errors import MissingResourceError
+
+    results = repository_results()
+    if results is None:
+        raise MissingResourceError(
+            f"no default ladder: the repository's docs/results is not beside this installation "
+            f"of sparring ({REPOSITORY}); give {option} FILE"
+        )
+    path = results / f"baselines-{game}.json"
+    if not path.is_file():
+        return None
+    here = Path.cwd()
+    # shown as before (docs/results/...) when the command runs inside the repository
+    return path.relative_to(here) if path.is_relative_to(here) else path
+
+
+__all__ = [
+    "REPOSITORY",
+    "check_output_dir",
+    "check_output_file",
+    "default_ladder",
+    "repository_results",
+]

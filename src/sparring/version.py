@@ -1,0 +1,3 @@
+"""The version of sparring (a foundation module: importable from every layer)."""
+
+__version__ = "0.1.0"
