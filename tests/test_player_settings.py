@@ -23,14 +23,13 @@ from sparring.experiments.calibration import CalibrationConfig
 from sparring.games import get_game
 from sparring.players import make_player
 from sparring.players.cache import PlayerCache
-from sparring.players.registry import parse_player, settings_from_json
+from sparring.players.registry import build_player, parse_player, settings_from_json
 from sparring.players.settings import (
     AlphaZeroSettings,
     MinimaxSettings,
     RandomSettings,
     SASettings,
     UCTSettings,
-    build_player,
 )
 from sparring.strength.selection import StrengthSetting
 from sparring.strength.target import (

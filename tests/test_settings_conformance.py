@@ -31,12 +31,8 @@ from sparring.players.registry import (
     settings_from_json,
     settings_to_json,
 )
-from sparring.players.settings import (
-    MAX_SIMULATIONS,
-    MINIMAX_MAX_DEPTH,
-    DSASettings,
-    SASettings,
-)
+from sparring.players.settings import DSASettings, SASettings
+from sparring.players.settings_base import MAX_SIMULATIONS, MINIMAX_MAX_DEPTH
 from sparring.strength.dsa import InterGameConfig
 from sparring.strength.selection import StrengthSetting
 

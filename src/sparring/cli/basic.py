@@ -23,10 +23,10 @@ from sparring.players.registry import build_player, parse_player
 from sparring.players.settings import (
     AlphaZeroSettings,
     DSASettings,
-    PlayerSettings,
     SASettings,
     UCTSettings,
 )
+from sparring.players.settings_base import PlayerSettings
 from sparring.players.uct import MCTS_PRESETS
 from sparring.profiles import load_or_new, save_profile
 from sparring.session import GameSession, RecordFormat, default_format

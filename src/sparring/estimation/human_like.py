@@ -72,7 +72,12 @@ from sparring.players.registry import (
     option_int,
 )
 from sparring.players.searching import SearchPlayer
-from sparring.players.settings import MAX_SIMULATIONS, SettingsBase, check_number, check_sims
+from sparring.players.settings_base import (
+    MAX_SIMULATIONS,
+    SettingsBase,
+    check_number,
+    check_sims,
+)
 from sparring.search.evaluator import Evaluator
 from sparring.search.hooks import DEFAULT_C_PUCT
 from sparring.search.limit import Limit, LimitClock

@@ -56,15 +56,15 @@ from sparring.players.alphazero import load_network_evaluator, masks_generator, 
 from sparring.players.base import Player, set_torch_generator_state, torch_generator_state
 from sparring.players.registry import PlayerSpec, check_options, option_float, option_int
 from sparring.players.searching import SearchPlayer
-from sparring.players.settings import (
+from sparring.players.settings_base import (
     MAX_SIMULATIONS,
     SettingsBase,
-    _check_name,
-    _spec_value,
     check_int,
+    check_name,
     check_number,
     check_root_random,
     check_sims,
+    spec_value,
 )
 from sparring.search.alphadda3 import AlphaDDA3Score
 from sparring.search.hooks import DEFAULT_C_PUCT
@@ -519,7 +519,7 @@ class AlphaDDA3Player(AlphaDDAPlayer):
 def _check_common(n_h: int | None, name: str) -> None:
     if n_h is not None:
         check_int("nh", n_h, 1)
-    _check_name(name)
+    check_name(name)
 
 
 def _history(n_h: int, history: str) -> ValueHistory:
@@ -575,7 +575,7 @@ class FloorSettings:
             value = getattr(self, f.name)
             if value != f.default:
                 text = ("on" if value else "off") if isinstance(value, bool) else None
-                items.append(f"{self.OPTION_KEYS[f.name]}={text or _spec_value(value)}")
+                items.append(f"{self.OPTION_KEYS[f.name]}={text or spec_value(value)}")
         return items
 
 

@@ -5,7 +5,7 @@ and a strength-adjusted player asked for an Elo needs a network, its calibration
 network's SHA-256 (to check the calibration belongs to it) and the monotone curve fitted to
 the calibration.  None of these depends on the seed, so a :class:`PlayerCache` passed to
 :func:`~sparring.players.registry.make_player` (or
-:func:`~sparring.players.settings.build_player`) keeps them for the next player: a file is
+:func:`~sparring.players.registry.build_player`) keeps them for the next player: a file is
 read, hashed and exported once per process, however many players are built from it.
 
 The cache is an ordinary object, created by whoever builds the players (the match runner

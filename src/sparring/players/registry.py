@@ -33,7 +33,7 @@ from sparring.players.cache import PlayerCache
 
 if TYPE_CHECKING:
     from sparring.players.base import JsonValue
-    from sparring.players.settings import PlayerSettings
+    from sparring.players.settings_base import PlayerSettings
 
 
 @dataclass(frozen=True)

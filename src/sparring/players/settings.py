@@ -42,25 +42,16 @@ simulations per move and a minimax depth of at most :data:`MINIMAX_MAX_DEPTH`.
 
 from __future__ import annotations
 
-import ast
-import dataclasses
-import functools
-import inspect
-import itertools
 import math
-import textwrap
-import types
-import typing
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, Union, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from sparring.errors import PlayerSettingsError, UnknownKindError
 from sparring.players.minimax import DEFAULT_DEPTH as MINIMAX_DEFAULT_DEPTH
 from sparring.players.minimax import MINIMAX_PRESETS, TableName
 from sparring.players.registry import (
     PlayerSpec,
-    build_player,
     check_options,
     option_float,
     option_int,
@@ -77,446 +68,36 @@ from sparring.strength.dsa import (
     InterGameConfig,
     IntraGameConfig,
 )
-from sparring.strength.selection import PAPER_RTH, StrengthSetting, format_z
+from sparring.strength.selection import PAPER_RTH, StrengthSetting
 
 if TYPE_CHECKING:
     from sparring.games.base import Game
     from sparring.players.base import JsonValue, Player
     from sparring.players.cache import PlayerCache
 
-MAX_SIMULATIONS = 100_000
-"""The most simulations per move any searching kind accepts (``sims``): the search trees
-are preallocated for the simulations asked, so ``az:sims=1000000000`` used to die with a
-MemoryError; a larger value is now a one-line error naming ``sims``."""
-MINIMAX_MAX_DEPTH = 12
-"""The deepest minimax search accepted (``depth``; the AlphaDDA baselines search 3 plies):
-``minimax:depth=1000`` used to be accepted and run forever."""
-JSON_INF = "inf"
-"""How JSON writes ``+inf`` (and ``"-inf"`` for ``-inf``): JSON has no infinity."""
+from sparring.players.settings_base import (
+    MAX_SIMULATIONS,
+    MINIMAX_MAX_DEPTH,
+    SettingsBase,
+    bad_setting,
+    check_int,
+    check_name,
+    check_number,
+    check_root_random,
+    check_sims,
+    conform,
+    decode,
+    encode,
+    field_types,
+    nested_from_json,
+    object_schema,
+    spec_value,
+)
 
 Selection = Literal["threshold", "sephton", "topn"]
 """Move selection rules of the SA player (see :mod:`sparring.players.strength`)."""
 SearchBase = Literal["az", "uct"]
 """The search under an SA player: PUCT with a network, or UCT with random playouts."""
-
-
-class PlayerSettings(Protocol):
-    """What every settings object offers: building its player, its spec text and JSON."""
-
-    kind: ClassVar[str]
-
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        """The player for ``game`` seeded with ``seed``, sharing ``cache``."""
-        ...
-
-    def spec(self) -> str:
-        """The spec text that parses back to these settings."""
-        ...
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """The JSON object (with ``"kind"``) that :meth:`from_json` reads back."""
-        ...
-
-
-# ---- values: checking, JSON encoding and decoding ----------------------------------------------
-def _bad(key: str, message: str) -> PlayerSettingsError:
-    return PlayerSettingsError(message, key=key)
-
-
-def _describe(hint: Any) -> str:
-    """Words for an annotation: ``int`` "an integer", ``float | None`` "a number or null"."""
-    words = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
-    if hint in words:
-        return words[hint]
-    if hint is type(None):
-        return "null"
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin is Literal:
-        return "one of " + ", ".join(repr(a) for a in args)
-    if origin in (Union, types.UnionType):
-        return " or ".join(_describe(a) for a in args)
-    if origin is frozenset:
-        return f"a list of {_describe(args[0])[3:]}s" if args else "a list"
-    if dataclasses.is_dataclass(hint):
-        return "an object"
-    return str(hint)
-
-
-def _conform(hint: Any, value: Any, key: str) -> Any:
-    """``value`` if it has the annotated type (an ``int`` given for a ``float`` becomes a
-    float); :class:`PlayerSettingsError` naming ``key`` otherwise."""
-    if hint is bool:
-        ok = isinstance(value, bool)
-    elif hint is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif hint is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        if ok:
-            return float(value)
-    elif hint is str:
-        ok = isinstance(value, str)
-    elif hint is type(None):
-        ok = value is None
-    else:
-        origin, args = typing.get_origin(hint), typing.get_args(hint)
-        if origin is Literal:
-            ok = isinstance(value, str | int) and not isinstance(value, bool) and value in args
-        elif origin in (Union, types.UnionType):
-            for arg in args:
-                try:
-                    return _conform(arg, value, key)
-                except PlayerSettingsError:
-                    pass
-            ok = False
-        elif origin is frozenset:
-            ok = isinstance(value, frozenset) and all(isinstance(v, str) for v in value)
-        elif isinstance(hint, type):
-            ok = isinstance(value, hint)
-        else:  # pragma: no cover - every annotation above is handled
-            ok = True
-    if not ok:
-        raise _bad(key, f"{key} must be {_describe(hint)}, not {value!r}")
-    return value
-
-
-def _json_float(value: float) -> float | str:
-    if math.isinf(value):
-        return JSON_INF if value > 0 else "-" + JSON_INF
-    return value
-
-
-def encode(value: Any) -> JsonValue:
-    """``value`` as JSON values: infinities as ``"inf"`` / ``"-inf"``, nested settings and
-    configs as objects (:func:`json_keys`), sets as sorted lists."""
-    if isinstance(value, float):
-        return _json_float(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {key: encode(getattr(value, name)) for name, key in json_keys(type(value)).items()}
-    if isinstance(value, frozenset | set):
-        return sorted(value)
-    if isinstance(value, tuple | list):
-        return [encode(v) for v in value]
-    return value
-
-
-def _decode(hint: Any, value: Any, key: str) -> Any:
-    """The Python value of the JSON ``value`` for a field annotated ``hint`` (strings
-    ``"inf"`` / ``"+inf"`` / ``"-inf"`` for numbers, objects for nested dataclasses, lists for
-    sets); type errors name ``key``."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return _decode(arg, value, key)
-            except PlayerSettingsError:
-                if dataclasses.is_dataclass(arg) and isinstance(value, Mapping):
-                    raise
-        raise _bad(key, f"{key} must be {_describe(hint)}, not {value!r}")
-    if hint is float and isinstance(value, str):
-        if value.strip().lower() in (JSON_INF, "+" + JSON_INF, "-" + JSON_INF):
-            return -math.inf if value.strip().startswith("-") else math.inf
-        raise _bad(key, f'{key} must be a number (or "inf", "-inf"), not {value!r}')
-    if origin is frozenset:
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise _bad(key, f"{key} must be {_describe(hint)}, not {value!r}")
-        return frozenset(value)
-    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
-        return nested_from_json(hint, value, key)
-    return _conform(hint, value, key)
-
-
-def nested_from_json(cls: type[Any], data: Any, key: str) -> Any:
-    """The nested settings or config ``cls`` read from the JSON object ``data`` found under
-    ``key`` (errors name ``key.subkey``)."""
-    if not isinstance(data, Mapping):
-        raise _bad(key, f"{key} must be an object, not {data!r}")
-    keys = json_keys(cls)
-    by_key = {k: name for name, k in keys.items()}
-    unknown = sorted(set(data) - set(by_key))
-    if unknown:
-        raise UnknownKindError(
-            f"unknown key {key}.{unknown[0]} (known: {', '.join(sorted(by_key))})",
-            key=f"{key}.{unknown[0]}",
-        )
-    hints = field_types(cls)
-    values = {by_key[k]: _decode(hints[by_key[k]], v, f"{key}.{k}") for k, v in data.items()}
-    try:
-        return cls(**values)
-    except PlayerSettingsError as exc:
-        sub = f"{key}.{exc.key}" if exc.key else key
-        raise _bad(sub, f"{key}: {exc}") from None
-    except (ValueError, TypeError) as exc:
-        raise _bad(key, f"{key}: {exc}") from None
-
-
-def _field_types(cls: Any) -> dict[str, Any]:
-    """Uncached :func:`field_types`."""
-    hints = typing.get_type_hints(cls)
-    return {f.name: hints[f.name] for f in fields(cls)}
-
-
-_field_types_cached = functools.cache(_field_types)
-
-
-def field_types(cls: type[Any]) -> dict[str, Any]:
-    """The resolved annotation of every field of the dataclass ``cls``."""
-    result: dict[str, Any] = _field_types_cached(cast(Hashable, cls))
-    return result
-
-
-def _json_keys(cls: Any) -> dict[str, str]:
-    """Uncached :func:`json_keys`."""
-    option_keys: dict[str, str] | None = getattr(cls, "OPTION_KEYS", None)
-    if option_keys is None:
-        return {f.name: f.name for f in fields(cls)}
-    return {name: key or name for name, key in option_keys.items()}
-
-
-_json_keys_cached = functools.cache(_json_keys)
-
-
-def json_keys(cls: type[Any]) -> dict[str, str]:
-    """Field name -> JSON key of the dataclass ``cls``: its :attr:`~SettingsBase.OPTION_KEYS`
-    (a field with the empty spec key is written under its own name), else every field under
-    its own name."""
-    result: dict[str, str] = _json_keys_cached(cast(Hashable, cls))
-    return result
-
-
-def _field_docs(cls: Any) -> dict[str, str]:
-    """Uncached :func:`field_docs`."""
-    docs: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-        except (OSError, TypeError, SyntaxError):
-            continue
-        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-        for item, after in itertools.pairwise(body):
-            if (
-                isinstance(item, ast.AnnAssign)
-                and isinstance(item.target, ast.Name)
-                and isinstance(after, ast.Expr)
-                and isinstance(after.value, ast.Constant)
-                and isinstance(after.value.value, str)
-            ):
-                docs[item.target.id] = " ".join(after.value.value.split())
-    return docs
-
-
-_field_docs_cached = functools.cache(_field_docs)
-
-
-def field_docs(cls: type[Any]) -> dict[str, str]:
-    """The docstrings of the fields of ``cls`` and its bases (the string after each field)."""
-    result: dict[str, str] = _field_docs_cached(cast(Hashable, cls))
-    return result
-
-
-def _schema_of(hint: Any) -> dict[str, Any]:
-    """The JSON Schema of a value annotated ``hint``."""
-    if hint is bool:
-        return {"type": "boolean"}
-    if hint is int:
-        return {"type": "integer"}
-    if hint is float:
-        return {"anyOf": [{"type": "number"}, {"enum": [JSON_INF, "+" + JSON_INF, "-inf"]}]}
-    if hint is str:
-        return {"type": "string"}
-    if hint is type(None):
-        return {"type": "null"}
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin is Literal:
-        return {"enum": list(args)}
-    if origin in (Union, types.UnionType):
-        return {"anyOf": [_schema_of(a) for a in args]}
-    if origin is frozenset:
-        return {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
-    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
-        return object_schema(hint)
-    return {}
-
-
-def object_schema(cls: type[Any], kind: str | None = None) -> dict[str, Any]:
-    """The JSON Schema of the dataclass ``cls`` (``kind``: the ``"kind"`` property's value)."""
-    hints = field_types(cls)
-    docs = field_docs(cls)
-    bounds: dict[str, tuple[float | None, float | None]] = getattr(cls, "BOUNDS", {})
-    defaults = {f.name: f.default for f in fields(cls)}
-    properties: dict[str, Any] = {}
-    if kind is not None:
-        properties["kind"] = {"const": kind, "description": "The player kind."}
-    for name, key in json_keys(cls).items():
-        schema = _schema_of(hints[name])
-        default = defaults[name]
-        if default is not dataclasses.MISSING:
-            schema["default"] = encode(default)
-        low, high = bounds.get(name, (None, None))
-        if low is not None:
-            schema["minimum"] = low
-        if high is not None:
-            schema["maximum"] = high
-        if name in docs:
-            schema["description"] = docs[name]
-        properties[key] = schema
-    required = [
-        json_keys(cls)[f.name]
-        for f in fields(cls)
-        if f.default is dataclasses.MISSING and f.name in json_keys(cls)
-    ]
-    schema = {"type": "object", "properties": properties, "additionalProperties": False}
-    if required:
-        schema["required"] = required
-    return schema
-
-
-def _spec_value(value: object) -> str:
-    if isinstance(value, StrengthSetting):
-        return value.label()
-    if isinstance(value, float):
-        text = format_z(value)
-        return text if math.isinf(value) or float(text) == value else repr(value)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
-
-# ---- the settings base ---------------------------------------------------------------------------
-class SettingsBase:
-    """Mixin of the settings dataclasses: field type checks, spec text, JSON and its schema.
-
-    A subclass is a frozen dataclass with ``kind``, :attr:`OPTION_KEYS` (field -> option key
-    of spec text and JSON; fields missing there are neither) and, for the schema,
-    :attr:`BOUNDS`; its ``__post_init__`` calls :meth:`check_types` first, then its range
-    checks (each a :class:`~sparring.errors.PlayerSettingsError` naming the option key).
-    """
-
-    kind: ClassVar[str]
-    OPTION_KEYS: ClassVar[dict[str, str]]
-    """Field name -> spec/JSON option key (``""``: written by value alone in spec text, e.g.
-    ``sa``'s ``z=..,rth=..``; under the field's name in JSON)."""
-    BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {}
-    """Field name -> (minimum, maximum) for :meth:`json_schema` (the checks are in
-    ``__post_init__``)."""
-
-    def check_types(self) -> None:
-        """Raise :class:`PlayerSettingsError` for a field whose value has the wrong type;
-        integers given for numbers become floats."""
-        keys = json_keys(type(self))
-        for name, hint in field_types(type(self)).items():
-            value = _conform(hint, getattr(self, name), keys.get(name, name))
-            if value is not getattr(self, name):
-                object.__setattr__(self, name, value)
-
-    def spec(self) -> str:
-        """``KIND:key=value,...`` with the options that differ from the defaults."""
-        items = []
-        for f in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            if f.name in self.OPTION_KEYS and value != f.default:
-                key = self.OPTION_KEYS[f.name]
-                items.append(_spec_value(value) if key == "" else f"{key}={_spec_value(value)}")
-        return self.kind + (":" + ",".join(items) if items else "")
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """``{"kind": KIND, key: value, ...}`` with every option (JSON values only)."""
-        data: dict[str, JsonValue] = {"kind": self.kind}
-        for name, key in json_keys(type(self)).items():
-            data[key] = encode(getattr(self, name))
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Any:
-        """The settings of the JSON object ``data`` (``"kind"`` optional, but must be this
-        class's); an option left out takes its default.  Strict: see the module doc."""
-        if not isinstance(data, Mapping):
-            raise _bad("kind", f"player settings must be a JSON object, not {data!r}")
-        kind = data.get("kind", cls.kind)
-        if kind != cls.kind:
-            raise _bad("kind", f"kind must be {cls.kind!r} here, not {kind!r}")
-        keys = json_keys(cls)
-        by_key = {key: name for name, key in keys.items()}
-        unknown = sorted(set(data) - set(by_key) - {"kind"})
-        if unknown:
-            raise UnknownKindError(
-                f"unknown key {unknown[0]!r} for kind {cls.kind} "
-                f"(known: {', '.join(sorted(by_key))})",
-                key=unknown[0],
-            )
-        hints = field_types(cls)
-        values = {
-            by_key[key]: _decode(hints[by_key[key]], value, key)
-            for key, value in data.items()
-            if key != "kind"
-        }
-        return cls(**values)
-
-    @classmethod
-    def json_schema(cls) -> dict[str, Any]:
-        """The JSON Schema of :meth:`to_json`'s object (types, defaults, bounds, the field
-        docstrings as descriptions; no other keys allowed)."""
-        schema = object_schema(cls, cls.kind)
-        schema["title"] = cls.__name__
-        schema["description"] = " ".join((cls.__doc__ or "").split())
-        return schema
-
-
-_SpecText = SettingsBase
-"""The former name of :class:`SettingsBase`."""
-
-
-def check_int(key: str, value: int, low: int, high: int | None = None) -> None:
-    """:class:`PlayerSettingsError` unless ``low <= value <= high``."""
-    if value < low:
-        raise _bad(key, f"{key} must be >= {low}")
-    if high is not None and value > high:
-        raise _bad(key, f"{key} must be <= {high}, not {value}")
-
-
-def check_sims(key: str, value: int | None) -> None:
-    """Simulations: None, or an integer in ``1 ..`` :data:`MAX_SIMULATIONS`."""
-    if value is not None:
-        check_int(key, value, 1, MAX_SIMULATIONS)
-
-
-def check_number(
-    key: str,
-    value: float | None,
-    low: float | None = None,
-    high: float | None = None,
-    *,
-    high_open: bool = False,
-) -> None:
-    """:class:`PlayerSettingsError` unless ``value`` is None or a finite number in
-    ``[low, high]`` (``[low, high)`` with ``high_open``)."""
-    if value is None:
-        return
-    if not math.isfinite(value):
-        raise _bad(key, f"{key} must be a finite number, not {value}")
-    if low is not None and high is not None:
-        inside = low <= value < high if high_open else low <= value <= high
-        if not inside:
-            bracket = ")" if high_open else "]"
-            raise _bad(key, f"{key} must be in [{low:g}, {high:g}{bracket}, not {value:g}")
-    elif low is not None and value < low:
-        raise _bad(key, f"{key} must be >= {low:g}, not {value:g}")
-    elif high is not None and value > high:
-        raise _bad(key, f"{key} must be <= {high:g}, not {value:g}")
-
-
-def check_root_random(share: float) -> None:
-    """:class:`PlayerSettingsError` unless ``rootrand`` is a share in [0, 1]."""
-    if not 0.0 <= share <= 1.0:
-        raise _bad("rootrand", f"rootrand must be in [0, 1], not {share:g}")
-
-
-def _check_name(name: str | None) -> None:
-    if name is not None and (not name.strip() or "," in name):
-        raise _bad("name", f"name must be non-empty text without ',', not {name!r}")
 
 
 # ---- the baselines, AlphaZero and SA ---------------------------------------------------------
@@ -532,7 +113,7 @@ class RandomSettings(SettingsBase):
 
     def __post_init__(self) -> None:
         self.check_types()
-        _check_name(self.name)
+        check_name(self.name)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.players.base import RandomPlayer
@@ -571,7 +152,7 @@ class UCTSettings(SettingsBase):
         check_sims("sims", self.simulations)
         check_int("open", self.n_open, 1, MAX_SIMULATIONS)
         check_number("c", self.c, 0.0)
-        _check_name(self.name)
+        check_name(self.name)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.players.uct import UCTPlayer
@@ -605,11 +186,11 @@ class MinimaxSettings(SettingsBase):
 
     def __post_init__(self) -> None:
         if isinstance(self.table, str) and self.table not in ("paper", "ones"):
-            raise _bad("table", "table must be 'paper' or 'ones'")
+            raise bad_setting("table", "table must be 'paper' or 'ones'")
         self.check_types()
         check_int("depth", self.depth, 1, MINIMAX_MAX_DEPTH)
         check_number("r", self.r)
-        _check_name(self.name)
+        check_name(self.name)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.errors import IncompatiblePlayerError
@@ -664,7 +245,7 @@ class AlphaZeroSettings(SettingsBase):
         check_number("cpuct", self.c_puct, 0.0)
         check_number("dropout", self.dropout, 0.0, 1.0, high_open=True)
         check_root_random(self.root_random)
-        _check_name(self.name)
+        check_name(self.name)
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.players.alphazero import build_alphazero_player
@@ -674,7 +255,7 @@ class AlphaZeroSettings(SettingsBase):
 
 def _check_base(base: str | None) -> None:
     if base is not None and base not in ("az", "uct"):
-        raise _bad("base", f"base must be az or uct, not {base!r}")
+        raise bad_setting("base", f"base must be az or uct, not {base!r}")
 
 
 @dataclass(frozen=True)
@@ -741,7 +322,7 @@ class SASettings(SettingsBase):
     def __post_init__(self) -> None:
         _check_base(self.base)
         if isinstance(self.selection, str) and self.selection not in SELECTIONS:
-            raise _bad("select", "select must be one of threshold, sephton, topn")
+            raise bad_setting("select", "select must be one of threshold, sephton, topn")
         self.check_types()
         check_sims("sims", self.simulations)
         if self.n_open is not None:
@@ -749,19 +330,19 @@ class SASettings(SettingsBase):
         check_number("cpuct", self.c_puct, 0.0)
         check_number("c", self.c, 0.0)
         check_int("n", self.top_n, 1)
-        _check_name(self.name)
+        check_name(self.name)
         if self.elo is None:
             if self.calibration is None:  # else the calibration's base decides
                 self.check_base(self.base or "az")
             return
         if not math.isfinite(self.elo):
-            raise _bad("elo", f"elo must be a finite number, not {self.elo}")
+            raise bad_setting("elo", f"elo must be a finite number, not {self.elo}")
         if self.strength is not None:
-            raise _bad("elo", "give either elo or z, rth and floor, not both")
+            raise bad_setting("elo", "give either elo or z, rth and floor, not both")
         if self.selection != "threshold":
-            raise _bad("select", "elo needs select=threshold")
+            raise bad_setting("select", "elo needs select=threshold")
         if self.base == "uct" and self.calibration is None:
-            raise _bad(
+            raise bad_setting(
                 "calibration", "elo needs calibration=PATH (a file written by sparring calibrate)"
             )
 
@@ -770,7 +351,7 @@ class SASettings(SettingsBase):
         given before is replaced).  :class:`PlayerSettingsError` (key ``elo``) when a setting
         ``z, rth, floor`` is given, or ``elo`` is not finite."""
         if self.strength is not None:
-            raise _bad(
+            raise bad_setting(
                 "elo",
                 f"a target Elo chooses z, rth and floor itself; drop {self.strength.label()}",
             )
@@ -782,7 +363,7 @@ class SASettings(SettingsBase):
         for attr in wrong:
             if getattr(self, attr) is not None:
                 key = self.OPTION_KEYS[attr]
-                raise _bad(key, f"{key} is for base={'az' if base == 'uct' else 'uct'}")
+                raise bad_setting(key, f"{key} is for base={'az' if base == 'uct' else 'uct'}")
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         from sparring.players.strength import build_sa_player
@@ -890,7 +471,7 @@ class CalibratedSearchSettings:
         check_number("cpuct", self.c_puct, 0.0)
         check_number("c", self.c, 0.0)
         if self.base == "uct" and self.calibration is None:
-            raise _bad("calibration", "base=uct needs calibration=PATH")
+            raise bad_setting("calibration", "base=uct needs calibration=PATH")
 
     def sa_settings(self) -> SASettings:
         """The ``sa`` settings of this search (strength not set): built with the calibration's
@@ -939,12 +520,12 @@ def make_controller(
     try:
         config = cls(**values)
         for name, hint in field_types(cls).items():
-            _conform(hint, getattr(config, name), name)
+            conform(hint, getattr(config, name), name)
     except PlayerSettingsError as exc:
         key = DSA_CONTROLLER_KEYS[mode].get(exc.key or "", exc.key or "controller")
-        raise _bad(f"{json_prefix}.{exc.key}" if json_prefix else key, str(exc)) from None
+        raise bad_setting(f"{json_prefix}.{exc.key}" if json_prefix else key, str(exc)) from None
     except (ValueError, TypeError) as exc:
-        raise _bad(_controller_error_key(mode, str(exc), json_prefix), str(exc)) from None
+        raise bad_setting(_controller_error_key(mode, str(exc), json_prefix), str(exc)) from None
     return config, per_game
 
 
@@ -979,26 +560,30 @@ class DSASettings(SettingsBase):
 
     def __post_init__(self) -> None:
         if self.mode not in DSA_CONFIGS:
-            raise _bad("mode", f"mode must be one of {', '.join(DSA_CONFIGS)}, not {self.mode!r}")
+            raise bad_setting(
+                "mode", f"mode must be one of {', '.join(DSA_CONFIGS)}, not {self.mode!r}"
+            )
         if not isinstance(self.search, CalibratedSearchSettings):
-            raise _bad("search", f"search must be CalibratedSearchSettings, not {self.search!r}")
+            raise bad_setting(
+                "search", f"search must be CalibratedSearchSettings, not {self.search!r}"
+            )
         cls = DSA_CONFIGS[self.mode]
         if self.controller is None:
             object.__setattr__(self, "controller", cls())
             if self.per_game is None:
                 object.__setattr__(self, "per_game", DSA_PER_GAME[self.mode])
         elif not isinstance(self.controller, cls):
-            raise _bad(
+            raise bad_setting(
                 "controller",
                 f"mode={self.mode} needs a {cls.__name__}, not {type(self.controller).__name__}",
             )
         if self.per_game is None:
             object.__setattr__(self, "per_game", frozenset())
-        per_game = _conform(frozenset[str], self.per_game, "per_game")
+        per_game = conform(frozenset[str], self.per_game, "per_game")
         extra = sorted(per_game - DSA_PER_GAME[self.mode])
         if extra:
-            raise _bad("per_game", f"{extra[0]} has no per-game default in mode={self.mode}")
-        _check_name(_conform(str | None, self.name, "name"))
+            raise bad_setting("per_game", f"{extra[0]} has no per-game default in mode={self.mode}")
+        check_name(conform(str | None, self.name, "name"))
 
     @property
     def config(self) -> ControllerConfig:
@@ -1022,11 +607,11 @@ class DSASettings(SettingsBase):
         for f in fields(self.search):
             value = getattr(self.search, f.name)
             if value != f.default:
-                items.append(f"{CalibratedSearchSettings.OPTION_KEYS[f.name]}={_spec_value(value)}")
+                items.append(f"{CalibratedSearchSettings.OPTION_KEYS[f.name]}={spec_value(value)}")
         defaults = DSA_CONFIGS[self.mode]()
         for name, value in self.given().items():
             if name in DSA_PER_GAME[self.mode] or value != getattr(defaults, name):
-                items.append(f"{DSA_CONTROLLER_KEYS[self.mode][name]}={_spec_value(value)}")
+                items.append(f"{DSA_CONTROLLER_KEYS[self.mode][name]}={spec_value(value)}")
         if self.name is not None:
             items.append(f"name={self.name}")
         return self.kind + (":" + ",".join(items) if items else "")
@@ -1047,9 +632,9 @@ class DSASettings(SettingsBase):
         """The settings of :meth:`to_json`'s object (strict, as
         :meth:`SettingsBase.from_json`)."""
         if not isinstance(data, Mapping):
-            raise _bad("kind", f"player settings must be a JSON object, not {data!r}")
+            raise bad_setting("kind", f"player settings must be a JSON object, not {data!r}")
         if data.get("kind", cls.kind) != cls.kind:
-            raise _bad("kind", f"kind must be 'dsa' here, not {data.get('kind')!r}")
+            raise bad_setting("kind", f"kind must be 'dsa' here, not {data.get('kind')!r}")
         known = ("mode", "search", "controller", "name")
         unknown = sorted(set(data) - {"kind", *known})
         if unknown:
@@ -1057,11 +642,11 @@ class DSASettings(SettingsBase):
                 f"unknown key {unknown[0]!r} for kind dsa (known: {', '.join(known)})",
                 key=unknown[0],
             )
-        mode = _conform(DSAMode, data.get("mode", DSA_DEFAULT_MODE), "mode")
+        mode = conform(DSAMode, data.get("mode", DSA_DEFAULT_MODE), "mode")
         search = nested_from_json(CalibratedSearchSettings, data.get("search", {}), "search")
         raw = data.get("controller", {})
         if not isinstance(raw, Mapping):
-            raise _bad("controller", f"controller must be an object, not {raw!r}")
+            raise bad_setting("controller", f"controller must be an object, not {raw!r}")
         hints = field_types(DSA_CONFIGS[mode])
         unknown = sorted(set(raw) - set(hints))
         if unknown:
@@ -1070,9 +655,9 @@ class DSASettings(SettingsBase):
                 f"(known: {', '.join(sorted(hints))})",
                 key=f"controller.{unknown[0]}",
             )
-        given = {k: _decode(hints[k], v, f"controller.{k}") for k, v in raw.items()}
+        given = {k: decode(hints[k], v, f"controller.{k}") for k, v in raw.items()}
         controller, per_game = make_controller(mode, given, "controller")
-        name = _conform(str | None, data.get("name"), "name")
+        name = conform(str | None, data.get("name"), "name")
         return cls(mode, search, controller, per_game, name)
 
     @classmethod
@@ -1183,7 +768,7 @@ def _optional_float(spec: PlayerSpec, key: str) -> float | None:
 def _option_z(spec: PlayerSpec, default: float) -> float:
     value = option_float(spec, "z", default)
     if math.isnan(value):
-        raise _bad("z", "z must be a number or +-inf")
+        raise bad_setting("z", "z must be a number or +-inf")
     return value
 
 
@@ -1196,14 +781,14 @@ def parse_sa(spec: PlayerSpec) -> SASettings:
     if "elo" in options:
         for key in ("z", "rth", "floor"):
             if key in options:
-                raise _bad(key, f"give either elo or {key}, not both (elo chooses {key})")
+                raise bad_setting(key, f"give either elo or {key}, not both (elo chooses {key})")
     elif any(key in options for key in ("z", "rth", "floor")):
         floor = option_float(spec, "floor", 0.0)
         z = _option_z(spec, -math.inf if floor > 0 else math.inf)
         try:
             strength = StrengthSetting(z, option_float(spec, "rth", PAPER_RTH), floor)
         except ValueError as exc:
-            raise _bad("z", str(exc)) from None
+            raise bad_setting("z", str(exc)) from None
     base = options.get("base")
     return SASettings(
         base=None if base is None else base.lower(),  # type: ignore[arg-type]  # checked
@@ -1230,7 +815,7 @@ def option_bool(spec: PlayerSpec, key: str) -> bool | None:
         return True
     if value.lower() in ("0", "no", "false", "off"):
         return False
-    raise _bad(key, f"{key}={value!r} is not yes or no")
+    raise bad_setting(key, f"{key}={value!r} is not yes or no")
 
 
 def parse_dsa(spec: PlayerSpec) -> DSASettings:
@@ -1243,7 +828,7 @@ def parse_dsa(spec: PlayerSpec) -> DSASettings:
     options = spec.options
     mode = options.get("mode", DSA_DEFAULT_MODE).lower()
     if mode not in DSA_CONFIGS:
-        raise _bad("mode", f"mode must be one of {', '.join(DSA_CONFIGS)}, not {mode!r}")
+        raise bad_setting("mode", f"mode must be one of {', '.join(DSA_CONFIGS)}, not {mode!r}")
     allowed = DSA_MODE_OPTIONS[mode]
     for key in options:
         if key not in allowed and key not in DSA_SEARCH_OPTIONS and key not in ("mode", "name"):
@@ -1339,19 +924,13 @@ PRESETS: dict[str, tuple[type[Any], Any, str, dict[str, Any]]] = {
 
 __all__ = [
     "DSA_DEFAULT_MODE",
-    "JSON_INF",
-    "MAX_SIMULATIONS",
-    "MINIMAX_MAX_DEPTH",
     "AlphaZeroSettings",
     "CalibratedSearchSettings",
     "DSASettings",
     "MinimaxSettings",
-    "PlayerSettings",
     "RandomSettings",
     "SASettings",
-    "SettingsBase",
     "UCTSettings",
-    "build_player",
     "make_controller",
     "parse_alphazero",
     "parse_dsa",
