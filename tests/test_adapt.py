@@ -20,10 +20,16 @@ from sparring.evaluation.store import GameRecord, GameStore
 from sparring.experiments.adapt import (
     Z95,
     AdaptConfig,
+    adaptive_mode,
+    baseline_settings,
+    baseline_spec,
     cell_stats,
     default_baseline,
     expected_order,
     games_until_within,
+    is_alphadda,
+    paper_kind,
+    paper_opponent,
     parse_elos,
     run_adapt,
     separation_game,
@@ -33,8 +39,10 @@ from sparring.experiments.adapt import (
 from sparring.games.base import Game, State
 from sparring.players import registry
 from sparring.players.base import Player, PlayerState
-from sparring.players.registry import PlayerSpec, check_options
+from sparring.players.registry import PlayerSpec, check_options, parse_player
+from sparring.players.settings import AlphaZeroSettings, SASettings
 from sparring.search.limit import Limit
+from sparring.strength.selection import StrengthSetting
 
 
 # ---- a stub adaptive player with the dsa kind's annotations and state -------------------------
@@ -244,6 +252,183 @@ def test_specs_baseline_and_elos(tmp_path: Path) -> None:
     assert both[:2] == (1000.0, 1982.53) and both[2] == pytest.approx(2085.52, abs=0.01)
     z2, zm2 = parse_elos("calibration", ["sa:z=2,rth=0.1", "sa:z=-2,rth=0.1"], "connect4")
     assert z2 is not None and zm2 is not None and z2 > both[2] > zm2
+
+
+# ---- the experiment reads typed settings: pinned against the former text-reading functions ----
+# (adaptive spec, its adaptive_mode, its default_baseline): each expected value is what the
+# former implementation (PlayerSpec.parse and the option dicts) returned for the spec.
+BASELINES = [
+    ("dsa", "bayes", "sa:elo=1500"),
+    ("dsa:mode=inter", "inter", "sa:rth=0.1,z=0"),
+    ("dsa:mode=inter,model=connect4", "inter", "sa:model=connect4,rth=0.1,z=0"),
+    (
+        "dsa:mode=inter,model=connect4,sims=50,dz=0.3",
+        "inter",
+        "sa:model=connect4,sims=50,rth=0.1,z=0",
+    ),
+    ("dsa:mode=inter,model=connect4,z0=0.5,rth=0.2", "inter", "sa:model=connect4,rth=0.2,z=0.5"),
+    ("dsa:mode=intra,sims=50,z0=-1,rth=0.2", "intra", "sa:sims=50,rth=0.2,z=-1"),
+    (
+        "dsa:mode=intra,model=othello6,dz=1.5,name=DSA(intra dZ=1.5 ~ 0.2)",
+        "intra",
+        "sa:model=othello6,rth=0.1,z=0",
+    ),
+    ("dsa:mode=INTER,model=connect4", "inter", "sa:model=connect4,rth=0.1,z=0"),
+    ("dsa:mode=elo-inter,model=connect4", "elo-inter", "sa:model=connect4,elo=1500"),
+    ("dsa:mode=elo-inter,elo0=1300,step=50", "elo-inter", "sa:elo=1300"),
+    ("dsa:mode=elo-intra,elo0=1200", "elo-intra", "sa:elo=1200"),
+    (
+        "dsa:mode=elo-intra,model=connect4,calibration=c.json",
+        "elo-intra",
+        "sa:model=connect4,calibration=c.json,elo=1500",
+    ),
+    ("dsa:prior=1700,calibration=c.json", "bayes", "sa:calibration=c.json,elo=1700"),
+    ("dsa:mode=bayes,model=othello6", "bayes", "sa:model=othello6,elo=1500"),
+    (
+        "dsa:mode=bayes,base=uct,calibration=u.json,sims=30,c=0.4,open=3",
+        "bayes",
+        "sa:base=uct,sims=30,c=0.4,open=3,calibration=u.json,elo=1500",
+    ),
+    (
+        "dsa:mode=inter,base=uct,calibration=u.json,sims=30",
+        "inter",
+        "sa:base=uct,sims=30,rth=0.1,z=0",
+    ),
+    ("alphadda1", "inter", "az"),
+    ("alphadda1:floor=on,name=AlphaDDA1-floor", "inter", "az"),
+    ("alphadda1:rootrand=0.2", "inter", "az:rootrand=0.2"),
+    (
+        "alphadda1:model=connect4,cpuct=2,rootrand=0.2,nh=3",
+        "inter",
+        "az:model=connect4,cpuct=2,rootrand=0.2",
+    ),
+    ("alphadda2:sims=50,model=connect4,adrop=5", "inter", "az:model=connect4,sims=50"),
+    ("alphadda2:cpuct=2,sims=50", "inter", "az:cpuct=2,sims=50"),
+    ("alphadda2:floor=on,name=AlphaDDA2-floor", "inter", "az"),
+    ("alphadda3:c=1.25,sims=2", "inter", "az:sims=2"),
+    ("alphadda3:nh=5,c=1.25", "inter", "az"),
+    ("uct:sims=4,name=U", "inter", "sa:sims=4,rth=0.1,z=0"),
+    ("az:sims=10", "inter", "sa:sims=10,rth=0.1,z=0"),
+    ("az:cpuct=2,rootrand=0.2", "inter", "sa:cpuct=2,rth=0.1,z=0"),
+    ("sa:model=connect4,z=1,rth=0.2", "inter", "sa:model=connect4,rth=0.2,z=0"),
+    ("random", "inter", "sa:rth=0.1,z=0"),
+    ("mcts1", "inter", "sa:rth=0.1,z=0"),
+]
+# Specs whose former answer came from the text as written, not from the settings it names:
+# (spec, former baseline, baseline now).  The settings are the same; only the stored key
+# differs (option order as typed, a number's spelling, an option given at its default).
+BASELINE_CHANGES = [
+    (
+        "dsa:mode=inter,sims=50,model=connect4",
+        "sa:sims=50,model=connect4,rth=0.1,z=0",
+        "sa:model=connect4,sims=50,rth=0.1,z=0",
+    ),
+    (
+        "dsa:mode=inter,model=connect4,cpuct=2.5,sims=8",
+        "sa:model=connect4,cpuct=2.5,sims=8,rth=0.1,z=0",
+        "sa:model=connect4,sims=8,cpuct=2.5,rth=0.1,z=0",
+    ),
+    ("dsa:mode=intra,z0=1.0", "sa:rth=0.1,z=1.0", "sa:rth=0.1,z=1"),
+    ("alphadda1:cpuct=1.25", "az:cpuct=1.25", "az"),
+]
+# (spec, game, paper_kind): the former answers; "alphadda1:cpuct=1.25" was None (an option
+# given), it is now the paper's player (C_puct at the paper's 1.25).
+PAPER_KINDS = [
+    ("alphadda1", None, "alphadda1"),
+    ("alphadda1", "connect4", None),
+    ("alphadda1", "othello", "alphadda1"),
+    ("alphadda2", "connect4", "alphadda2"),
+    ("alphadda2:model=connect4,name=X", None, "alphadda2"),
+    ("alphadda2:floor=on", None, None),
+    ("dsa:mode=inter", None, None),
+    ("alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200", "connect4", "alphadda1"),
+    ("alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200", "othello6", None),
+    ("alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200", None, None),
+    ("alphadda3:c=0.75,nh=1", "othello6", "alphadda3"),
+    ("alphadda1:nh=4", "connect4", None),
+    ("alphadda2:nh=1,sims=50", "connect4", None),
+    ("alphadda1:rootrand=0.2", None, "alphadda1"),
+    ("alphadda1:nh=3,asim=2.0,bsim0=-1.40,nmax=200,rootrand=0.2", "connect4", "alphadda1"),
+    ("alphadda2:nh=1,adrop=10,pdrop0=-0.2", "connect4", "alphadda2"),
+    ("alphadda2:nh=1", "connect4", "alphadda2"),
+    ("alphadda3:history=code", "connect4", None),
+    ("alphadda3:nh=5,c=1.25", "connect4", "alphadda3"),
+    ("alphadda3:nh=5,c=1.25", "othello", None),
+    ("alphadda1:floor=on,name=AlphaDDA1-floor", "connect4", None),
+    ("az", None, None),
+    ("alphadda3:model=othello6,nh=1,c=0.75,rootrand=0.2", "othello6", "alphadda3"),
+    ("alphadda2:pmax=0.99", "othello", None),
+    ("alphadda1:cpuct=1.25", "othello", "alphadda1"),  # formerly None
+]
+# (spec, paper_opponent): the former answers; "uct:name=MCTS1" (formerly None) is MCTS1's
+# settings under another kind name, and is now MCTS1.
+PAPER_OPPONENT_NAMES = [
+    ("az", "AlphaZero"),
+    ("minimax2:name=M", "Minimax2"),
+    ("az:sims=10", None),
+    ("uct", None),
+    ("az:rootrand=0.2", "AlphaZero"),
+    ("mcts1", "MCTS1"),
+    ("mcts3:name=X", "MCTS3"),
+    ("random", "Random"),
+    ("minimax1", "Minimax1"),
+    ("minimax", None),
+    ("az:model=connect4,name=A", "AlphaZero"),
+    ("az:dropout=0.1", None),
+    ("uct:sims=500", None),
+    ("dsa:mode=inter", None),
+    ("alphadda1", None),
+    ("sa:z=0", None),
+    ("uct:name=MCTS1", "MCTS1"),  # formerly None
+]
+
+
+@pytest.mark.parametrize(("spec", "mode", "baseline"), BASELINES)
+def test_baseline_and_mode_from_settings(spec: str, mode: str, baseline: str) -> None:
+    settings = parse_player(spec)
+    assert adaptive_mode(spec) == adaptive_mode(settings) == mode
+    assert default_baseline(spec) == default_baseline(settings) == baseline
+    # the stored text names the typed baseline
+    assert parse_player(baseline) == baseline_settings(settings)
+
+
+def test_baseline_changes_only_in_spelling() -> None:
+    for spec, former, now in BASELINE_CHANGES:
+        assert default_baseline(spec) == now
+        assert parse_player(former) == parse_player(now) == baseline_settings(spec)
+
+
+def test_baseline_settings_are_typed() -> None:
+    inter = baseline_settings("dsa:mode=inter,model=connect4,z0=0.5,rth=0.2")
+    assert inter == SASettings(model="connect4", strength=StrengthSetting(0.5, 0.2))
+    # its canonical spec() writes z before rth: the stored key keeps the former order
+    assert inter.spec() == "sa:model=connect4,z=0.5,rth=0.2"
+    assert baseline_spec(inter) == "sa:model=connect4,rth=0.2,z=0.5"
+    assert baseline_settings("dsa:prior=1700,calibration=c.json") == SASettings(
+        elo=1700.0, calibration="c.json"
+    )
+    assert baseline_settings("alphadda2:sims=50,cpuct=2,rootrand=0.2") == AlphaZeroSettings(
+        simulations=50, c_puct=2.0, root_random=0.2
+    )
+
+
+def test_plugin_kind_without_typed_settings(stub: None) -> None:
+    """A factory kind's options are all its settings: ``mode``, ``z0``, ``rth`` and the
+    search options are read from them."""
+    assert adaptive_mode("stubdsa") == "inter" and adaptive_mode("stubdsa:mode=intra") == "intra"
+    assert default_baseline("stubdsa:mode=intra") == "sa:rth=0.1,z=0"
+    assert default_baseline("stubdsa:sims=7,z0=-1,rth=0.3") == "sa:sims=7,rth=0.3,z=-1"
+    assert not is_alphadda("stubdsa") and is_alphadda("alphadda3:c=1")
+
+
+@pytest.mark.parametrize(("spec", "game", "kind"), PAPER_KINDS)
+def test_paper_kind_from_settings(spec: str, game: str | None, kind: str | None) -> None:
+    assert paper_kind(spec, game) == paper_kind(parse_player(spec), game) == kind
+
+
+@pytest.mark.parametrize(("spec", "name"), PAPER_OPPONENT_NAMES)
+def test_paper_opponent_from_settings(spec: str, name: str | None) -> None:
+    assert paper_opponent(spec) == paper_opponent(parse_player(spec)) == name
 
 
 def test_config_rejects_bad_values() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from plugin_kind import register_for_test
+from sparring.errors import UnknownKindError
 from sparring.evaluation.store import GameRecord
 from sparring.experiments.adapt import (
     AdaptConfig,
@@ -238,7 +239,11 @@ def test_paper_counts_and_d() -> None:
     assert paper_opponent("az:sims=10") is None and paper_opponent("uct") is None
     assert paper_opponent("az:rootrand=0.2") == "AlphaZero"  # the author's code's AlphaZero
     assert paper_kind("alphadda1:rootrand=0.2") == "alphadda1"
-    assert default_baseline("alphadda1:rootrand=0.2,sims=9") == "az:sims=9,rootrand=0.2"
+    assert default_baseline("alphadda2:rootrand=0.2,sims=9") == "az:sims=9,rootrand=0.2"
+    # AlphaDDA1 has no sims (it sets N_max): its spec is rejected, naming the option
+    with pytest.raises(UnknownKindError) as info:
+        default_baseline("alphadda1:rootrand=0.2,sims=9")
+    assert info.value.key == "sims"
     assert default_baseline("alphadda2:sims=50,model=connect4,adrop=5") == (
         "az:model=connect4,sims=50"
     )
@@ -324,9 +329,11 @@ if multiprocessing.current_process().name != "MainProcess":  # a pool worker imp
     registry.register_factory("stubdda", "test stub")(make_stub)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def stub(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register the ``stubdda`` kind for one test."""
+    """Register the ``stubdda`` kind for each test (the statistics read the adaptive
+    player's typed settings, :func:`~sparring.experiments.adapt.adaptive_mode`, so its kind
+    must be registered, as it is in a run, which builds the players first)."""
     register_for_test(monkeypatch, "stubdda", make_stub)
 
 

@@ -15,7 +15,9 @@ from sparring.errors import ConfigError
 from sparring.evaluation.match import HeadToHeadConfig, MatchConfig
 from sparring.evaluation.series import SeriesConfig
 from sparring.experiments.adapt import opponent_z
+from sparring.players.settings import SASettings
 from sparring.rundir import Curve, Panel, TrainingPlot
+from sparring.strength.selection import StrengthSetting
 
 SRC = Path(sparring.__file__).resolve().parent
 
@@ -94,3 +96,23 @@ def test_opponent_z_reads_typed_settings() -> None:
     assert opponent_z("sa:elo=1500") is None  # an Elo, not a fixed setting
     assert opponent_z("mcts1") is None
     assert opponent_z("no-such-kind:z=1") is None
+    assert opponent_z(SASettings(strength=StrengthSetting(-0.5))) == -0.5  # settings as given
+
+
+def test_adapt_experiment_reads_settings_not_spec_text() -> None:
+    """``experiments/adapt`` parses spec text only through ``parse_player`` (issue 24, item
+    1): no ``PlayerSpec``, and option text is read only from a plug-in kind's
+    ``FactorySettings.parsed`` (a kind without typed settings)."""
+    offenders = []
+    for path in sorted((SRC / "experiments" / "adapt").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            name = f"{path.name}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Name) and node.id == "PlayerSpec":
+                offenders.append(f"{name} PlayerSpec")
+            if isinstance(node, ast.alias) and node.name == "PlayerSpec":
+                offenders.append(f"{path.name} imports PlayerSpec")
+            if isinstance(node, ast.Attribute) and node.attr == "options":
+                parent = node.value
+                if not (isinstance(parent, ast.Attribute) and parent.attr == "parsed"):
+                    offenders.append(f"{name} .options")
+    assert offenders == []

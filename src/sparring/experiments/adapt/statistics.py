@@ -15,12 +15,11 @@ import numpy as np
 from sparring.evaluation.store import GameRecord
 from sparring.experiments.adapt.config import AdaptConfig
 from sparring.experiments.adapt.specs import (
-    ALPHADDA_KINDS,
     INTRA_MODES,
     adaptive_mode,
+    is_alphadda,
     opponent_z,
 )
-from sparring.players.registry import PlayerSpec
 from sparring.strength.alphadda import SideCounts, metric_d
 
 Z95 = 1.959963984540054
@@ -540,15 +539,10 @@ class AdaptiveStats:
         return self.mode in INTRA_MODES
 
     @property
-    def kind(self) -> str:
-        """The player kind of the spec."""
-        return PlayerSpec.parse(self.spec).kind
-
-    @property
     def dsa_tables(self) -> bool:
         """Whether the report gives it the DSA tables (the Table 3-4 analogue, ``adapt.png``):
-        every kind but AlphaDDA's (:data:`ALPHADDA_KINDS`), whose games carry no z."""
-        return self.kind not in ALPHADDA_KINDS
+        every kind but AlphaDDA's (:func:`is_alphadda`), whose games carry no z."""
+        return not is_alphadda(self.spec)
 
     @property
     def d(self) -> int:
