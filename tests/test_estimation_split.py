@@ -302,3 +302,18 @@ def test_se_eval_refuses_a_choice_without_a_split_in_one_line(
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_whole_player_accuracy_counts_only_games_with_pairs_in_the_part() -> None:
+    from sparring.estimation.report import _player_units
+
+    # "ann" plays 6 games, "bo" 5; each game one side (one unit), two pairs per side
+    units = [("ann",)] * 6 + [("bo",)] * 5
+    pairs = _pairset(units, [0] * 6 + [1] * 5, n_ranks=2)
+    of_pair, player_rank, n = _player_units(pairs)
+    assert n == 2 and sorted(player_rank.tolist()) == [0, 1]
+    # keep ann's six games and two of bo's: bo has no longer five games in the set
+    keep = np.flatnonzero(pairs.unit < 8)
+    of_pair, player_rank, n = _player_units(pairs.take(keep))
+    assert n == 1 and player_rank.tolist() == [0]
+    assert (of_pair[:12] == 0).all() and (of_pair[12:] == -1).all()

@@ -171,9 +171,14 @@ def _scores(
 
 def _player_units(pairs: PairSet, min_games: int = 5) -> tuple[IntArray, IntArray, int]:
     """Pairs grouped by held-out player (players with ``min_games`` or more games in one rank):
-    (player index of each pair or -1, true rank of each player, number of players)."""
+    (player index of each pair or -1, true rank of each player, number of players).  Only
+    units with pairs in ``pairs`` count (a part of the held-out set keeps the numbering, and
+    the records, of every held-out unit)."""
     key = np.char.add(np.char.add(pairs.unit_player.astype(str), "|"), pairs.unit_rank.astype(str))
-    uniq, inv, counts = np.unique(key, return_inverse=True, return_counts=True)
+    uniq, inv = np.unique(key, return_inverse=True)
+    present = np.zeros(key.size, dtype=np.float64)
+    present[pairs.unit] = 1.0
+    counts = np.bincount(inv, weights=present, minlength=uniq.size)
     keep = counts >= min_games
     n = int(keep.sum())
     index = np.full(uniq.size, -1, dtype=np.int64)
