@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
-SYSTEM_PACKAGES=(stockfish)   # Debian packages sparring needs (stockfish: se-match --cpl-depth)
+SYSTEM_PACKAGES=(stockfish chromium gnugo)   # Debian packages sparring needs (stockfish: se-match --cpl-depth; chromium: the browser tests, driven by Playwright, which never downloads its own browser; gnugo: the GTP engine tests against GNU Go)
 
 if ((${#SYSTEM_PACKAGES[@]})); then
   missing=()
@@ -27,4 +27,4 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v '^WARNING: Location' || true
-.venv/bin/python -c "import sparring, numba, pyspiel, bitbully; print('sparring', sparring.__version__, 'installed in .venv')"
+.venv/bin/python -c "import sparring, numba, pyspiel, bitbully, fastapi, uvicorn, sqlalchemy, psycopg, httpx, playwright.sync_api; print('sparring', sparring.__version__, 'installed in .venv')"

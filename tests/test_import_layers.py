@@ -272,7 +272,9 @@ LAYERS: dict[str, int] = {
     # interfaces; the composition root of the player kinds (imports players and estimation)
     "bench": 8,
     "kinds": 8,
+    "engines": 8,
     "cli": 9,
+    "service": 8,
     "__main__": 10,
     # the public Python API (``import sparring`` loads it lazily: LAZY_FACADE)
     "api": 10,

@@ -58,6 +58,8 @@ COMMAND_MODULES = (
     "estimation",
     "adapt",
     "ddagrid",
+    "serve",
+    "engines",
 )
 """Modules of this package whose ``register(app)`` adds commands."""
 

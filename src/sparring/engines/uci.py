@@ -1,0 +1,515 @@
+"""``sparring uci``: a chess engine speaking UCI over a player and a game session.
+
+Commands: ``uci``, ``debug``, ``isready``, ``setoption``, ``register``, ``ucinewgame``,
+``position startpos|fen FEN [moves ...]``, ``go`` (``movetime``, ``wtime btime winc binc
+movestogo``, ``nodes``, ``depth``, ``infinite``, ``ponder``; ``searchmoves`` and ``mate``
+are read and ignored with an ``info string``), ``stop``, ``ponderhit``, ``quit``.  A bad
+command (unknown, malformed, illegal move, bad FEN, ``go`` before ``position``, an option
+out of range, a command that needs the search to be idle while it runs) gets one ``info
+string error ...`` line and changes nothing; the engine never exits on bad input.
+
+Search
+    ``go`` searches in a worker thread by *iterative deepening over simulations*: depth
+    ``d`` is a search of ``2**d`` simulations (capped by the player's own count), each
+    iteration a fresh search under a :class:`~sparring.search.limit.Limit` whose stop flag
+    ``stop`` sets and whose deadline is the move's time.  After each iteration one ``info``
+    line per ``MultiPV`` line (depth, nodes and time over all iterations so far, nps, score
+    ``cp`` and with ``UCI_ShowWDL`` ``wdl``, pv) comes from the player's
+    :class:`~sparring.search.analysis.MoveAnalysis`.  The deepening ends when the player's own
+    budget is reached (an iteration runs fewer simulations than asked), the time, node or
+    depth bound is reached, or on ``stop``; ``bestmove`` is the move the player chose in the
+    deepest iteration (the one before when a stopped iteration got fewer simulations), with
+    ``ponder`` the next move of its pv.  Under ``go infinite`` and ``go ponder`` the
+    ``bestmove`` waits for ``stop`` (or ``ponderhit``, which starts the clock).
+
+Time
+    ``movetime T``: ``T`` minus ``Move Overhead``.  ``wtime/btime`` (the side to move's):
+    ``left / movestogo + 0.8 * inc`` (``movestogo`` 30 when absent), at most half of
+    ``left``, minus ``Move Overhead``.  ``nodes N``: the search's node bound.
+
+Options
+    ``UCI_LimitStrength`` and ``UCI_Elo`` (1000-2600: the chess Elo bands of the shipped
+    estimators; the Elo picks the 200-point Lichess band holding it), ``Style``
+    (``human-like``: SE-inf-MCTS at the band; ``plain``: SA-MCTS at the band's ``z``),
+    ``Simulations`` (the player's simulations per move), ``Player`` (a player spec that
+    replaces the strength options, e.g. ``uct:sims=50``), ``MultiPV``, ``UCI_ShowWDL``,
+    ``Move Overhead``, ``Ponder``.  Without a limited strength the player is ``human-mcts``
+    (the same search at full strength).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from sparring.engines.common import (
+    STYLES,
+    PlayerSeat,
+    SearchWorker,
+    StopFlag,
+    move_value,
+    ranked_moves,
+    settings_from_spec,
+    strength_settings,
+    value_to_cp,
+    value_to_winrate,
+)
+from sparring.errors import SparringError
+from sparring.games import get_game
+from sparring.games.base import State
+from sparring.players.settings_base import PlayerSettings
+from sparring.search.analysis import MoveAnalysis
+from sparring.search.limit import Limit
+from sparring.session import GameSession
+from sparring.version import __version__
+
+ELO_MIN, ELO_MAX = 1000, 2600
+"""``UCI_Elo``'s range: the chess Elo bands of the shipped estimators
+(:data:`sparring.estimation.human_like.ELO_RANGE`)."""
+MAX_DEPTH = 17
+"""The deepest iteration: ``2**17`` simulations, above the players' 100,000 cap."""
+DEFAULT_MOVES_TO_GO = 30
+"""Moves the remaining clock time is shared over when ``movestogo`` is not given."""
+
+
+class UCIError(Exception):
+    """A bad UCI command; its message becomes ``info string error ...``."""
+
+
+@dataclass
+class SpinOption:
+    """A UCI ``spin`` option."""
+
+    default: int
+    low: int
+    high: int
+
+
+@dataclass
+class EngineOptions:
+    """The values of the engine's UCI options."""
+
+    limit_strength: bool = False
+    elo: int = 1500
+    style: str = "human-like"
+    simulations: int = 100
+    player: str = ""
+    multipv: int = 1
+    show_wdl: bool = False
+    move_overhead: int = 30
+    ponder: bool = False
+
+
+SPINS: dict[str, tuple[str, SpinOption]] = {
+    "uci_elo": ("elo", SpinOption(1500, ELO_MIN, ELO_MAX)),
+    "simulations": ("simulations", SpinOption(100, 1, 100_000)),
+    "multipv": ("multipv", SpinOption(1, 1, 64)),
+    "move overhead": ("move_overhead", SpinOption(30, 0, 5000)),
+}
+CHECKS: dict[str, str] = {
+    "uci_limitstrength": "limit_strength",
+    "uci_showwdl": "show_wdl",
+    "ponder": "ponder",
+}
+
+
+def option_lines() -> list[str]:
+    """The ``option`` lines the engine sends after ``uci``."""
+    return [
+        "option name UCI_LimitStrength type check default false",
+        f"option name UCI_Elo type spin default 1500 min {ELO_MIN} max {ELO_MAX}",
+        "option name Style type combo default human-like" + "".join(f" var {s}" for s in STYLES),
+        "option name Simulations type spin default 100 min 1 max 100000",
+        "option name Player type string default <empty>",
+        "option name MultiPV type spin default 1 min 1 max 64",
+        "option name UCI_ShowWDL type check default false",
+        "option name Move Overhead type spin default 30 min 0 max 5000",
+        "option name Ponder type check default false",
+    ]
+
+
+@dataclass
+class GoParams:
+    """The parameters of a ``go`` command (milliseconds as given)."""
+
+    movetime: int | None = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+    ignored: list[str] = field(default_factory=list)
+
+
+_GO_INTS = ("movetime", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate")
+
+
+def parse_go(tokens: list[str]) -> GoParams:
+    """Read ``go``'s parameters; :class:`UCIError` for an unknown word or a bad number."""
+    params = GoParams()
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        if word in ("infinite", "ponder"):
+            setattr(params, word, True)
+            i += 1
+        elif word == "searchmoves":
+            params.ignored.append("searchmoves")
+            i += 1
+            while i < len(tokens) and tokens[i] not in (*_GO_INTS, "infinite", "ponder"):
+                i += 1
+        elif word in _GO_INTS:
+            if i + 1 >= len(tokens):
+                raise UCIError(f"go {word} needs a number")
+            text = tokens[i + 1]
+            try:
+                value = int(text)
+            except ValueError:
+                raise UCIError(f"go {word} {text!r}: not an integer") from None
+            if word in ("movestogo", "depth", "nodes", "mate") and value <= 0:
+                raise UCIError(f"go {word} must be positive, not {value}")
+            if word == "mate":
+                params.ignored.append("mate")
+            else:
+                setattr(params, word, value)
+            i += 2
+        else:
+            raise UCIError(f"go: unknown parameter {word!r}")
+    return params
+
+
+def think_time(params: GoParams, side: int, overhead_ms: int) -> float | None:
+    """Seconds to think for ``side`` (0 White) under ``params`` (see the module doc); None
+    when no time bound applies."""
+    if params.movetime is not None:
+        ms = float(params.movetime)
+    else:
+        left = params.wtime if side == 0 else params.btime
+        if left is None:
+            return None
+        inc = (params.winc if side == 0 else params.binc) or 0
+        togo = params.movestogo or DEFAULT_MOVES_TO_GO
+        ms = min(left / togo + 0.8 * inc, 0.5 * max(left, 0))
+    return max(0.0, (ms - overhead_ms) / 1000.0)
+
+
+class UCIEngine:
+    """The UCI protocol over a :class:`PlayerSeat` (see the module doc).  ``out`` receives the
+    engine's lines; :meth:`run` reads commands until ``quit`` or the end of input."""
+
+    def __init__(
+        self,
+        out: TextIO | None = None,
+        *,
+        seed: int | None = None,
+        options: EngineOptions | None = None,
+    ) -> None:
+        self.out = sys.stdout if out is None else out
+        self.seed = seed
+        self.game = get_game("chess")
+        self.options = EngineOptions() if options is None else options
+        self.settings = self._settings(self.options)
+        self.seat: PlayerSeat | None = None
+        self.position: tuple[State, list[int]] | None = None
+        self.worker = SearchWorker(self.send)
+        self._lock = threading.Lock()
+        self._infinite = threading.Event()
+        """Set while the running search must wait for ``stop``/``ponderhit`` to answer."""
+        self._pending_time: float | None = None
+        """The thinking time of the running ``go`` (started at ``ponderhit`` when pondering)."""
+
+    # ---- output ----------------------------------------------------------------------------
+    def send(self, line: str) -> None:
+        """Write one line and flush (from the protocol loop or the search thread)."""
+        with self._lock:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def error(self, message: str) -> None:
+        """The reply to a bad command."""
+        self.send(f"info string error {' '.join(message.split())}")
+
+    # ---- the loop ----------------------------------------------------------------------------
+    def run(self, lines: Iterable[str]) -> None:
+        """Handle ``lines`` until ``quit`` (or the end of input); stops a running search."""
+        try:
+            for line in lines:
+                if not self.handle(line):
+                    break
+        finally:
+            self.worker.stop()
+
+    def handle(self, line: str) -> bool:
+        """Handle one command line; False after ``quit``."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        command, args = tokens[0], tokens[1:]
+        if command == "quit":
+            return False
+        method = getattr(self, "cmd_" + command, None) if command.isidentifier() else None
+        if method is None:
+            self.error(f"unknown command {command!r}")
+            return True
+        try:
+            method(args)
+        except (UCIError, SparringError) as exc:
+            self.error(str(exc))
+        except Exception as exc:  # never die on input: report anything unforeseen
+            self.error(f"{command}: internal error: {type(exc).__name__}: {exc}")
+        return True
+
+    def _idle(self, command: str) -> None:
+        if self.worker.busy:
+            raise UCIError(f"{command} while searching: send stop first")
+
+    # ---- commands ----------------------------------------------------------------------------
+    def cmd_uci(self, args: list[str]) -> None:
+        self.send(f"id name sparring {__version__}")
+        self.send("id author the sparring authors")
+        for line in option_lines():
+            self.send(line)
+        self.send("uciok")
+
+    def cmd_debug(self, args: list[str]) -> None:
+        if args not in (["on"], ["off"]):
+            raise UCIError("debug on|off")
+
+    def cmd_register(self, args: list[str]) -> None:
+        """Nothing to register; accepted."""
+
+    def cmd_isready(self, args: list[str]) -> None:
+        if not self.worker.busy:
+            try:
+                self._ensure_seat()
+            finally:
+                self.send("readyok")
+        else:
+            self.send("readyok")
+
+    def cmd_ucinewgame(self, args: list[str]) -> None:
+        self._idle("ucinewgame")
+        self.position = None
+        if self.seat is not None:
+            self.seat.reset()
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        self._idle("setoption")
+        if not args or args[0] != "name":
+            raise UCIError("setoption name <id> [value <x>]")
+        rest = args[1:]
+        if "value" in rest:
+            k = rest.index("value")
+            name, value = " ".join(rest[:k]), " ".join(rest[k + 1 :])
+        else:
+            name, value = " ".join(rest), ""
+        key = name.lower()
+        options = EngineOptions(**vars(self.options))
+        if key in SPINS:
+            attr, spin = SPINS[key]
+            try:
+                number = int(value)
+            except ValueError:
+                raise UCIError(f"option {name}: {value!r} is not an integer") from None
+            if not spin.low <= number <= spin.high:
+                raise UCIError(f"option {name}: {number} outside {spin.low}..{spin.high}")
+            setattr(options, attr, number)
+        elif key in CHECKS:
+            if value.lower() not in ("true", "false"):
+                raise UCIError(f"option {name}: {value!r} is not true or false")
+            setattr(options, CHECKS[key], value.lower() == "true")
+        elif key == "style":
+            if value not in STYLES:
+                raise UCIError(f"option Style: {value!r} is not one of {', '.join(STYLES)}")
+            options.style = value
+        elif key == "player":
+            options.player = "" if value in ("", "<empty>") else value
+        else:
+            raise UCIError(f"unknown option {name!r}")
+        settings = self._settings(options)  # raises, changing nothing, on a bad combination
+        self._build(settings)  # raises, changing nothing, when the player cannot be built
+        self.options, self.settings = options, settings
+
+    def cmd_position(self, args: list[str]) -> None:
+        self._idle("position")
+        if not args:
+            raise UCIError("position startpos|fen FEN [moves ...]")
+        if "moves" in args:
+            k = args.index("moves")
+            head, move_texts = args[:k], args[k + 1 :]
+        else:
+            head, move_texts = args, []
+        if head == ["startpos"]:
+            start = self.game.initial_state()
+        elif head and head[0] == "fen" and len(head) > 1:
+            start = self.game.parse_position(" ".join(head[1:]))
+        else:
+            raise UCIError(f"position: expected startpos or fen FEN, not {' '.join(head)!r}")
+        check = GameSession(self.game, start=start)
+        moves: list[int] = []
+        for text in move_texts:
+            move = self.game.parse_move(text)
+            check.play(move)  # IllegalMoveError / GameOverError name the move
+            moves.append(move)
+        self.position = (start, moves)
+
+    def cmd_go(self, args: list[str]) -> None:
+        self._idle("go")
+        params = parse_go(args)
+        if self.position is None:
+            raise UCIError("go before position: send position startpos|fen ... first")
+        seat = self._ensure_seat()
+        start, moves = self.position
+        seat.set_session(start, moves)
+        session = seat.session
+        side = session.to_move
+        seat.seat(side)
+        session = seat.session
+        for word in params.ignored:
+            self.send(f"info string {word} is not supported; ignored")
+        if session.is_over:
+            self.send("info string the game is over: no legal move")
+            self.send("bestmove (none)")
+            return
+        seconds = think_time(params, side, self.options.move_overhead)
+        wait = params.infinite or params.ponder
+        if wait:
+            self._infinite.set()
+        else:
+            self._infinite.clear()
+        self._pending_time = seconds
+        self.worker.start(
+            lambda f: self._search(f, seat, params), None if params.ponder else seconds
+        )
+
+    def cmd_stop(self, args: list[str]) -> None:
+        if not self.worker.busy:
+            return  # nothing to stop: UCI expects no answer
+        self._infinite.clear()
+        self.worker.stop()
+
+    def cmd_ponderhit(self, args: list[str]) -> None:
+        if not self.worker.busy:
+            return
+        seconds = self._pending_time
+        if seconds is not None:
+            self.worker.flag.stop_in(seconds)
+        self._infinite.clear()
+
+    # ---- the search ----------------------------------------------------------------------------
+    def _settings(self, options: EngineOptions) -> PlayerSettings:
+        if options.player:
+            return settings_from_spec(options.player)
+        return strength_settings(
+            self.game,
+            elo=float(options.elo) if options.limit_strength else None,
+            style=options.style,
+            simulations=options.simulations,
+        )
+
+    def _ensure_seat(self) -> PlayerSeat:
+        return self._build(self.settings)
+
+    def _build(self, settings: PlayerSettings) -> PlayerSeat:
+        """The seat with a player of ``settings`` (built when they changed)."""
+        if self.seat is None:
+            self.seat = PlayerSeat(self.game, settings, self.seed)
+        elif self.seat.settings != settings:
+            self.seat.set_settings(settings)
+        else:
+            return self.seat
+        # a first tiny search pays the one-off costs (compiling, the network's first batch)
+        # here rather than inside the first timed go
+        self.seat.player.select_move(self.game, self.game.initial_state(), Limit(simulations=1))
+        self.send(f"info string player {self.seat.settings.spec()}")
+        return self.seat
+
+    def _search(self, flag: StopFlag, seat: PlayerSeat, params: GoParams) -> str:
+        """The worker: iterative deepening (module doc); returns the ``bestmove`` line."""
+        game, state = seat.game, seat.session.state
+        player = seat.player
+        began = time.perf_counter()
+        best: int | None = None
+        best_analysis: MoveAnalysis | None = None
+        total_nodes = 0
+        try:
+            depth = 0
+            while depth < min(params.depth or MAX_DEPTH, MAX_DEPTH):
+                depth += 1
+                sims = 2**depth
+                limit = Limit(simulations=sims, nodes=params.nodes, stop=flag)
+                move = player.select_move(game, state.copy(), limit)
+                analysis = player.last_analysis
+                stopped = analysis is not None and analysis.stopped
+                if (
+                    best is None
+                    or analysis is None
+                    or best_analysis is None
+                    or not stopped
+                    or analysis.simulations >= best_analysis.simulations
+                ):
+                    best, best_analysis = int(move), analysis
+                if analysis is None:
+                    break
+                total_nodes += analysis.nodes
+                self._info(depth, total_nodes, time.perf_counter() - began, analysis)
+                if (
+                    flag()
+                    or stopped
+                    or analysis.simulations < sims
+                    or (params.nodes is not None and analysis.nodes >= params.nodes)
+                ):
+                    break
+        except Exception as exc:  # the search must still answer with a legal move
+            self.error(f"search failed: {type(exc).__name__}: {exc}")
+        if best is None or not game.is_legal(state, best):
+            best = int(game.legal_moves(state)[0])
+        while self._infinite.is_set() and not flag.event.is_set():
+            flag.event.wait(0.01)
+        text = f"bestmove {game.move_to_text(best)}"
+        if best_analysis is not None and len(best_analysis.pv) >= 2 and best_analysis.pv[0] == best:
+            after = state.copy()
+            game.kernels.play(after, best)
+            reply = best_analysis.pv[1]
+            if not game.is_terminal(after) and game.is_legal(after, reply):
+                text += f" ponder {game.move_to_text(reply)}"
+        return text
+
+    def _info(self, depth: int, nodes: int, seconds: float, analysis: MoveAnalysis) -> None:
+        """``info`` lines of one iteration (one per MultiPV line)."""
+        ms = max(1, int(seconds * 1000))
+        nps = int(nodes / max(seconds, 1e-6))
+        order = ranked_moves(analysis)[: self.options.multipv]
+        if not order:  # stopped before the first simulation: the move without a score
+            self.send(
+                f"info depth {depth} nodes {nodes} nps {nps} time {ms} "
+                f"pv {self.game.move_to_text(analysis.move)}"
+            )
+        for k, i in enumerate(order, start=1):
+            move = analysis.moves[i]
+            value = move_value(analysis, i)
+            pv = list(analysis.pv) if analysis.pv and analysis.pv[0] == move else [move]
+            score = f"score cp {value_to_cp(value)}"
+            if self.options.show_wdl:
+                win = round(1000 * value_to_winrate(value))
+                score += f" wdl {win} 0 {1000 - win}"
+            self.send(
+                f"info depth {depth} multipv {k} {score} nodes {nodes} nps {nps} time {ms} "
+                f"pv {' '.join(self.game.move_to_text(m) for m in pv)}"
+            )
+
+
+def run_uci(
+    lines: Iterable[str], out: TextIO | None = None, *, seed: int | None = None,
+    options: EngineOptions | None = None,
+) -> None:  # fmt: skip
+    """Run the UCI engine on ``lines`` (standard input for ``sparring uci``)."""
+    UCIEngine(out, seed=seed, options=options).run(lines)

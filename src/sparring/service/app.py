@@ -1,0 +1,980 @@
+"""The HTTP service: :func:`create_app` builds the FastAPI app from :class:`ServiceSettings`.
+
+Everything the app holds lives in one :class:`Service` object made per app (no module-level
+mutable state): the store, the worker pool, the AI moves in flight.  Endpoints are async and
+never block the event loop: database calls run in threads, every change to a game runs in
+the worker pool (:mod:`sparring.service.worker`); an AI move in flight is stopped when its
+game is resigned or taken back.  The endpoints are described in the README's "Service" section
+and, with their request and response models, in ``/openapi.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hashlib
+import hmac
+import json
+import logging
+import multiprocessing
+import secrets
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from sparring.errors import (
+    BadValueError,
+    GameOverError,
+    IllegalMoveError,
+    IncompatibleError,
+    SparringError,
+)
+from sparring.games.base import Game
+from sparring.players.registry import kinds, settings_from_json
+from sparring.players.settings import DSASettings
+from sparring.players.settings_base import PlayerSettings
+from sparring.profiles import OPPONENT_ELO_ESTIMATE, AdaptiveEntry, GameEntry, Profile
+from sparring.service import worker
+from sparring.service.catalog import (
+    GameInfo,
+    adaptive_opponent,
+    build_catalog,
+    default_opponent,
+    elo_opponent,
+    kinds_json,
+    rank_opponent,
+)
+from sparring.service.store import GameRow, StaleError, Store
+from sparring.service.store import now_text as store_now
+from sparring.service.views import RANK_ESTIMATE, game_state, profile_view, session_of, summary
+from sparring.strength.dsa import BayesConfig, elo_posterior
+
+LOGGER = logging.getLogger("sparring.service")
+T = TypeVar("T")
+STATIC = Path(__file__).parent / "static"
+RANKED_GAMES = ("go", "chess")
+"""Games whose strength estimator gives the player's rank after each finished game."""
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """How the service runs."""
+
+    data_dir: Path = Path("sparring-data")
+    """Where the default SQLite database lives."""
+    db_url: str | None = None
+    """A SQLAlchemy URL; None: ``sqlite:///DATA_DIR/sparring.sqlite``."""
+    workers: int = 1
+    """Worker processes for AI moves and game changes."""
+    ai_time: float = 2.0
+    """Seconds an AI move may think at most (the simulations come from its settings)."""
+    max_body: int = 64 * 1024
+    """Largest request body in bytes (413 above)."""
+    max_games_in_flight: int = 4
+    """AI moves one player may wait for at once (429 above)."""
+    max_queue: int = 64
+    """Jobs the worker pool may hold at once (429 above)."""
+    retry_after: int = 2
+    """Seconds a 429 answer asks the client to wait."""
+
+    def url(self) -> str:
+        """The database URL."""
+        if self.db_url:
+            return self.db_url
+        return f"sqlite:///{(self.data_dir / 'sparring.sqlite').resolve()}"
+
+
+class Busy(SparringError):
+    """The service is full (the worker queue, or the player's games in flight)."""
+
+    http_status = 429
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a token: its SHA-256, hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+# ---- request bodies -----------------------------------------------------------------------------
+class _Body(BaseModel):
+    """A request body: unknown keys are rejected (422)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewPlayer(_Body):
+    """``POST /api/players``: the name (shown as given, 1-40 characters, no control
+    characters)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]+$")]
+
+
+class EloOpponent(_Body):
+    """An AI at a target Elo (clamped to the calibrated range, and said so)."""
+
+    mode: Literal["elo"]
+    elo: Annotated[float, Field(ge=-10000, le=10000, allow_inf_nan=False)]
+
+
+class RankOpponent(_Body):
+    """SE-inf-MCTS at a rank (Go 19x19: 9d..3-5k; chess: an Elo band)."""
+
+    mode: Literal["rank"]
+    rank: Annotated[str, Field(min_length=1, max_length=20)]
+
+
+class AdaptiveOpponent(_Body):
+    """An adaptive AI continued from the profile: DSA bayes, intra-game DSA, AlphaDDA1-floor."""
+
+    mode: Literal["adaptive"]
+    kind: Literal["bayes", "intra", "alphadda1-floor"] = "bayes"
+
+
+class SettingsOpponent(_Body):
+    """Any player kind by its settings JSON (``{"kind": ..., ...}``, see ``/api/catalog``)."""
+
+    mode: Literal["settings"]
+    settings: dict[str, Any]
+
+
+class DefaultOpponent(_Body):
+    """The game's best available AI."""
+
+    mode: Literal["default"]
+
+
+Opponent = Annotated[
+    EloOpponent | RankOpponent | AdaptiveOpponent | SettingsOpponent | DefaultOpponent,
+    Field(discriminator="mode"),
+]
+
+
+class NewGame(_Body):
+    """``POST /api/games``: the game, the opponent and the person's side."""
+
+    game: Annotated[str, Field(min_length=1, max_length=40)]
+    opponent: Opponent = DefaultOpponent(mode="default")
+    side: Literal["first", "second", "random"] = "first"
+
+
+class MoveBody(_Body):
+    """A move as the game writes it, at the ply the client believes the game is at."""
+
+    move: Annotated[str, Field(min_length=1, max_length=20)]
+    ply: Annotated[int, Field(ge=0, le=100000)]
+
+
+class PlyBody(_Body):
+    """The ply the client believes the game is at (undo, resign)."""
+
+    ply: Annotated[int, Field(ge=0, le=100000)]
+
+
+# ---- responses ----------------------------------------------------------------------------------
+class PlayerCreated(BaseModel):
+    """A new player and its token (shown only here)."""
+
+    id: str
+    name: str
+    token: str
+
+
+class Me(BaseModel):
+    """The caller."""
+
+    id: str
+    name: str
+    created: str
+
+
+class GameSummary(BaseModel):
+    """A game in a list (``result``: the person's score once over)."""
+
+    id: str
+    game: str
+    opponent_label: str
+    human_side: int
+    status: Literal["ongoing", "over"]
+    result: float | None
+    ply: int
+    created: str
+    updated: str
+
+
+class GameStateModel(GameSummary):
+    """A game's whole state (see the service contract)."""
+
+    to_move: int
+    ai_thinking: bool
+    board: dict[str, Any]
+    legal: list[dict[str, Any]]
+    last_move: dict[str, Any] | None
+    moves: list[dict[str, Any]]
+    result_text: str | None
+    opponent: dict[str, Any]
+    cell_of_move: dict[str, list[int]]
+    click: Literal["cell", "column"]
+
+
+class ProfileModel(BaseModel):
+    """A player's games and strength estimates."""
+
+    id: str
+    name: str
+    games: list[GameSummary]
+    estimates: list[dict[str, Any]]
+    adaptive: list[dict[str, Any]]
+
+
+class Catalog(BaseModel):
+    """The games with their levels and the player kinds with their schemas."""
+
+    games: list[dict[str, Any]]
+    kinds: list[dict[str, Any]]
+
+
+class ErrorBody(BaseModel):
+    """Every error: one sentence and the field it is about."""
+
+    detail: str
+    key: str | None
+
+
+# ---- the service --------------------------------------------------------------------------------
+@dataclass
+class Service:
+    """What one app holds: settings, store, catalog, worker pool and the AI moves in flight."""
+
+    settings: ServiceSettings
+    store: Store | None = None
+    catalog: dict[str, GameInfo] = field(default_factory=dict)
+    pool: ProcessPoolExecutor | None = None
+    jobs: int = 0
+    ai_tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    ai_owner: dict[str, str] = field(default_factory=dict)
+    ai_wanted: set[str] = field(default_factory=set)
+    kinds: list[dict[str, Any]] = field(default_factory=list)
+    background: set[asyncio.Task[None]] = field(default_factory=set)
+    modules: tuple[str, ...] = ()
+    """The modules that registered the player kinds (imported by every worker process)."""
+    stops: Any = None
+    """Shared stop flags of the AI moves in flight (one slot each), seen by the workers."""
+    free_slots: list[int] = field(default_factory=list)
+    slot_of: dict[str, int] = field(default_factory=dict)
+    cancelled: set[str] = field(default_factory=set)
+    """Games whose AI move in flight was stopped: its result is dropped, not stored."""
+
+    @property
+    def db(self) -> Store:
+        assert self.store is not None, "the service is not started"
+        return self.store
+
+    async def thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a thread (database calls)."""
+        return await asyncio.to_thread(fn, *args)
+
+    async def job(self, fn: Callable[..., T], *args: Any, queued: bool = True) -> T:
+        """``fn(*args)`` in the worker pool; :class:`Busy` when ``queued`` and the pool's
+        queue is full."""
+        if queued and self.jobs >= self.settings.max_queue:
+            raise Busy("the server is busy; try again in a moment")
+        assert self.pool is not None
+        self.jobs += 1
+        pool = self.pool
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(pool, functools.partial(fn, *args))
+        except BrokenProcessPool:
+            # a worker died (killed, out of memory): start a new pool for the next jobs
+            if self.pool is pool:
+                pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = self.new_pool()
+            raise Busy("a worker process stopped; try again in a moment") from None
+        finally:
+            self.jobs -= 1
+
+    def new_pool(self) -> ProcessPoolExecutor:
+        """A pool of worker processes (started with ``spawn``), sharing the stop flags."""
+        context = multiprocessing.get_context("spawn")
+        if self.stops is None:
+            slots = self.settings.max_queue + self.settings.workers
+            self.stops = context.RawArray("b", slots)
+            self.free_slots = list(range(slots))
+        return ProcessPoolExecutor(
+            max_workers=self.settings.workers,
+            mp_context=context,
+            initializer=worker.init_worker,
+            initargs=(self.modules, self.stops),
+        )
+
+    def cancel_ai(self, game_id: str) -> None:
+        """Ask the AI move in flight in ``game_id`` (if any) to stop now: its result will
+        not be stored (the game changed), and its worker is free sooner."""
+        slot = self.slot_of.get(game_id)
+        if slot is not None:
+            self.stops[slot] = 1
+            self.cancelled.add(game_id)
+
+    def in_flight(self, player_id: str) -> int:
+        """AI moves the player waits for now."""
+        return sum(
+            1
+            for gid, owner in self.ai_owner.items()
+            if owner == player_id and gid in self.ai_tasks and not self.ai_tasks[gid].done()
+        )
+
+    def schedule_ai(self, row: GameRow) -> None:
+        """Ask for the AI's move in ``row``'s game: start its task, or (when one runs) let it
+        look at the game again before it ends.  (The event loop runs one step at a time: a
+        task either still has to read :attr:`ai_wanted`, or is done.)"""
+        self.ai_wanted.add(row.id)
+        self.ai_owner[row.id] = row.player_id
+        task = self.ai_tasks.get(row.id)
+        if task is None or task.done():
+            self.ai_tasks[row.id] = asyncio.get_running_loop().create_task(self._ai(row.id))
+
+    async def _ai(self, game_id: str) -> None:
+        """The AI's moves in one game while they are wanted (a change computed from a game
+        that moved on meanwhile, e.g. by an undo, is dropped and the AI thinks again, up to
+        five times)."""
+        stale = 0
+        try:
+            while game_id in self.ai_wanted and stale < 5:
+                self.ai_wanted.discard(game_id)
+                row = await self.thread(self.db.game, game_id)
+                if not row.ai_to_move:
+                    continue
+                slot = self.free_slots.pop() if self.free_slots else -1
+                if slot >= 0:
+                    self.stops[slot] = 0
+                    self.slot_of[game_id] = slot
+                try:
+                    result = await self.job(
+                        worker.ai_move,
+                        row.snapshot,
+                        row.human_side,
+                        self.settings.ai_time,
+                        slot,
+                        queued=False,
+                    )
+                finally:
+                    if slot >= 0:
+                        del self.slot_of[game_id]
+                        self.free_slots.append(slot)
+                if game_id in self.cancelled:
+                    self.cancelled.discard(game_id)
+                    continue  # stopped for a change of the game: that change decides
+                try:
+                    await self.thread(self.store_result, row, result, "ai")
+                except StaleError:
+                    stale += 1
+                    self.ai_wanted.add(game_id)
+                    continue
+                self.after_store(row, result)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            LOGGER.exception("AI move in game %s failed", game_id)
+        finally:
+            self.ai_wanted.discard(game_id)
+            self.ai_owner.pop(game_id, None)
+
+    def after_store(self, row: GameRow, result: dict[str, Any]) -> None:
+        """After a stored change: when a Go (19x19) or chess game ended, estimate the
+        player's rank from their finished games of that game (in the background)."""
+        if result["over"] and row.game in RANKED_GAMES:
+            task = asyncio.get_running_loop().create_task(self._estimate(row))
+            self.background.add(task)
+            task.add_done_callback(self.background.discard)
+
+    async def _estimate(self, row: GameRow) -> None:
+        try:
+            rows = await self.thread(self.db.games_of, row.player_id)
+            game = self.catalog[row.game].game
+            finished = [r for r in reversed(rows) if r.game == row.game and r.status == "over"]
+            texts = [await self.thread(_export, r, game) for r in finished]
+            name = str(row.snapshot["names"][row.human_side])
+            found = await self.job(worker.estimate_rank, row.game, texts, name, queued=False)
+            await self.thread(self._keep_rank, row, found)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            LOGGER.exception("rank estimate of player %s in %s failed", row.player_id, row.game)
+
+    def _keep_rank(self, row: GameRow, found: dict[str, Any]) -> None:
+        """Store a rank estimate in the profile and its details beside it (one transaction)."""
+        when = store_now()  # (milliseconds: the key of the estimate's details)
+        with self.db.transaction() as conn:
+            data = self.db.profile_json(conn, row.player_id)
+            profile = Profile.from_json(data) if data is not None else Profile.new(id=row.player_id)
+            profile.add_estimate(row.game, str(found["rank"]), RANK_ESTIMATE, now=when)
+            self.db.put_profile(conn, row.player_id, profile.to_json())
+            details = {"game": row.game, "time": when, "kind": RANK_ESTIMATE, **found}
+            details.pop("rank")
+            self.db.add_estimate_details(conn, row.player_id, details)
+
+    def store_result(self, row: GameRow, result: dict[str, Any], by: str | None) -> None:
+        """Store a job's ``result`` computed from ``row`` in one transaction: the game row,
+        the moves (``by``: the mover of one new move, None for an undo or a resignation) and,
+        when the game ended, the profile.  :class:`StaleError` when the game moved on."""
+        snapshot = result["snapshot"]
+        ply = int(result["ply"])
+        new_moves = []
+        if by is not None:
+            new_moves.append(
+                {
+                    "ply": ply - 1,
+                    "move": int(snapshot["moves"][-1]),
+                    "side": int(snapshot["movers"][-1]),
+                    "played_by": by,
+                    "analysis": None
+                    if result.get("analysis") is None
+                    else json.dumps(result["analysis"]),
+                }
+            )
+        over = bool(result["over"])
+        changes = {
+            "snapshot": json.dumps(snapshot),
+            "ply": ply,
+            "to_move": int(result["to_move"]),
+            "status": "over" if over else "ongoing",
+            "result": result["result"],
+        }
+        with self.db.transaction() as conn:
+            self.db.apply(conn, row, changes, keep_moves=ply - len(new_moves), new_moves=new_moves)
+            if over:
+                data = self.db.profile_json(conn, row.player_id)
+                profile = (
+                    Profile.from_json(data) if data is not None else Profile.new(id=row.player_id)
+                )
+                details = self._finish(profile, row, result)
+                self.db.put_profile(conn, row.player_id, profile.to_json())
+                if details is not None:
+                    self.db.add_estimate_details(conn, row.player_id, details)
+
+    def _finish(
+        self, profile: Profile, row: GameRow, result: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """Add the finished game (and the adaptive player's state and estimate) to the
+        profile; the estimate's details for :meth:`Store.add_estimate_details`, if any."""
+        when = store_now()  # (milliseconds: the key of the estimate's details)
+        settings = settings_from_json(row.opponent)
+        players = result["snapshot"].get("players") or [None, None]
+        record = players[1 - row.human_side] or {}
+        profile.history.append(
+            GameEntry(
+                game_id=row.id,
+                game=row.game,
+                game_params=dict(row.game_params),
+                date=when,
+                side=row.human_side,
+                result=float(result["result"]),
+                moves=int(result["ply"]),
+                opponent={
+                    "spec": settings.spec(),
+                    "settings": dict(row.opponent),
+                    "seed": record.get("seed"),
+                },
+                record=f"service:{row.id}",
+            )
+        )
+        state = result.get("ai_state")
+        if row.adaptive_key is not None and isinstance(state, dict):
+            entry = AdaptiveEntry(
+                row.game, row.adaptive_key, settings.spec(), dict(row.opponent), state, when
+            )
+            profile.adaptive = [
+                e for e in profile.adaptive if (e.game, e.kind) != (entry.game, entry.kind)
+            ] + [entry]
+            found = profile.estimate_from_state(row.game, state, now=when)
+            if found is not None:
+                return self._posterior_interval(row, settings, state, when)
+        return None
+
+    def _posterior_interval(
+        self, row: GameRow, settings: PlayerSettings, state: dict[str, Any], when: str
+    ) -> dict[str, Any] | None:
+        """For a Bayesian DSA player (``dsa``, mode ``bayes``): its posterior over the
+        person's Elo after the games in ``state`` (:func:`sparring.strength.dsa.elo_posterior`
+        on the calibrated range), as the interval mean -/+ one standard deviation."""
+        info = self.catalog[row.game]
+        results = state.get("results")
+        if (
+            not isinstance(settings, DSASettings)
+            or settings.mode != "bayes"
+            or not isinstance(settings.config, BayesConfig)
+            or info.elo_range is None
+            or not isinstance(results, list)
+        ):
+            return None
+        low, high = info.elo_range
+        pairs = tuple((float(own), float(score)) for own, score in results)
+        posterior = elo_posterior(settings.config, low, high, pairs)
+        return {
+            "game": row.game,
+            "time": when,
+            "kind": OPPONENT_ELO_ESTIMATE,
+            "low": posterior.mean - posterior.sd,
+            "high": posterior.mean + posterior.sd,
+            "games": len(pairs),
+        }
+
+
+def _no_paths(value: Any, key: str) -> None:
+    """Reject file paths in settings sent over HTTP (a network or calibration is named by its
+    shipped name): :class:`BadValueError` naming the setting."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _no_paths(v, str(k))
+    elif isinstance(value, list):
+        for v in value:
+            _no_paths(v, key)
+    elif isinstance(value, str) and ("/" in value or "\\" in value or value.startswith(".")):
+        raise BadValueError(
+            f"{key}: files cannot be named over HTTP; use a shipped name (not {value[:40]!r})",
+            key,
+        )
+
+
+def _export(row: GameRow, game: Game) -> str:
+    """The stored game's record in its game's format (SGF, PGN)."""
+    return session_of(row, game).export()
+
+
+def _service(request: Request) -> Service:
+    service: Service = request.app.state.service
+    return service
+
+
+def _player(request: Request) -> dict[str, Any]:
+    """The caller (Authorization: Bearer TOKEN); 401 without a valid token."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("send your token: Authorization: Bearer TOKEN")
+    digest = hash_token(token.strip())
+    row = _service(request).db.player_by_token_hash(digest)
+    if row is None or not hmac.compare_digest(row["token_hash"], digest):
+        raise Unauthorized("this token belongs to no player")
+    return row
+
+
+Caller = Annotated[dict[str, Any], Depends(_player)]
+"""The player a request's token names (a dependency of the endpoints that need one)."""
+
+
+class Unauthorized(SparringError):
+    """No token, or a token of no player."""
+
+    http_status = 401
+
+
+class Forbidden(SparringError):
+    """Another player's game or profile."""
+
+    http_status = 403
+
+
+class BodyLimit:
+    """ASGI middleware: answer 413 to a request body over ``limit`` bytes (declared or
+    sent)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        too_big = JSONResponse(
+            {"detail": f"the request body is larger than {self.limit} bytes", "key": None},
+            status_code=413,
+        )
+        if declared is not None:
+            try:
+                size = int(declared)
+            except ValueError:
+                size = self.limit + 1
+            if size > self.limit:
+                await too_big(scope, receive, send)
+                return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooBig()
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except _TooBig:
+            await too_big(scope, receive, send)
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _error(
+    status: int, detail: str, key: str | None, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse({"detail": detail, "key": key}, status_code=status, headers=headers)
+
+
+def create_app(settings: ServiceSettings | None = None) -> FastAPI:
+    """The service's app for ``settings`` (the store is opened, the worker pool started and
+    games whose AI was to move resumed when the app starts)."""
+    if not kinds():
+        raise IncompatibleError(
+            "no player kinds are registered: import sparring.kinds (or use sparring.api) "
+            "before create_app"
+        )
+    settings = settings or ServiceSettings()
+    modules = tuple(sorted({info.module for info in kinds().values() if info.module}))
+    service = Service(settings, modules=modules)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.db_url is None:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        service.store = await asyncio.to_thread(Store.open, settings.url())
+        service.catalog = await asyncio.to_thread(build_catalog)
+        service.kinds = kinds_json()
+        service.pool = service.new_pool()
+        for _ in range(settings.workers):  # start the worker processes now, not on first use
+            service.pool.submit(worker.warm_up)
+        for row in await asyncio.to_thread(service.db.games_awaiting_ai):
+            service.schedule_ai(row)
+        try:
+            yield
+        finally:
+            for game_id in list(service.slot_of):
+                service.cancel_ai(game_id)
+            for task in list(service.ai_tasks.values()):
+                task.cancel()
+            service.pool.shutdown(wait=False, cancel_futures=True)
+            service.store.close()
+
+    app = FastAPI(
+        title="sparring",
+        summary="A game AI as a training partner at any strength",
+        lifespan=lifespan,
+        responses={400: {"model": ErrorBody}},
+    )
+    app.state.service = service
+    app.add_middleware(BodyLimit, limit=settings.max_body)
+
+    @app.exception_handler(SparringError)
+    async def _sparring_error(request: Request, exc: SparringError) -> JSONResponse:
+        headers = {"Retry-After": str(settings.retry_after)} if exc.http_status == 429 else None
+        return _error(exc.http_status, str(exc), exc.key, headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        first = errors[0] if errors else {}
+        loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+        where = ".".join(loc) or None
+        message = str(first.get("msg", "invalid request"))
+        return _error(422, f"{where}: {message}" if where else message, where)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail), None)
+
+    async def owned(game_id: str, caller: dict[str, Any]) -> GameRow:
+        row = await service.thread(service.db.game, game_id)
+        if row.player_id != caller["id"]:
+            raise Forbidden("this game belongs to another player")
+        return row
+
+    async def state_of(game_id: str) -> dict[str, Any]:
+        row = await service.thread(service.db.game, game_id)
+        move_rows = await service.thread(service.db.moves_of, game_id)
+        info = service.catalog[row.game]
+        return await service.thread(game_state, row, info.game, move_rows)
+
+    def check_ply(row: GameRow, ply: int) -> None:
+        if ply != row.ply:
+            raise StaleError(
+                f"the game is at ply {row.ply}, not {ply}; reload it (nothing was changed)"
+            )
+
+    async def change(
+        row: GameRow, work: Awaitable[dict[str, Any]], by: str | None
+    ) -> dict[str, Any]:
+        result = await work
+        await service.thread(service.store_result, row, result, by)
+        service.after_store(row, result)
+        fresh = await service.thread(service.db.game, row.id)
+        if fresh.ai_to_move:
+            service.schedule_ai(fresh)
+        return await state_of(row.id)
+
+    async def change_after_cancel(row: GameRow, work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+        """:func:`change` after :meth:`Service.cancel_ai`: should the change fail, the AI is
+        asked again for the move it owes (its stopped move was dropped)."""
+        try:
+            return await change(row, work, None)
+        finally:
+            fresh = await service.thread(service.db.game, row.id)
+            if fresh.ai_to_move:
+                service.schedule_ai(fresh)
+
+    # ---- endpoints ---------------------------------------------------------------------------
+    @app.post("/api/players", status_code=201, response_model=PlayerCreated)
+    async def create_player(body: NewPlayer) -> dict[str, Any]:
+        """A new player; the token is shown only in this answer."""
+        token = secrets.token_urlsafe(32)
+        player_id = uuid.uuid4().hex
+        await service.thread(service.db.add_player, player_id, body.name, hash_token(token))
+        profile = Profile.new(body.name, id=player_id)
+
+        def put() -> None:
+            with service.db.transaction() as conn:
+                service.db.put_profile(conn, player_id, profile.to_json())
+
+        await service.thread(put)
+        return {"id": player_id, "name": body.name, "token": token}
+
+    @app.get("/api/me", response_model=Me)
+    async def me(caller: Caller) -> dict[str, Any]:
+        """Who the token belongs to."""
+        return {"id": caller["id"], "name": caller["name"], "created": caller["created"]}
+
+    @app.get("/api/me/profile", response_model=ProfileModel)
+    async def my_profile(caller: Caller) -> dict[str, Any]:
+        """The caller's games and strength estimates."""
+        data = await service.thread(service.db.read_profile, caller["id"])
+        profile = None if data is None else Profile.from_json(data)
+        rows = await service.thread(service.db.games_of, caller["id"])
+        details = await service.thread(service.db.estimate_details_of, caller["id"])
+        return profile_view(caller, profile, rows, details)
+
+    @app.get("/api/players/{player_id}/profile", response_model=ProfileModel)
+    async def player_profile(player_id: str, caller: Caller) -> dict[str, Any]:
+        """A player's profile: only its own player may read it (403 otherwise)."""
+        if player_id != caller["id"]:
+            raise Forbidden("this profile belongs to another player")
+        return await my_profile(caller)
+
+    @app.get("/api/catalog", response_model=Catalog)
+    async def catalog() -> dict[str, Any]:
+        """The games with their levels, and the player kinds with their settings schemas."""
+        return {
+            "games": [info.to_json() for info in service.catalog.values()],
+            "kinds": service.kinds,
+        }
+
+    @app.post("/api/games", status_code=201, response_model=GameStateModel)
+    async def create_game(body: NewGame, caller: Caller) -> dict[str, Any]:
+        """A new game against the opponent asked for; the AI moves first when you are
+        second."""
+        info = service.catalog.get(body.game)
+        if info is None:
+            raise _unknown_game(body.game, service.catalog)
+        adaptive_key: str | None = None
+        opp = body.opponent
+        opponent: PlayerSettings
+        if isinstance(opp, EloOpponent):
+            opponent = elo_opponent(info, opp.elo)
+        elif isinstance(opp, RankOpponent):
+            opponent = rank_opponent(info, opp.rank)
+        elif isinstance(opp, AdaptiveOpponent):
+            opponent, adaptive_key = adaptive_opponent(info, opp.kind)
+        elif isinstance(opp, SettingsOpponent):
+            _no_paths(opp.settings, "settings")
+            opponent = settings_from_json(opp.settings)
+        else:
+            opponent = default_opponent(info)
+        state = None
+        if adaptive_key is not None:
+            data = await service.thread(service.db.read_profile, caller["id"])
+            if data is not None:
+                entry = Profile.from_json(data).adaptive_entry(info.game.name, adaptive_key)
+                state = None if entry is None else entry.state
+        human = {"first": 0, "second": 1}.get(body.side, secrets.randbelow(2))
+        if human == 1 and service.in_flight(caller["id"]) >= settings.max_games_in_flight:
+            raise Busy("too many of your games wait for the AI; try again in a moment")
+        result = await service.job(
+            worker.new_game,
+            info.game.name,
+            dict(info.game.params()),
+            opponent.to_json(),
+            secrets.randbelow(2**31),
+            human,
+            caller["name"],
+            state,
+        )
+        when = store_now()
+        game_id = uuid.uuid4().hex
+        await service.thread(
+            service.db.add_game,
+            {
+                "id": game_id,
+                "player_id": caller["id"],
+                "game": info.name,
+                "game_params": json.dumps(dict(info.game.params())),
+                "opponent": json.dumps(opponent.to_json()),
+                "opponent_label": str(result["label"]),
+                "human_side": human,
+                "status": "ongoing",
+                "result": None,
+                "ply": int(result["ply"]),
+                "to_move": int(result["to_move"]),
+                "version": 0,
+                "snapshot": json.dumps(result["snapshot"]),
+                "created": when,
+                "updated": when,
+                "adaptive_key": adaptive_key,
+                "notices": json.dumps(result["notices"]),
+            },
+        )
+        row = await service.thread(service.db.game, game_id)
+        if row.ai_to_move:
+            service.schedule_ai(row)
+        return await state_of(game_id)
+
+    @app.get("/api/games", response_model=list[GameSummary])
+    async def list_games(caller: Caller) -> list[dict[str, Any]]:
+        """The caller's games, newest first."""
+        rows = await service.thread(service.db.games_of, caller["id"])
+        return [summary(r) for r in rows]
+
+    @app.get("/api/games/{game_id}", response_model=GameStateModel)
+    async def get_game_state(
+        game_id: str,
+        caller: Caller,
+        wait: Annotated[float, Query(ge=0, le=10, allow_inf_nan=False)] = 0.0,
+    ) -> dict[str, Any]:
+        """The game's state; ``wait`` seconds at most for the AI's move."""
+        row = await owned(game_id, caller)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        while row.ai_to_move and loop.time() < deadline:
+            await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
+            row = await service.thread(service.db.game, game_id)
+        return await state_of(game_id)
+
+    @app.post("/api/games/{game_id}/moves", response_model=GameStateModel)
+    async def play_move(game_id: str, body: MoveBody, caller: Caller) -> dict[str, Any]:
+        """Your move (text as the game writes it) at the ply you expect the game to be at;
+        the AI's reply follows in the background (``ai_thinking``)."""
+        row = await owned(game_id, caller)
+        if row.status != "ongoing":
+            raise GameOverError("the game is over; no move was played")
+        check_ply(row, body.ply)
+        if row.to_move != row.human_side:
+            raise StaleError("it is not your turn: the AI is thinking")
+        info = service.catalog[row.game]
+        session = await service.thread(session_of, row, info.game)
+        move = info.game.parse_move(body.move, session.state)
+        if move not in session.legal_moves():
+            raise IllegalMoveError(f"{body.move!r} is not a legal move here", "move")
+        if service.in_flight(caller["id"]) >= settings.max_games_in_flight:
+            raise Busy("too many of your games wait for the AI; try again in a moment")
+        work = service.job(worker.human_move, row.snapshot, row.human_side, move)
+        return await change(row, work, "human")
+
+    @app.post("/api/games/{game_id}/undo", response_model=GameStateModel)
+    async def undo(game_id: str, body: PlyBody, caller: Caller) -> dict[str, Any]:
+        """Take back your last move and the AI's reply."""
+        row = await owned(game_id, caller)
+        if row.status != "ongoing":
+            raise GameOverError("the game is over; it cannot be undone")
+        check_ply(row, body.ply)
+        moves_by_human = [s for s in row.snapshot.get("movers", []) if s == row.human_side]
+        if not moves_by_human:
+            raise BadValueError("there is no move of yours to take back", "ply")
+        service.cancel_ai(row.id)  # the AI's move in flight is dropped: the undo decides
+        return await change_after_cancel(
+            row, service.job(worker.undo, row.snapshot, row.human_side)
+        )
+
+    @app.post("/api/games/{game_id}/resign", response_model=GameStateModel)
+    async def resign(game_id: str, body: PlyBody, caller: Caller) -> dict[str, Any]:
+        """You resign the game."""
+        row = await owned(game_id, caller)
+        if row.status != "ongoing":
+            raise GameOverError("the game is over already")
+        check_ply(row, body.ply)
+        service.cancel_ai(row.id)
+        return await change_after_cancel(
+            row, service.job(worker.resign, row.snapshot, row.human_side)
+        )
+
+    @app.get(
+        "/api/games/{game_id}/record",
+        response_class=PlainTextResponse,
+        responses={200: {"content": {"text/plain": {}}}},
+    )
+    async def record(
+        game_id: str,
+        caller: Caller,
+        format: Literal["sgf", "pgn", "moves"] | None = None,
+    ) -> Response:
+        """The game's record: SGF (Go), PGN (chess) or a move list (default: the game's)."""
+        row = await owned(game_id, caller)
+        info = service.catalog[row.game]
+        session = await service.thread(session_of, row, info.game)
+        fmt = format or info.game.record_format
+        text = session.export(fmt)
+        ext = {"sgf": "sgf", "pgn": "pgn", "moves": "txt"}[fmt]
+        return PlainTextResponse(
+            text,
+            headers={"Content-Disposition": f'attachment; filename="{row.game}-{row.id}.{ext}"'},
+        )
+
+    from fastapi.staticfiles import StaticFiles
+
+    # the page (index.html, app.js, style.css, ...) at /, after every /api route
+    app.mount("/", StaticFiles(directory=STATIC, html=True, check_dir=False), name="page")
+
+    return app
+
+
+def _unknown_game(name: str, catalog: dict[str, GameInfo]) -> SparringError:
+    from sparring.errors import UnknownGameError
+
+    return UnknownGameError(f"unknown game {name!r}; choose one of {', '.join(catalog)}")
+
+
+def run(
+    settings: ServiceSettings,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    echo: Callable[[str], None] = print,
+) -> None:
+    """Serve ``create_app(settings)`` with uvicorn at ``host:port`` until interrupted."""
+    import uvicorn
+
+    if isinstance(port, bool) or not 0 <= port <= 65535:
+        raise BadValueError(f"port must be 0..65535, not {port}", "port")
+    if settings.db_url is None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    Store.open(settings.url()).close()  # a bad URL or an unreachable database: one line
+    app = create_app(settings)
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    echo(f"sparring serve: open http://{shown}:{port}/  (database {settings.url()})")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+__all__ = ["Service", "ServiceSettings", "create_app", "hash_token", "run"]

@@ -1,0 +1,193 @@
+"""The JSON the API answers with: game summaries and states, profiles with estimates.
+
+A game's position is rebuilt from its stored snapshot without its players
+(:meth:`GameSession.restore` with both sides None: the moves replayed by the rules alone, no
+network loaded), so reading a game never touches the worker pool.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sparring.games.base import Game, State
+from sparring.profiles import OPPONENT_ELO_ESTIMATE, Profile
+from sparring.service.store import GameRow, MoveRow
+from sparring.session import GameSession
+
+
+def session_of(row: GameRow, game: Game) -> GameSession:
+    """The stored game as a session without players (rules only)."""
+    return GameSession.restore(row.snapshot, players=(None, None), game=game)
+
+
+def summary(row: GameRow) -> dict[str, Any]:
+    """A game's summary (GameSummary in the contract)."""
+    return {
+        "id": row.id,
+        "game": row.game,
+        "opponent_label": row.opponent_label,
+        "human_side": row.human_side,
+        "status": row.status,
+        "result": row.result,
+        "ply": row.ply,
+        "created": row.created,
+        "updated": row.updated,
+    }
+
+
+_RUN = re.compile(r"\d+")
+
+
+def grid_cells(game: Game, state: State) -> list[str]:
+    """The board as rows of ``.``, ``x``, ``o`` (row 0 at the top, as the game renders it),
+    read from the game's position text."""
+    rows, cols = game.board_shape
+    board = game.position_to_text(state).split()[0]
+    if "/" in board:
+        lines = [_RUN.sub(lambda m: "." * int(m.group()), line) for line in board.split("/")]
+    else:
+        lines = [board[i * cols : (i + 1) * cols] for i in range(rows)]
+    return [line.lower() for line in lines]
+
+
+def _cells_of_moves(game: Game, state: State, legal: list[int]) -> dict[str, list[int]]:
+    """For each legal move, the cell it fills: the one empty cell that is not empty after it
+    (moves that fill no cell, such as a pass, are left out)."""
+    before = grid_cells(game, state)
+    out: dict[str, list[int]] = {}
+    for move in legal:
+        after = grid_cells(game, game.play(state, move))
+        filled = [
+            (r, c)
+            for r, (a, b) in enumerate(zip(before, after, strict=True))
+            for c in range(len(a))
+            if a[c] == "." and b[c] != "."
+        ]
+        if len(filled) == 1:
+            out[str(move)] = [filled[0][0], filled[0][1]]
+    return out
+
+
+def result_text(session: GameSession, human: int) -> str | None:
+    """How the game ended, for the person ("You win: ...", "AI wins on resignation")."""
+    if not session.is_over:
+        return None
+    game = session.game
+    score = session.score_for(human)
+    if session.resigned is not None:
+        return "You win: the AI resigned" if score == 1 else "AI wins on resignation"
+    detail = game.score_text(session.state)
+    head = "You win" if score == 1 else "Draw" if score == 0.5 else "AI wins"
+    return head if not detail else f"{head}: {detail}"
+
+
+def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, Any]:
+    """A game's state (GameState in the contract)."""
+    session = session_of(row, game)
+    state = session.state
+    human = row.human_side
+    ongoing = not session.is_over
+    human_turn = ongoing and session.to_move == human
+    legal = session.legal_moves() if human_turn else []
+    board: dict[str, Any]
+    if game.name == "chess":
+        board = {"kind": "chess", "fen": game.position_to_text(state)}
+    else:
+        rows, cols = game.board_shape
+        board = {"kind": "grid", "rows": rows, "cols": cols, "cells": grid_cells(game, state)}
+    analysis = {m.ply: m.analysis for m in move_rows}
+    texts = session.move_texts()
+    moves = [
+        {
+            "ply": i,
+            "side": side,
+            "by": "human" if side == human else "ai",
+            "move": move,
+            "text": texts[i],
+            "analysis": analysis.get(i),
+        }
+        for i, (move, side) in enumerate(zip(session.moves, session.movers, strict=True))
+    ]
+    last = moves[-1] if moves else None
+    return {
+        **summary(row),
+        "to_move": session.to_move,
+        "ai_thinking": row.ai_to_move,
+        "board": board,
+        "legal": [{"move": m, "text": game.move_to_text(m)} for m in legal],
+        "last_move": None
+        if last is None
+        else {"move": last["move"], "text": last["text"], "side": last["side"]},
+        "moves": moves,
+        "result_text": result_text(session, human),
+        "opponent": {
+            "label": row.opponent_label,
+            "settings": row.opponent,
+            "notices": row.notices,
+        },
+        "cell_of_move": {} if game.name == "chess" else _cells_of_moves(game, state, legal),
+        "click": "column" if game.name == "connect4" else "cell",
+    }
+
+
+RANK_ESTIMATE = "se-rank"
+"""The profile's kind of the strength estimator's rank estimates (Go, chess)."""
+
+
+def profile_view(
+    player: dict[str, Any],
+    profile: Profile | None,
+    rows: list[GameRow],
+    details: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The profile with its estimates (see the contract); ``details`` are what the store
+    keeps beside them (:meth:`Store.estimate_details_of`: interval, confidence, games)."""
+    extra = {(d["game"], d["time"], d["kind"]): d for d in details}
+    estimates: list[dict[str, Any]] = []
+    adaptive: list[dict[str, Any]] = []
+    if profile is not None:
+        for est in profile.estimates:
+            kind = {OPPONENT_ELO_ESTIMATE: "dsa-elo", RANK_ESTIMATE: "rank"}.get(est.kind)
+            if kind is None:
+                continue
+            detail = extra.get((est.game, est.time, est.kind), {})
+            played = sum(1 for g in profile.history if g.game == est.game and g.date <= est.time)
+            games = detail.get("games")
+            estimates.append(
+                {
+                    "time": est.time,
+                    "game": est.game,
+                    "kind": kind,
+                    "value": est.estimate,
+                    "low": detail.get("low"),
+                    "high": detail.get("high"),
+                    "confidence": detail.get("confidence"),
+                    "games": played if games is None else int(games),
+                }
+            )
+        for entry in profile.adaptive:
+            value = None if entry.state is None else entry.state.get("opponent_elo")
+            number = (
+                value if isinstance(value, int | float) and not isinstance(value, bool) else None
+            )
+            adaptive.append({"game": entry.game, "kind": entry.kind, "elo": number})
+    return {
+        "id": player["id"],
+        "name": player["name"],
+        "games": [summary(r) for r in rows],
+        "estimates": estimates,
+        "adaptive": adaptive,
+    }
+
+
+__all__ = [
+    "RANK_ESTIMATE",
+    "game_state",
+    "grid_cells",
+    "profile_view",
+    "result_text",
+    "session_of",
+    "summary",
+]

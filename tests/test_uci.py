@@ -1,0 +1,339 @@
+"""``sparring uci`` driven as a subprocess: by python-chess's ``chess.engine`` (a whole game,
+analysis, options) and line by line (bad input, ``stop``, ``go movetime``, random lines), and
+a few moves against Debian's Stockfish when it is installed."""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+from sparring.engines.common import strength_settings, value_to_cp, value_to_winrate
+from sparring.engines.uci import GoParams, parse_go, think_time
+from sparring.errors import SparringError
+from sparring.games import get_game
+
+STOCKFISH = Path("/usr/games/stockfish")
+COMMAND = [sys.executable, "-m", "sparring", "uci", "--sims", "8", "--seed", "1"]
+
+
+class UCIClient:
+    """A raw line client: every engine line goes to a queue read with a timeout."""
+
+    def __init__(self, *options: str) -> None:
+        self.proc = subprocess.Popen(
+            [*COMMAND, *options],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, prefix: str, timeout: float = 30.0) -> list[str]:
+        """Lines up to and including the first starting with ``prefix``."""
+        seen = []
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            seen.append(line)
+            if line.startswith(prefix):
+                return seen
+
+    def ready(self) -> list[str]:
+        """Lines before ``readyok`` (after sending ``isready``)."""
+        self.send("isready")
+        return self.until("readyok")[:-1]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.send("quit")
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def client() -> Iterator[UCIClient]:
+    c = UCIClient()
+    c.send("uci")
+    c.until("uciok")
+    c.ready()  # builds the player
+    yield c
+    c.close()
+
+
+def errors(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("info string error")]
+
+
+# ---- pure parts -----------------------------------------------------------------------------
+def test_think_time_rules() -> None:
+    assert think_time(GoParams(movetime=100), 0, 30) == pytest.approx(0.07)
+    # 60 s left, 30 moves to go by default, 1 s increment: 60/30 + 0.8 = 2.8 s, less 30 ms
+    assert think_time(GoParams(wtime=60_000, winc=1000), 0, 30) == pytest.approx(2.77)
+    # Black's clock: 10 s over 5 moves = 2 s
+    assert think_time(GoParams(wtime=1, btime=10_000, movestogo=5), 1, 0) == pytest.approx(2.0)
+    # never more than half the clock: 1 s left, 1 move to go -> 0.5 s
+    assert think_time(GoParams(btime=1000, movestogo=1), 1, 0) == pytest.approx(0.5)
+    assert think_time(GoParams(nodes=5), 0, 30) is None
+    assert parse_go(["wtime", "5", "btime", "6", "movestogo", "3", "infinite"]) == GoParams(
+        wtime=5, btime=6, movestogo=3, infinite=True
+    )
+    for bad in ("movetime", "movetime x", "depth 0", "nodes -1", "sideways 3"):
+        with pytest.raises(Exception, match="go"):
+            parse_go(bad.split())
+
+
+def test_scores_and_strength_settings() -> None:
+    assert [value_to_cp(v) for v in (0.0, 0.5, -0.2, 1.0, -1.0)] == [0, 111, -36, 12800, -12800]
+    assert value_to_cp(float("nan")) == 0
+    assert value_to_winrate(0.5) == 0.75
+    chess_game = get_game("chess")
+    assert strength_settings(chess_game, elo=1500).spec() == "se-inf-mcts:rank=1400-1600"
+    assert strength_settings(chess_game, elo=2600, style="plain").spec() == (
+        "sa-mcts:rank=2400-2600"
+    )
+    assert strength_settings(chess_game, simulations=8).spec() == "human-mcts:sims=8"
+    with pytest.raises(SparringError, match="outside the chess Elo bands"):
+        strength_settings(chess_game, elo=999)
+    with pytest.raises(SparringError, match="style"):
+        strength_settings(chess_game, style="wild")
+
+
+# ---- python-chess as the GUI ---------------------------------------------------------------
+def test_a_game_through_python_chess() -> None:
+    engine = chess.engine.SimpleEngine.popen_uci(COMMAND)
+    try:
+        assert engine.id["name"].startswith("sparring")
+        elo = engine.options["UCI_Elo"]
+        assert (elo.type, elo.min, elo.max) == ("spin", 1000, 2600)
+        assert engine.options["Style"].var == ["human-like", "plain"]
+        engine.configure({"Simulations": 4})
+        board = chess.Board()
+        while not board.is_game_over() and board.ply() < 30:
+            result = engine.play(board, chess.engine.Limit(nodes=8))
+            assert result.move in board.legal_moves
+            board.push(result.move)
+        # a finished game: from a position with mate in one for White
+        board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+        engine.configure({"Simulations": 64})
+        result = engine.play(board, chess.engine.Limit(nodes=200))
+        assert result.move in board.legal_moves
+        board.push(result.move)
+        assert board.is_checkmate()  # Ra8#: the search finds the mate
+        result = engine.play(board, chess.engine.Limit(nodes=8))
+        assert result.move is None  # bestmove (none): no legal move
+    finally:
+        engine.quit()
+
+
+def test_analysis_info_and_multipv() -> None:
+    engine = chess.engine.SimpleEngine.popen_uci(COMMAND)
+    try:
+        engine.configure({"Simulations": 16, "UCI_ShowWDL": True})
+        infos = engine.analyse(chess.Board(), chess.engine.Limit(depth=4), multipv=3)
+        assert len(infos) == 3
+        for info in infos:
+            assert info["depth"] == 4 and info["nodes"] > 0
+            assert "score" in info and "wdl" in info
+            assert info["pv"][0] in chess.Board().legal_moves
+        assert len({info["pv"][0] for info in infos}) == 3
+    finally:
+        engine.quit()
+
+
+def test_limit_strength_builds_the_human_like_player() -> None:
+    c = UCIClient()
+    try:
+        c.send("setoption name UCI_LimitStrength value true")
+        c.send("setoption name UCI_Elo value 1500")
+        assert "info string player se-inf-mcts:rank=1400-1600,sims=8" in c.ready()
+        c.send("setoption name Style value plain")
+        assert "info string player sa-mcts:rank=1400-1600,sims=8" in c.ready()
+        c.send("setoption name Player value uct:sims=20")
+        assert "info string player uct:sims=20" in c.ready()
+        c.send("setoption name Player value <empty>")
+        c.send("setoption name UCI_LimitStrength value false")
+        assert "info string player human-mcts:sims=8" in c.ready()
+    finally:
+        c.close()
+
+
+# ---- raw lines -------------------------------------------------------------------------------
+def test_bad_input_gets_an_error_line_and_changes_nothing() -> None:
+    c = UCIClient()
+    try:
+        c.send("go depth 1")  # before any position
+        assert errors(c.ready()) == [
+            "info string error go before position: send position startpos|fen ... first"
+        ]
+        c.send("stop")  # no search: no answer at all
+        assert c.ready() == []
+        c.send("position startpos moves e2e4")
+        for bad in (
+            "frobnicate",
+            "position fen not/a/fen w - - 0 1",
+            "position startpos moves e2e5",
+            "position startpos moves e2e4 e7e5 zz99",
+            "position sideways",
+            "setoption name UCI_Elo value 99999",
+            "setoption name UCI_Elo value many",
+            "setoption name NoSuchOption value 1",
+            "setoption name Style value wild",
+            "setoption name Player value nosuchkind",
+            "setoption name Player value az",  # no chess network to build it from
+            "go movetime x",
+            "debug maybe",
+        ):
+            c.send(bad)
+            assert len(errors(c.ready())) == 1, bad
+        c.send("go depth 2")
+        best = c.until("bestmove")[-1].split()[1]
+        board = chess.Board()
+        board.push_uci("e2e4")
+        assert chess.Move.from_uci(best) in board.legal_moves  # Black's move after e2e4
+    finally:
+        c.close()
+
+
+def test_go_movetime_is_answered_in_time(client: UCIClient) -> None:
+    client.send("setoption name Simulations value 100000")
+    client.ready()
+    client.send("position startpos moves e2e4 e7e5")
+    began = time.perf_counter()
+    client.send("go movetime 100")
+    lines = client.until("bestmove", timeout=10)
+    elapsed = time.perf_counter() - began
+    assert elapsed < 1.0, elapsed
+    assert any(line.startswith("info depth") for line in lines)
+
+
+def test_stop_ends_an_infinite_search_promptly(client: UCIClient) -> None:
+    client.send("setoption name Simulations value 100000")
+    client.ready()
+    client.send("position startpos")
+    client.send("go infinite")
+    time.sleep(0.3)
+    assert client.lines.qsize() == 0 or not any(
+        line.startswith("bestmove") for line in list(client.lines.queue)
+    )
+    client.send("isready")  # answered while searching
+    assert "readyok" in client.until("readyok", timeout=5)[-1]
+    client.send("position startpos moves e2e4")  # refused while searching
+    assert errors(client.until("info string error", timeout=5))
+    began = time.perf_counter()
+    client.send("stop")
+    best = client.until("bestmove", timeout=5)[-1].split()[1]
+    assert time.perf_counter() - began < 1.0
+    assert chess.Move.from_uci(best) in chess.Board().legal_moves
+
+
+def test_random_lines_never_kill_the_engine(client: UCIClient) -> None:
+    rng = random.Random(11)
+    words = [
+        "uci",
+        "isready",
+        "position",
+        "go",
+        "stop",
+        "setoption",
+        "ponderhit",
+        "ucinewgame",
+        "debug",
+        "foo",
+        "name",
+        "value",
+        "startpos",
+        "fen",
+        "moves",
+        "e2e4",
+        "depth",
+        "1",
+        "nodes",
+        "movetime",
+        "x",
+        "-5",
+        "infinite",
+        "MultiPV",
+        "UCI_Elo",
+        "\x00",
+        "8/8",
+    ]
+    for _ in range(300):
+        client.send(" ".join(rng.choices(words, k=rng.randrange(1, 6))))
+    client.send("stop")
+    client.ready()
+    assert client.proc.poll() is None
+
+
+# ---- a real opponent -------------------------------------------------------------------------
+def test_against_stockfish() -> None:
+    if not STOCKFISH.exists():
+        if os.environ.get("SPARRING_CI") == "1":
+            pytest.fail(f"{STOCKFISH} is missing (scripts/install.sh installs Debian's stockfish)")
+        pytest.skip(f"{STOCKFISH} is not installed (Debian package stockfish)")
+    ours = chess.engine.SimpleEngine.popen_uci(COMMAND)
+    theirs = chess.engine.SimpleEngine.popen_uci(str(STOCKFISH))
+    try:
+        theirs.configure({"Skill Level": 0, "Threads": 1})
+        board = chess.Board()
+        for ply in range(12):
+            engine = ours if ply % 2 == 0 else theirs
+            result = engine.play(board, chess.engine.Limit(nodes=8, depth=1))
+            assert result.move in board.legal_moves
+            board.push(result.move)
+            if board.is_game_over():
+                break
+        assert board.ply() >= 4
+    finally:
+        ours.quit()
+        theirs.quit()
+
+
+def test_ponder_waits_for_ponderhit(client: UCIClient) -> None:
+    client.send("setoption name Simulations value 100000")
+    client.ready()
+    client.send("position startpos moves e2e4")
+    client.send("go ponder movetime 200")
+    time.sleep(0.5)  # longer than the move time: pondering waits for the opponent's move
+    assert not any(line.startswith("bestmove") for line in list(client.lines.queue))
+    began = time.perf_counter()
+    client.send("ponderhit")  # the clock starts now: 200 ms less the move overhead
+    lines = client.until("bestmove", timeout=5)
+    assert time.perf_counter() - began < 1.0
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+
+
+def test_bad_options_are_one_line_and_exit_2() -> None:
+    done = subprocess.run(
+        [*COMMAND, "--elo", "99"], input="uci\n", capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.strip().splitlines() == ["error: --elo must be 1000..2600, not 99"]
