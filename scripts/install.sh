@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
-SYSTEM_PACKAGES=(stockfish chromium gnugo)   # Debian packages sparring needs (stockfish: se-match --cpl-depth; chromium: the browser tests, driven by Playwright, which never downloads its own browser; gnugo: the GTP engine tests against GNU Go)
+SYSTEM_PACKAGES=(stockfish chromium gnugo postgresql)   # Debian packages sparring needs (stockfish: se-match --cpl-depth; chromium: the browser tests, driven by Playwright, which never downloads its own browser; gnugo: the GTP engine tests against GNU Go; postgresql: the store's tests and the two-server test on PostgreSQL, server started by scripts/pg_test_server.sh)
 
 if ((${#SYSTEM_PACKAGES[@]})); then
   missing=()

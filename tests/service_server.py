@@ -68,12 +68,20 @@ def thread_server(settings: ServiceSettings) -> Iterator[str]:
 class ServeProcess:
     """``python -m sparring serve`` in its own process group (killed with SIGKILL)."""
 
-    def __init__(self, data: Path, port: int, ai_time: float = 1.0, workers: int = 1) -> None:
+    def __init__(
+        self,
+        data: Path,
+        port: int,
+        ai_time: float = 1.0,
+        workers: int = 1,
+        db: str | None = None,
+    ) -> None:
         self.base = f"http://127.0.0.1:{port}"
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "sparring", "serve", "--port", str(port)),
                 *("--data", str(data), "--workers", str(workers), "--ai-time", str(ai_time)),
+                *(("--db", db) if db else ()),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

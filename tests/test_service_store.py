@@ -1,14 +1,18 @@
 """The service's store: the versioned schema (a version-1 database is upgraded in place) and
-the rule that a change computed from an old version of a game is never stored."""
+the rule that a change computed from an old version of a game is never stored.  Every test
+runs on SQLite and on a real PostgreSQL server (:mod:`pg_server`: a fresh schema per test;
+skipped without ``SPARRING_TEST_PG_URL``, failed so under ``SPARRING_CI=1``)."""
 
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
+from pg_server import pg_schema  # noqa: F401  (the fixture)
 from sparring.errors import IncompatibleError
 from sparring.service.store import (
     SCHEMA_VERSION,
@@ -19,8 +23,12 @@ from sparring.service.store import (
 )
 
 
-def _url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'db.sqlite'}"
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty database: a SQLite file, or a schema of the PostgreSQL test server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'db.sqlite'}"
+    return str(request.getfixturevalue("pg_schema"))
 
 
 def _game_values(game_id: str = "g1") -> dict[str, object]:
@@ -43,8 +51,8 @@ def _game_values(game_id: str = "g1") -> dict[str, object]:
     }
 
 
-def test_a_version_1_database_is_upgraded_keeping_its_rows(tmp_path: Path) -> None:
-    engine = make_engine(_url(tmp_path))
+def test_a_version_1_database_is_upgraded_keeping_its_rows(db_url: str) -> None:
+    engine = make_engine(db_url)
     assert migrate(engine, target=1) == 0
     with engine.begin() as conn:
         conn.execute(
@@ -60,7 +68,7 @@ def test_a_version_1_database_is_upgraded_keeping_its_rows(tmp_path: Path) -> No
         tables = set(sa.inspect(conn).get_table_names())
     assert "profiles" not in tables
     engine.dispose()
-    store = Store.open(_url(tmp_path))  # upgrades 1 -> 3
+    store = Store.open(db_url)  # upgrades 1 -> 3
     with store.engine.connect() as conn:
         assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 3
     row = store.game("g1")
@@ -70,20 +78,23 @@ def test_a_version_1_database_is_upgraded_keeping_its_rows(tmp_path: Path) -> No
     assert store.estimate_details_of("p1") == []
     assert SCHEMA_VERSION == 3
     store.close()
-    assert migrate(make_engine(_url(tmp_path))) == 3  # nothing left to do
+    engine = make_engine(db_url)
+    assert migrate(engine) == 3  # nothing left to do
+    engine.dispose()
 
 
-def test_a_newer_database_is_refused(tmp_path: Path) -> None:
-    engine = make_engine(_url(tmp_path))
+def test_a_newer_database_is_refused(db_url: str) -> None:
+    engine = make_engine(db_url)
     migrate(engine)
     with engine.begin() as conn:
         conn.execute(sa.text("UPDATE schema_version SET version = 99"))
     with pytest.raises(IncompatibleError, match="schema version 99"):
         migrate(engine)
+    engine.dispose()
 
 
-def test_a_change_from_an_old_version_is_not_stored(tmp_path: Path) -> None:
-    store = Store.open(_url(tmp_path))
+def test_a_change_from_an_old_version_is_not_stored(db_url: str) -> None:
+    store = Store.open(db_url)
     store.add_player("p1", "ann", "h1")
     store.add_game(_game_values())
     read = store.game("g1")
@@ -98,4 +109,37 @@ def test_a_change_from_an_old_version_is_not_stored(tmp_path: Path) -> None:
     with pytest.raises(sa.exc.IntegrityError), store.transaction() as conn:
         conn.execute(sa.text("INSERT INTO moves VALUES ('g1', 0, 4, 0, 'human', NULL)"))
     assert [(m.ply, m.move) for m in store.moves_of("g1")] == [(0, 3)]
+    store.close()
+
+
+def test_profile_changes_in_parallel_lose_none(db_url: str) -> None:
+    store = Store.open(db_url)
+    store.add_player("p1", "ann", "h1")
+    with store.transaction() as conn:
+        store.put_profile(conn, "p1", {"count": 0, "seen": []})
+    threads = 6
+    barrier = threading.Barrier(threads)
+    errors: list[Exception] = []
+
+    def bump(i: int) -> None:
+        barrier.wait()
+        try:
+            with store.transaction() as conn:  # read (locked), change, write
+                data = store.profile_json(conn, "p1")
+                assert data is not None
+                store.put_profile(
+                    conn, "p1", {"count": data["count"] + 1, "seen": [*data["seen"], i]}
+                )
+        except Exception as err:  # (counted below)
+            errors.append(err)
+
+    workers = [threading.Thread(target=bump, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert errors == []
+    data = store.read_profile("p1")
+    assert data is not None
+    assert (data["count"], sorted(data["seen"])) == (threads, list(range(threads)))
     store.close()

@@ -28,6 +28,7 @@ Tables
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -169,30 +170,55 @@ MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+MIGRATION_LOCK = 0x5350_4152_5249_4E47
+"""The PostgreSQL advisory lock (a bigint key: "SPARRING" in ASCII) held while a server
+migrates the schema."""
+
+
 def migrate(engine: Engine, target: int = SCHEMA_VERSION) -> int:
     """Bring the database to schema version ``target`` (each step one transaction); the
-    version before.  :class:`IncompatibleError` for a database newer than this code."""
-    with engine.begin() as conn:
-        conn.execute(
-            sa.text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        )
-        found = conn.execute(sa.select(schema_version.c.version)).scalar()
-        if found is None:
-            conn.execute(schema_version.insert().values(version=0))
-            found = 0
-    if found > SCHEMA_VERSION:
-        raise IncompatibleError(
-            f"the database has schema version {found}; this sparring reads up to {SCHEMA_VERSION}"
-        )
-    for step in range(found, target):
-        with engine.begin() as conn:
-            MIGRATIONS[step](conn)
-            conn.execute(schema_version.update().values(version=step + 1))
+    version before.  :class:`IncompatibleError` for a database newer than this code.
+
+    On PostgreSQL the whole migration holds an advisory lock, so that servers started at
+    once on one database migrate it one after the other (the second finds nothing to do);
+    PostgreSQL's DDL is transactional, so a step that fails leaves the version before it."""
+    with engine.connect() as conn:
+        locked = conn.dialect.name == "postgresql"
+        if locked:
+            conn.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+            conn.commit()
+        try:
+            with conn.begin():
+                conn.execute(
+                    sa.text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+                )
+                found = conn.execute(sa.select(schema_version.c.version)).scalar()
+                if found is None:
+                    conn.execute(schema_version.insert().values(version=0))
+                    found = 0
+            if found > SCHEMA_VERSION:
+                raise IncompatibleError(
+                    f"the database has schema version {found}; "
+                    f"this sparring reads up to {SCHEMA_VERSION}"
+                )
+            for step in range(found, target):
+                with conn.begin():
+                    MIGRATIONS[step](conn)
+                    conn.execute(schema_version.update().values(version=step + 1))
+        finally:
+            if locked:  # (a connection that broke has lost its lock with its session)
+                with contextlib.suppress(sa.exc.DBAPIError):
+                    conn.rollback()
+                    conn.execute(
+                        sa.text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK}
+                    )
+                    conn.commit()
     return int(found)
 
 
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite files get WAL, foreign keys and a busy timeout."""
+    """An engine for ``url``; SQLite files get WAL, foreign keys and a busy timeout;
+    ``postgresql://`` URLs get the installed driver, psycopg 3."""
     if url.startswith("sqlite"):
         engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
@@ -207,7 +233,9 @@ def make_engine(url: str) -> Engine:
         return engine
     if url.startswith(("postgresql://", "postgres://")):  # the driver installed: psycopg 3
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
-    return sa.create_engine(url, pool_pre_ping=True)
+    # up to 32 connections: as many as asyncio's default thread pool has threads at most
+    # (the server's database calls run there), so that no call waits for a connection
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=8, max_overflow=24)
 
 
 def now_text() -> str:
@@ -418,10 +446,19 @@ class Store:
 
     # ---- profiles ---------------------------------------------------------------------------
     def profile_json(self, conn: Connection, player_id: str) -> dict[str, Any] | None:
-        """In ``conn``: the player's profile JSON (locked for update where the database
-        can), or None."""
+        """In ``conn``: the player's profile JSON, locked until ``conn`` ends (so that
+        concurrent read-change-write transactions of one profile do not lose each other's
+        change), or None.  PostgreSQL locks the row (``FOR UPDATE``); SQLite, which has no
+        row locks, takes the database's write lock first by touching the row (a no-op
+        update), as a read alone would let another writer in between."""
         query = sa.select(profiles.c.profile).where(profiles.c.player_id == player_id)
-        if conn.dialect.name != "sqlite":
+        if conn.dialect.name == "sqlite":
+            conn.execute(
+                profiles.update()
+                .where(profiles.c.player_id == player_id)
+                .values(updated=profiles.c.updated)
+            )
+        else:
             query = query.with_for_update()
         text = conn.execute(query).scalar()
         return None if text is None else json.loads(text)
