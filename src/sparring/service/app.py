@@ -125,7 +125,7 @@ class EloOpponent(_Body):
     """An AI at a target Elo (clamped to the calibrated range, and said so)."""
 
     mode: Literal["elo"]
-    elo: Annotated[float, Field(ge=-10000, le=10000, allow_inf_nan=False)]
+    elo: Annotated[float, Field(ge=-10000, le=10000, allow_inf_nan=False, strict=True)]
 
 
 class RankOpponent(_Body):
@@ -173,13 +173,13 @@ class MoveBody(_Body):
     """A move as the game writes it, at the ply the client believes the game is at."""
 
     move: Annotated[str, Field(min_length=1, max_length=20)]
-    ply: Annotated[int, Field(ge=0, le=100000)]
+    ply: Annotated[int, Field(ge=0, le=100000, strict=True)]
 
 
 class PlyBody(_Body):
     """The ply the client believes the game is at (undo, resign)."""
 
-    ply: Annotated[int, Field(ge=0, le=100000)]
+    ply: Annotated[int, Field(ge=0, le=100000, strict=True)]
 
 
 # ---- responses ----------------------------------------------------------------------------------
@@ -250,6 +250,47 @@ class ErrorBody(BaseModel):
 
     detail: str
     key: str | None
+
+
+ERROR_MEANING = {
+    400: "The body could not be parsed (e.g. a form body where JSON is expected).",
+    401: "No token, or a token of no player.",
+    403: "Another player's game or profile.",
+    404: "No such game, or an unknown name (game, player kind, setting, network).",
+    409: "The game is at another ply or over, or the settings do not fit together.",
+    413: "The request body is larger than the server accepts.",
+    422: "A malformed body or parameter, a bad value or an illegal move.",
+    429: "Too many AI moves in flight (the player's or the server's); retry after Retry-After.",
+}
+"""What each error status means, for the OpenAPI description of the endpoints."""
+
+
+def _errors(
+    *codes: int, body: bool = False, json_ref: bool = False
+) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` of the errors an endpoint can answer, each an
+    :class:`ErrorBody`: ``codes`` and 413 (every request's body is bounded), plus 400 and
+    422 when it reads a JSON body (``body``); 429 also declares its ``Retry-After``.
+    ``json_ref``: for a route whose answers are not JSON (the errors still are; the
+    :class:`ErrorBody` schema is named by reference, other routes register it)."""
+    wanted = {413, *codes, *((400, 422) if body else ())}
+    out: dict[int | str, dict[str, Any]] = {}
+    for code in sorted(wanted):
+        entry: dict[str, Any] = {"model": ErrorBody, "description": ERROR_MEANING[code]}
+        if code == 429:
+            entry["headers"] = {
+                "Retry-After": {
+                    "description": "Seconds to wait before trying again.",
+                    "schema": {"type": "integer"},
+                }
+            }
+        if json_ref:  # the route's own media type is not JSON: name the errors' one
+            del entry["model"]
+            entry["content"] = {
+                "application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
+            }
+        out[code] = entry
+    return out
 
 
 # ---- the service --------------------------------------------------------------------------------
@@ -677,7 +718,6 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         title="sparring",
         summary="A game AI as a training partner at any strength",
         lifespan=lifespan,
-        responses={400: {"model": ErrorBody}},
     )
     app.state.service = service
     app.add_middleware(BodyLimit, limit=settings.max_body)
@@ -691,6 +731,8 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
         first = errors[0] if errors else {}
+        if first.get("type") == "json_invalid":
+            return _error(422, "the request body is not valid JSON", None)
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
         where = ".".join(loc) or None
         message = str(first.get("msg", "invalid request"))
@@ -740,7 +782,9 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
                 service.schedule_ai(fresh)
 
     # ---- endpoints ---------------------------------------------------------------------------
-    @app.post("/api/players", status_code=201, response_model=PlayerCreated)
+    @app.post(
+        "/api/players", status_code=201, response_model=PlayerCreated, responses=_errors(body=True)
+    )
     async def create_player(body: NewPlayer) -> dict[str, Any]:
         """A new player; the token is shown only in this answer."""
         token = secrets.token_urlsafe(32)
@@ -755,12 +799,12 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         await service.thread(put)
         return {"id": player_id, "name": body.name, "token": token}
 
-    @app.get("/api/me", response_model=Me)
+    @app.get("/api/me", response_model=Me, responses=_errors(401))
     async def me(caller: Caller) -> dict[str, Any]:
         """Who the token belongs to."""
         return {"id": caller["id"], "name": caller["name"], "created": caller["created"]}
 
-    @app.get("/api/me/profile", response_model=ProfileModel)
+    @app.get("/api/me/profile", response_model=ProfileModel, responses=_errors(401))
     async def my_profile(caller: Caller) -> dict[str, Any]:
         """The caller's games and strength estimates."""
         data = await service.thread(service.db.read_profile, caller["id"])
@@ -769,14 +813,18 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         details = await service.thread(service.db.estimate_details_of, caller["id"])
         return profile_view(caller, profile, rows, details)
 
-    @app.get("/api/players/{player_id}/profile", response_model=ProfileModel)
+    @app.get(
+        "/api/players/{player_id}/profile",
+        response_model=ProfileModel,
+        responses=_errors(401, 403, 422),
+    )
     async def player_profile(player_id: str, caller: Caller) -> dict[str, Any]:
         """A player's profile: only its own player may read it (403 otherwise)."""
         if player_id != caller["id"]:
             raise Forbidden("this profile belongs to another player")
         return await my_profile(caller)
 
-    @app.get("/api/catalog", response_model=Catalog)
+    @app.get("/api/catalog", response_model=Catalog, responses=_errors())
     async def catalog() -> dict[str, Any]:
         """The games with their levels, and the player kinds with their settings schemas."""
         return {
@@ -784,7 +832,12 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             "kinds": service.kinds,
         }
 
-    @app.post("/api/games", status_code=201, response_model=GameStateModel)
+    @app.post(
+        "/api/games",
+        status_code=201,
+        response_model=GameStateModel,
+        responses=_errors(401, 404, 409, 429, body=True),
+    )
     async def create_game(body: NewGame, caller: Caller) -> dict[str, Any]:
         """A new game against the opponent asked for; the AI moves first when you are
         second."""
@@ -853,13 +906,15 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             service.schedule_ai(row)
         return await state_of(game_id)
 
-    @app.get("/api/games", response_model=list[GameSummary])
+    @app.get("/api/games", response_model=list[GameSummary], responses=_errors(401))
     async def list_games(caller: Caller) -> list[dict[str, Any]]:
         """The caller's games, newest first."""
         rows = await service.thread(service.db.games_of, caller["id"])
         return [summary(r) for r in rows]
 
-    @app.get("/api/games/{game_id}", response_model=GameStateModel)
+    @app.get(
+        "/api/games/{game_id}", response_model=GameStateModel, responses=_errors(401, 403, 404, 422)
+    )
     async def get_game_state(
         game_id: str,
         caller: Caller,
@@ -874,7 +929,11 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             row = await service.thread(service.db.game, game_id)
         return await state_of(game_id)
 
-    @app.post("/api/games/{game_id}/moves", response_model=GameStateModel)
+    @app.post(
+        "/api/games/{game_id}/moves",
+        response_model=GameStateModel,
+        responses=_errors(401, 403, 404, 409, 429, body=True),
+    )
     async def play_move(game_id: str, body: MoveBody, caller: Caller) -> dict[str, Any]:
         """Your move (text as the game writes it) at the ply you expect the game to be at;
         the AI's reply follows in the background (``ai_thinking``)."""
@@ -894,7 +953,11 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         work = service.job(worker.human_move, row.snapshot, row.human_side, move)
         return await change(row, work, "human")
 
-    @app.post("/api/games/{game_id}/undo", response_model=GameStateModel)
+    @app.post(
+        "/api/games/{game_id}/undo",
+        response_model=GameStateModel,
+        responses=_errors(401, 403, 404, 409, 429, body=True),
+    )
     async def undo(game_id: str, body: PlyBody, caller: Caller) -> dict[str, Any]:
         """Take back your last move and the AI's reply."""
         row = await owned(game_id, caller)
@@ -909,7 +972,11 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             row, service.job(worker.undo, row.snapshot, row.human_side)
         )
 
-    @app.post("/api/games/{game_id}/resign", response_model=GameStateModel)
+    @app.post(
+        "/api/games/{game_id}/resign",
+        response_model=GameStateModel,
+        responses=_errors(401, 403, 404, 409, 429, body=True),
+    )
     async def resign(game_id: str, body: PlyBody, caller: Caller) -> dict[str, Any]:
         """You resign the game."""
         row = await owned(game_id, caller)
@@ -924,7 +991,10 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     @app.get(
         "/api/games/{game_id}/record",
         response_class=PlainTextResponse,
-        responses={200: {"content": {"text/plain": {}}}},
+        responses={
+            200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
+            **_errors(401, 403, 404, 409, 422, json_ref=True),
+        },
     )
     async def record(
         game_id: str,
