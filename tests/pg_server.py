@@ -9,6 +9,7 @@ never see each other's tables."""
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -62,3 +63,24 @@ def pg_schema() -> Iterator[str]:
         with admin.begin() as conn:
             conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
         admin.dispose()
+
+
+def game_values(game_id: str = "g1") -> dict[str, object]:
+    """The columns of one stored game row, for the store's tests."""
+    return {
+        "id": game_id,
+        "player_id": "p1",
+        "game": "connect4",
+        "game_params": "{}",
+        "opponent": json.dumps({"kind": "uct", "sims": 20}),
+        "opponent_label": "UCT",
+        "human_side": 0,
+        "status": "ongoing",
+        "result": None,
+        "ply": 0,
+        "to_move": 0,
+        "version": 0,
+        "snapshot": json.dumps({"moves": []}),
+        "created": "2026-11-25T20:00:00.000+00:00",
+        "updated": "2026-11-25T20:00:00.000+00:00",
+    }

@@ -50,10 +50,16 @@ def wait_until_up(base: str, seconds: float = 120.0) -> None:
 @contextmanager
 def thread_server(settings: ServiceSettings) -> Iterator[str]:
     """``create_app(settings)`` served by uvicorn in a thread; yields the base URL."""
+    with serve_app(create_app(settings)) as base:
+        yield base
+
+
+@contextmanager
+def serve_app(app: Any, log_level: str = "warning") -> Iterator[str]:
+    """An ASGI ``app`` served by uvicorn in a thread on a free loopback port; yields the base
+    URL and stops the server on exit."""
     port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{port}"

@@ -8,16 +8,13 @@ import importlib.util
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import uvicorn
-
-from service_server import free_port, wait_until_up
+from service_server import serve_app
 from sparring.service import ServiceSettings, create_app
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fuzz_api.py"
@@ -97,18 +94,9 @@ class _Broken:
 
 @contextmanager
 def _broken_server(data: Path) -> Iterator[str]:
-    port = free_port()
     app = _Broken(create_app(ServiceSettings(data_dir=data, workers=1, ai_time=0.05)))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(base)
+    with serve_app(app, log_level="error") as base:
         yield base
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
 
 
 def test_fuzzer_reports_5xx_and_undeclared_status(tmp_path: Path) -> None:

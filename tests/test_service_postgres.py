@@ -10,7 +10,6 @@ Each test works in a schema of its own (:func:`pg_server.pg_schema`)."""
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,32 +20,12 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from pg_server import pg_schema  # noqa: F401  (the fixture)
+from pg_server import game_values, pg_schema  # noqa: F401  (pg_schema: the fixture)
 from service_server import UCT20, Client, ServeProcess, free_port
 from sparring.errors import MissingResourceError
 from sparring.service.store import SCHEMA_VERSION, StaleError, Store
 
 THREADS = 6
-
-
-def _game_values(game_id: str = "g1") -> dict[str, object]:
-    return {
-        "id": game_id,
-        "player_id": "p1",
-        "game": "connect4",
-        "game_params": "{}",
-        "opponent": json.dumps({"kind": "uct", "sims": 20}),
-        "opponent_label": "UCT",
-        "human_side": 0,
-        "status": "ongoing",
-        "result": None,
-        "ply": 0,
-        "to_move": 0,
-        "version": 0,
-        "snapshot": json.dumps({"moves": []}),
-        "created": "2026-11-25T20:00:00.000+00:00",
-        "updated": "2026-11-25T20:00:00.000+00:00",
-    }
 
 
 def _at_once(n: int, work: Callable[[int], Any]) -> list[Any]:
@@ -83,7 +62,7 @@ def test_servers_starting_at_once_migrate_the_database_once(pg_schema: str) -> N
 def test_racing_changes_of_one_game_store_exactly_one(pg_schema: str) -> None:  # noqa: F811
     store = Store.open(pg_schema)
     store.add_player("p1", "ann", "h1")
-    store.add_game(_game_values())
+    store.add_game(game_values())
     read = store.game("g1")
 
     def change(i: int) -> int:

@@ -5,14 +5,13 @@ skipped without ``SPARRING_TEST_PG_URL``, failed so under ``SPARRING_CI=1``)."""
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-from pg_server import pg_schema  # noqa: F401  (the fixture)
+from pg_server import game_values, pg_schema  # noqa: F401  (pg_schema: the fixture)
 from sparring.errors import IncompatibleError
 from sparring.service.store import (
     SCHEMA_VERSION,
@@ -31,26 +30,6 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(request.getfixturevalue("pg_schema"))
 
 
-def _game_values(game_id: str = "g1") -> dict[str, object]:
-    return {
-        "id": game_id,
-        "player_id": "p1",
-        "game": "connect4",
-        "game_params": "{}",
-        "opponent": json.dumps({"kind": "uct", "sims": 20}),
-        "opponent_label": "UCT",
-        "human_side": 0,
-        "status": "ongoing",
-        "result": None,
-        "ply": 0,
-        "to_move": 0,
-        "version": 0,
-        "snapshot": json.dumps({"moves": []}),
-        "created": "2026-11-25T20:00:00.000+00:00",
-        "updated": "2026-11-25T20:00:00.000+00:00",
-    }
-
-
 def test_a_version_1_database_is_upgraded_keeping_its_rows(db_url: str) -> None:
     engine = make_engine(db_url)
     assert migrate(engine, target=1) == 0
@@ -61,9 +40,9 @@ def test_a_version_1_database_is_upgraded_keeping_its_rows(db_url: str) -> None:
                 "VALUES ('p1', 'ann', 'h1', '2026-11-25T20:00:00+00:00')"
             )
         )
-        columns = ", ".join(_game_values())
-        marks = ", ".join(f":{c}" for c in _game_values())
-        conn.execute(sa.text(f"INSERT INTO games ({columns}) VALUES ({marks})"), _game_values())
+        columns = ", ".join(game_values())
+        marks = ", ".join(f":{c}" for c in game_values())
+        conn.execute(sa.text(f"INSERT INTO games ({columns}) VALUES ({marks})"), game_values())
         assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 1
         tables = set(sa.inspect(conn).get_table_names())
     assert "profiles" not in tables
@@ -96,7 +75,7 @@ def test_a_newer_database_is_refused(db_url: str) -> None:
 def test_a_change_from_an_old_version_is_not_stored(db_url: str) -> None:
     store = Store.open(db_url)
     store.add_player("p1", "ann", "h1")
-    store.add_game(_game_values())
+    store.add_game(game_values())
     read = store.game("g1")
     move = {"ply": 0, "move": 3, "side": 0, "played_by": "human", "analysis": None}
     with store.transaction() as conn:
