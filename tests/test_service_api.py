@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import chess
 import httpx
 import pytest
 
@@ -314,6 +315,11 @@ def test_a_finished_go_or_chess_game_gives_a_rank_estimate(
     for _ in range(6):
         state = ann.settled(ann.move(state).json()["id"])
     assert state["ply"] == 12
+    if game == "chess":  # the board shown is the position after the moves played
+        board = chess.Board()
+        for move in state["moves"]:
+            board.push_uci(move["text"])
+        assert state["board"]["fen"] == board.fen()
     assert ann.post(f"/api/games/{state['id']}/resign", {"ply": 12}).status_code == 200
     record = ann.get(f"/api/games/{state['id']}/record").text
     assert header in record

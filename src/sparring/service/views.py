@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sparring.games.base import Game, State
+from sparring.games.chess import Chess
 from sparring.profiles import OPPONENT_ELO_ESTIMATE, Profile
 from sparring.service.store import GameRow, MoveRow
 from sparring.session import GameSession
@@ -92,8 +93,8 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
     human_turn = ongoing and session.to_move == human
     legal = session.legal_moves() if human_turn else []
     board: dict[str, Any]
-    if game.name == "chess":
-        board = {"kind": "chess", "fen": game.position_to_text(state)}
+    if isinstance(game, Chess):  # the position now (position_to_text adds the moves since
+        board = {"kind": "chess", "fen": game.fen(state)}  # the last irreversible one)
     else:
         rows, cols = game.board_shape
         board = {"kind": "grid", "rows": rows, "cols": cols, "cells": grid_cells(game, state)}
