@@ -301,11 +301,6 @@ class RankedSearchPlayer(SearchPlayer):
             self.annotate(target=self.target.at(game.ply(state)))
         return result
 
-    def move_info(self) -> dict[str, Any] | None:
-        """The root moves and visit counts of the last search (and the target ``beta_t``),
-        derived from :attr:`last_analysis`."""
-        return super().move_info()
-
 
 @dataclass(frozen=True)
 class _HumanLikeSettings(SettingsBase, ABC):

@@ -13,11 +13,9 @@ import numpy as np
 
 from sparring.errors import BadValueError
 from sparring.games.base import Game, State
+from sparring.search.analysis import JsonValue as JsonValue  # one alias, re-exported here
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
-
-JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
-"""A value that :func:`json.dumps` writes and :func:`json.loads` reads back unchanged."""
 
 PlayerState: TypeAlias = dict[str, JsonValue]
 """What a player saves between games (:meth:`Player.save_state`): JSON values only."""

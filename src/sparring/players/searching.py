@@ -27,7 +27,7 @@ import numpy as np
 from sparring.errors import GameOverError
 from sparring.games.base import Game, State
 from sparring.players.base import JsonValue, Player
-from sparring.players.finish import allowed_moves, finishing_move
+from sparring.players.finish import allowed_moves, go_finishing_move
 from sparring.search.analysis import MoveAnalysis, SearchKind, StrengthReport
 from sparring.search.limit import Limit, LimitClock
 from sparring.search.stats import RootStats
@@ -72,9 +72,7 @@ class SearchPlayer(Player):
         """The move from a root with visits: the most visited (ties at random), under the
         game's move filter when :attr:`finish`."""
         if self.finish:
-            rule = game.move_filter(state)
-            if rule is not None:
-                return finishing_move(rule, root.moves, root.visits, self.rng)
+            return go_finishing_move(game, state, root.moves, root.visits, self.rng)
         best = root.best_moves()
         return int(best[self.rng.integers(len(best))])
 

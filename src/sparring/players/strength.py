@@ -378,14 +378,6 @@ class StrengthAdjustedPlayer(SearchPlayer):
             clamped=False if elo is None else elo.clamped,
         )
 
-    def move_info(self) -> dict[str, Any] | None:
-        """``{"moves": [...], "visits": [...]}``: the root of the search behind the last move
-        (``{"random": true}`` when the floor played a random move instead), plus the
-        controller's :meth:`~sparring.strength.controller.StrengthController.annotation`
-        (an adaptive player's ``z``, ``elo``, ``opponent_elo``, ``opponent_z``); derived from
-        :attr:`last_analysis`."""
-        return super().move_info()
-
 
 def _clip(value: float | None) -> float | None:
     if value is None or math.isnan(value):

@@ -25,6 +25,8 @@ from sparring.errors import BadValueError
 from sparring.search.stats import RootStats
 
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
+"""A value that :func:`json.dumps` writes and :func:`json.loads` reads back unchanged (also
+:data:`sparring.players.base.JsonValue`)."""
 
 SearchKind = Literal["puct", "uct", "minimax", "none"]
 """Which search produced the record (``none``: a move played without searching, e.g. an SA

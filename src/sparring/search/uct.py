@@ -306,10 +306,10 @@ def _run(
     max_depth: int,
     max_playout_plies: int = DEFAULT_PLAYOUT_PLIES,
     clock: LimitClock | None = None,
-) -> tuple[_Tree, int]:
-    """Run the search; returns the tree and the simulations done.  With an interruptible
-    ``clock`` the simulations run in chunks (:class:`~sparring.search.limit.ChunkSizer`) on
-    one tree, the clock asked between chunks; without, in one compiled call."""
+) -> _Tree:
+    """Run the search; returns its tree.  With an interruptible ``clock`` the simulations run
+    in chunks (:class:`~sparring.search.limit.ChunkSizer`) on one tree, the clock asked
+    between chunks; without, in one compiled call."""
     if is_compiled(kernels):
         run: Callable[..., Any] = _uct_run()
         playout: Any = kernels.random_playout
@@ -330,7 +330,7 @@ def _run(
     if clock is None or not clock.interruptible:
         tree = _Tree(tree_capacity(simulations, num_actions, n_open))
         chunk(tree, simulations)
-        return tree, simulations
+        return tree
     sizer = ChunkSizer(clock, first=16 if is_compiled(kernels) else 1)
     tree = _Tree(tree_capacity(min(simulations, 1024), num_actions, n_open))
     chunk(tree, 0)  # the root, expanded
@@ -342,7 +342,7 @@ def _run(
         chunk(tree, sims)
         sizer.done(sims, time.perf_counter() - began)
         done += sims
-    return tree, done
+    return tree
 
 
 def uct_search(
@@ -380,7 +380,7 @@ def uct_search(
         simulations = limit.cap(simulations)
         if clock is None:
             clock = limit.start()
-    tree, _ = _run(
+    tree = _run(
         game,
         game.kernels,
         state,
