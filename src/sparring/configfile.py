@@ -82,6 +82,17 @@ def check_fields(instance: DataclassInstance, what: str) -> None:
         normalise_field(what, key, hint, getattr(instance, key))
 
 
+def check_at_least(
+    instance: DataclassInstance, what: str, names: tuple[str, ...], minimum: int
+) -> None:
+    """Raise :class:`ConfigError` (``key`` = the field) for the first of the fields ``names``
+    of ``instance`` whose value is below ``minimum`` (a config's range checks, after
+    :func:`check_fields`)."""
+    for name in names:
+        if getattr(instance, name) < minimum:
+            raise ConfigError(f"{what}: {name} must be >= {minimum}", name)
+
+
 def describe_type(hint: Any) -> str:
     """Words for the annotation ``hint``: ``int`` is "an integer", ``tuple[str, ...]`` is
     "a list of strings", ``int | None`` is "an integer or nothing"."""
@@ -163,6 +174,26 @@ def normalise_field(what: str, key: str, hint: Any, value: Any) -> Any:
     return value
 
 
+def read_text_file(path: Path | str, what: str, kind: str) -> str:
+    """The UTF-8 text of the file ``path`` (a ``what``, e.g. ``"config file"``, in the format
+    ``kind``, e.g. ``"TOML"``).
+
+    A missing file or one that is not UTF-8 text (a binary file) raises :class:`ConfigError`
+    naming the file; a folder or an unreadable file
+    :class:`~sparring.errors.MissingResourceError`.
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{what} {str(path)!r} not found") from None
+    except OSError as exc:  # a folder, no permission
+        raise MissingResourceError(
+            f"{what} {str(path)!r} cannot be read ({exc.strerror or exc})"
+        ) from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{what} {str(path)!r} is not a text ({kind}) file") from None
+
+
 def read_toml(path: Path | str, game: str | None = None) -> dict[str, Any]:
     """The table of the TOML file ``path``.
 
@@ -171,16 +202,9 @@ def read_toml(path: Path | str, game: str | None = None) -> dict[str, Any]:
     :class:`~sparring.errors.MissingResourceError`; with ``game`` given, a file whose ``game``
     key names another game is a :class:`ConfigError` too.
     """
+    text = read_text_file(path, "config file", "TOML")
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"config file {str(path)!r} not found") from None
-    except OSError as exc:  # a folder, no permission
-        raise MissingResourceError(
-            f"config file {str(path)!r} cannot be read ({exc.strerror or exc})"
-        ) from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"config file {str(path)!r} is not a text (TOML) file") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(path)!r}: {exc}") from None
     if game is not None and data.get("game", game) != game:

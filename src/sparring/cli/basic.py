@@ -113,13 +113,6 @@ def adaptive_settings(opponent: str | None) -> PlayerSettings:
     return DSASettings() if opponent is None else parse_player(opponent)
 
 
-def side_name(game: Game, player: int) -> str:
-    """How the board shows ``player`` (0 or 1): ``X``/``O``, with the colour where the game
-    has colours (``X (Black)`` in Go and Othello, ``White`` in chess):
-    :meth:`Game.side_label`."""
-    return game.side_label(player)
-
-
 _SUFFIX_FORMATS: dict[str, RecordFormat] = {".sgf": "sgf", ".pgn": "pgn", ".txt": "moves"}
 
 
@@ -204,8 +197,7 @@ def _play_loop(
             move = session.play_player()
             console.print(f"{ai_name} plays {announced_move(game, before, move)}")
             continue
-        moves = [int(m) for m in session.legal_moves()]
-        legal = " ".join(game.move_to_text(m) for m in moves)
+        moves = session.legal_moves()
         try:
             text = input("your move> ")
         except EOFError:
@@ -222,6 +214,7 @@ def _play_loop(
             console.print("You resigned.")
             break
         if word in ("help", "?", ""):
+            legal = " ".join(game.move_to_text(m) for m in moves)
             console.print(f"legal moves: {legal}\n{PLAY_HELP if quit_resigns else SERIES_HELP}")
             continue
         if word in ("undo", "takeback"):
@@ -331,7 +324,7 @@ def play(
         names = ("You", ai.name) if human == 0 else (ai.name, "You")
         session = GameSession(game, players, start=start, names=names)
         order = "moves first" if session.to_move == human else "moves second"
-        console.print(f"You are {side_name(game, human)} ({order}) against {ai.name}.")
+        console.print(f"You are {game.side_label(human)} ({order}) against {ai.name}.")
         try:
             _play_loop(session, human, ai.name, save)
         except BaseException as exc:
@@ -424,7 +417,7 @@ def _play_adaptive(
             session = GameSession(game, players, start=start, names=names)
             order = "moves first" if session.to_move == human else "moves second"
             console.print(
-                f"Game {number}: you are {side_name(game, human)} ({order}) against {ai.name}."
+                f"Game {number}: you are {game.side_label(human)} ({order}) against {ai.name}."
             )
             _play_loop(session, human, ai.name, None, quit_resigns=False)
             if not session.is_over:  # quit: the game is not counted

@@ -41,7 +41,6 @@ def train(
         if config is not None
         else TrainConfig.for_game(game_name, **overrides)
     )
-    cfg.check_opponents()
     directory = out or Path("runs") / f"train-{game_name}"
     check_output_dir(directory, "--out")
     trainer = Trainer(cfg, directory)

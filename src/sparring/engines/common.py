@@ -31,7 +31,7 @@ from sparring.errors import (
 from sparring.games.base import Game, State
 from sparring.players.base import Player
 from sparring.players.cache import PlayerCache
-from sparring.players.registry import build_player, parse_player
+from sparring.players.registry import build_player
 from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
@@ -96,11 +96,6 @@ def strength_settings(
     if style == "plain":
         return SAMCTSSettings(rank=rank, simulations=sims)
     return SEInfMCTSSettings(rank=rank, simulations=sims)
-
-
-def settings_from_spec(spec: str) -> PlayerSettings:
-    """Typed settings from player spec text (``uct:sims=50``): the registry's parser."""
-    return parse_player(spec)
 
 
 class PlayerSeat:

@@ -53,7 +53,6 @@ from sparring.engines.common import (
     StopFlag,
     move_value,
     ranked_moves,
-    settings_from_spec,
     strength_settings,
     value_to_winrate,
 )
@@ -61,7 +60,7 @@ from sparring.errors import GameOverError, SparringError
 from sparring.games import get_game
 from sparring.games.base import Game, State
 from sparring.players.base import Player
-from sparring.players.registry import build_player
+from sparring.players.registry import build_player, parse_player
 from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
@@ -255,7 +254,7 @@ class GTPEngine:
             return strength_settings(game, style=self.style, simulations=self.simulations)
         how, value = strength
         if how == "player":
-            return settings_from_spec(value)
+            return parse_player(value)
         if how == "rank":
             return strength_settings(
                 game, rank=value, style=self.style, simulations=self.simulations
@@ -524,9 +523,3 @@ class GTPEngine:
                 f"pv {' '.join(self.game.move_to_text(m) for m in pv)}"
             )
         return " ".join(parts)
-
-
-def run_gtp(lines: Iterable[str], out: TextIO | None = None, **options: object) -> None:
-    """Run the GTP engine on ``lines`` (standard input for ``sparring gtp``); ``options``
-    are :class:`GTPEngine`'s."""
-    GTPEngine(out, **options).run(lines)  # type: ignore[arg-type]

@@ -53,7 +53,6 @@ from sparring.engines.common import (
     StopFlag,
     move_value,
     ranked_moves,
-    settings_from_spec,
     strength_settings,
     value_to_cp,
     value_to_winrate,
@@ -61,6 +60,7 @@ from sparring.engines.common import (
 from sparring.errors import SparringError
 from sparring.games import get_game
 from sparring.games.base import State
+from sparring.players.registry import parse_player
 from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
@@ -407,7 +407,7 @@ class UCIEngine:
     # ---- the search ----------------------------------------------------------------------------
     def _settings(self, options: EngineOptions) -> PlayerSettings:
         if options.player:
-            return settings_from_spec(options.player)
+            return parse_player(options.player)
         return strength_settings(
             self.game,
             elo=float(options.elo) if options.limit_strength else None,
@@ -505,11 +505,3 @@ class UCIEngine:
                 f"info depth {depth} multipv {k} {score} nodes {nodes} nps {nps} time {ms} "
                 f"pv {' '.join(self.game.move_to_text(m) for m in pv)}"
             )
-
-
-def run_uci(
-    lines: Iterable[str], out: TextIO | None = None, *, seed: int | None = None,
-    options: EngineOptions | None = None,
-) -> None:  # fmt: skip
-    """Run the UCI engine on ``lines`` (standard input for ``sparring uci``)."""
-    UCIEngine(out, seed=seed, options=options).run(lines)

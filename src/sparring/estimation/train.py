@@ -46,7 +46,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from sparring.configfile import check_fields, dataclass_from_mapping, read_toml
+from sparring.configfile import check_at_least, check_fields, dataclass_from_mapping, read_toml
 from sparring.errors import ConfigError
 from sparring.estimation.data import (
     INF_RANK,
@@ -222,9 +222,7 @@ class SEConfig:
             "eval_max_games",
             "eval_batch",
         )
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ConfigError(f"se config: {name} must be >= 1", name)
+        check_at_least(self, "se config", positive, 1)
         nonneg = (
             "blocks",
             "val_every",
@@ -241,9 +239,7 @@ class SEConfig:
             "policy_weight",
             "value_weight",
         )
-        for name in nonneg:
-            if getattr(self, name) < 0:
-                raise ConfigError(f"se config: {name} must be >= 0", name)
+        check_at_least(self, "se config", nonneg, 0)
         if not 0 <= self.momentum < 1:
             raise ConfigError("se config: momentum must be in [0, 1)", "momentum")
         if any(step < 1 for step in self.lr_decay_steps):

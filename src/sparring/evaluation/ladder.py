@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sparring.errors import ConfigError, MissingResourceError
+from sparring.configfile import read_text_file
+from sparring.errors import ConfigError
 from sparring.evaluation.bradley_terry import ELO_SCALE, PairCounts, fit_bradley_terry
 from sparring.evaluation.ratings import EloFit
 
@@ -97,21 +98,14 @@ def save_ladder(path: Path, ladder: Ladder) -> None:
 
 def read_ladder(path: Path) -> Ladder:
     """Load a ladder file written by :func:`write_ladder`."""
+    text = read_text_file(path, "ladder file", "JSON")
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(text)
         players = tuple(
             LadderPlayer(p["name"], p["spec"], float(p["elo"]), float(p["stderr"]))
             for p in data["players"]
         )
         return Ladder(str(data["game"]), players, str(data["anchor"]))
-    except FileNotFoundError:
-        raise ConfigError(f"ladder file {str(path)!r} not found") from None
-    except OSError as exc:  # a folder, no permission
-        raise MissingResourceError(
-            f"ladder file {str(path)!r} cannot be read ({exc.strerror or exc})"
-        ) from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"ladder file {str(path)!r} is not a text (JSON) file") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"ladder file {str(path)!r} is malformed: {exc}") from None
 

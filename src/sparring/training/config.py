@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring.configfile import check_fields, dataclass_from_mapping, read_toml
+from sparring.configfile import check_at_least, check_fields, dataclass_from_mapping, read_toml
 from sparring.errors import ConfigError, SparringError
 from sparring.search.hooks import DEFAULT_C_PUCT
 
@@ -129,9 +129,7 @@ class TrainConfig:
             "checkpoint_every",
             "threads",
         )
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ConfigError(f"train config: {name} must be >= 1", name)
+        check_at_least(self, "train config", positive, 1)
         if self.temperature <= 0 or self.learning_rate <= 0 or self.dirichlet_alpha <= 0:
             raise ConfigError(
                 "train config: temperature, learning_rate, dirichlet_alpha must be > 0"
@@ -150,9 +148,7 @@ class TrainConfig:
             "c_puct",
             "weight_decay",
         )
-        for name in nonnegative:
-            if getattr(self, name) < 0:
-                raise ConfigError(f"train config: {name} must be >= 0", name)
+        check_at_least(self, "train config", nonnegative, 0)
         if not 0 <= self.momentum < 1:
             raise ConfigError("train config: momentum must be in [0, 1)", "momentum")
         if self.backend not in ("auto", "torch", "onnx"):
