@@ -25,13 +25,8 @@ also writes the counts as JSON.  Only the loopback interface is used.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import random
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -103,54 +98,6 @@ class Tally:
             },
             "seconds": round(self.seconds, 1),
         }
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def serve(data: Path, ai_time: float) -> Any:
-    """``python -m sparring serve`` on a free loopback port; yields its base URL."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = (data / "server.log").open("w")
-    proc = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "sparring", "serve", "--host", "127.0.0.1"),
-            *("--port", str(port), "--data", str(data / "db"), "--workers", "1"),
-            *("--ai-time", str(ai_time)),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"sparring serve ended (code {proc.returncode}); see its log")
-            try:
-                if requests.get(f"{base}/api/catalog", timeout=2).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("sparring serve did not answer in 180 s")
-            time.sleep(0.2)
-        yield base
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
-        log.close()
 
 
 def fuzz(base: str, budget: int, seed: int, max_seconds: float, verbose: bool = False) -> Tally:
@@ -336,7 +283,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--budget must be >= 1")
     with tempfile.TemporaryDirectory(prefix="sparring-fuzz-") as tmp:
         data = Path(tmp)
-        with serve(data, args.ai_time) as base:
+        from serve_helper import serve  # (this folder; the tests load only fuzz())
+
+        options = ("--workers", "1", "--ai-time", str(args.ai_time))
+        with serve(data / "db", data / "server.log", *options) as (_, base):
             tally = fuzz(base, args.budget, args.seed, args.max_seconds, args.verbose)
         log_tail = (data / "server.log").read_text(errors="replace")[-3000:]
     counts = tally.to_json()

@@ -32,7 +32,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,6 +45,9 @@ from typing import Any
 WAIT = 10.0
 """Seconds one ``GET ?wait`` waits for the AI at most (the API's largest)."""
 AI_NAME = "move (POST move -> GET ?wait shows the reply)"
+MOVES = "/api/games/{id}/moves"
+WAITED = "/api/games/{id}?wait"
+"""The names of the two requests of a move in locust's statistics."""
 
 if __name__ != "__main__":  # loaded by locust as its locustfile
     from locust import FastHttpUser, between, events, task
@@ -99,34 +101,29 @@ if __name__ != "__main__":  # loaded by locust as its locustfile
 
         def on_start(self) -> None:
             self.state: dict[str, Any] | None = None
+            self.headers: dict[str, str] | None = None
             name = f"load-{random.randrange(10**9)}"
-            with self.client.post(
-                "/api/players", json={"name": name}, name="/api/players", catch_response=True
-            ) as r:
-                if r.status_code != 201:
-                    r.failure(f"{r.status_code}: {r.text[:200]}")
-                    self.headers: dict[str, str] | None = None
-                    return
-                token = r.json()["token"]
-            self.headers = {"Authorization": f"Bearer {token}"}
+            player = self._call("POST", "/api/players", 201, "/api/players", json={"name": name})
+            if player is None:
+                return
+            self.headers = {"Authorization": f"Bearer {player['token']}"}
             self.new_game()
+
+        def _call(self, method: str, path: str, expect: int, name: str, **kw: Any) -> Any:
+            """The answer's JSON, or None after counting a failure (a status not ``expect``)."""
+            with self.client.request(
+                method, path, headers=self.headers, name=name, catch_response=True, **kw
+            ) as r:
+                if r.status_code != expect:
+                    r.failure(f"{r.status_code}: {r.text[:200]}")
+                    return None
+                return r.json()
 
         def new_game(self) -> None:
             opts = self.environment.parsed_options
             opponent = json.loads(opts.opponent_json) if opts else {"mode": "default"}
             body = {"game": "connect4", "opponent": opponent, "side": "first"}
-            with self.client.post(
-                "/api/games",
-                json=body,
-                headers=self.headers,
-                name="/api/games",
-                catch_response=True,
-            ) as r:
-                if r.status_code != 201:
-                    r.failure(f"{r.status_code}: {r.text[:200]}")
-                    self.state = None
-                    return
-                self.state = r.json()
+            self.state = self._call("POST", "/api/games", 201, "/api/games", json=body)
 
         @task
         def move(self) -> None:
@@ -139,34 +136,22 @@ if __name__ != "__main__":  # loaded by locust as its locustfile
             gid = state["id"]
             ply = int(state["ply"])
             choice = random.choice(state["legal"])["text"]
+            body = {"move": choice, "ply": ply}
             start = time.perf_counter()
-            with self.client.post(
-                f"/api/games/{gid}/moves",
-                json={"move": choice, "ply": ply},
-                headers=self.headers,
-                name="/api/games/{id}/moves",
-                catch_response=True,
-            ) as r:
-                if r.status_code != 200:
-                    r.failure(f"{r.status_code}: {r.text[:200]}")
-                    self.state = self._reload(gid)
-                    return
-                state = r.json()
+            answer = self._call("POST", f"/api/games/{gid}/moves", 200, MOVES, json=body)
+            if answer is None:
+                self.state = self._reload(gid)
+                return
+            state = answer
             post_done = time.perf_counter()
             polls = 0
             while state["status"] == "ongoing" and state["to_move"] != state["human_side"]:
                 polls += 1
-                with self.client.get(
-                    f"/api/games/{gid}?wait={WAIT:g}",
-                    headers=self.headers,
-                    name="/api/games/{id}?wait",
-                    catch_response=True,
-                ) as r:
-                    if r.status_code != 200:
-                        r.failure(f"{r.status_code}: {r.text[:200]}")
-                        self.state = self._reload(gid)
-                        return
-                    state = r.json()
+                answer = self._call("GET", f"/api/games/{gid}?wait={WAIT:g}", 200, WAITED)
+                if answer is None:
+                    self.state = self._reload(gid)
+                    return
+                state = answer
             self.state = state
             if polls == 0:
                 return  # the person's move ended the game: no AI reply
@@ -202,50 +187,9 @@ if __name__ != "__main__":  # loaded by locust as its locustfile
 
 
 # ---- the runner ---------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _get(url: str, timeout: float = 10.0) -> Any:
     with urllib.request.urlopen(url, timeout=timeout) as r:
         return json.loads(r.read())
-
-
-def _start_server(data: Path, workers: int, ai_time: float) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    log = open(data / "server.log", "wb")  # noqa: SIM115 - lives as long as the server
-    command = [
-        sys.executable,
-        "-m",
-        "sparring",
-        "serve",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--data",
-        str(data / "db"),
-        "--workers",
-        str(workers),
-        "--ai-time",
-        str(ai_time),
-    ]
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            _get(base + "/api/catalog")
-            return process, base
-        except (urllib.error.URLError, OSError):
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise SystemExit(
-                    f"sparring serve did not start: {(data / 'server.log').read_text()[-2000:]}"
-                ) from None
-            time.sleep(0.3)
 
 
 def _cpu_seconds(pid: int, client: int | None = None) -> dict[str, float]:
@@ -307,8 +251,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="sparring-load-data-") as tmp:
         data = Path(tmp)
-        server, base = _start_server(data, args.workers, args.ai_time)
-        try:
+        from serve_helper import serve  # (this folder; the runner alone starts a server)
+
+        options = ("--workers", str(args.workers), "--ai-time", str(args.ai_time))
+        with serve(data / "db", data / "server.log", *options, seconds=120) as (server, base):
             catalog = _get(base + "/api/catalog")
             if args.opponent == "az":
                 opponent: dict[str, Any] = {
@@ -362,13 +308,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         locust.kill()
                 locust_rc = locust.wait()
             wall = time.monotonic() - started
-        finally:
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
         (out / "server.log").write_bytes((data / "server.log").read_bytes())
     load_after = os.getloadavg()
     if not (out / "ai_samples.json").exists():

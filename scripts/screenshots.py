@@ -16,47 +16,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
+
+from serve_helper import serve
 
 CHROMIUM = "/usr/bin/chromium"
 LAPTOP: Any = {"width": 1280, "height": 800}
 PHONE: Any = {"width": 390, "height": 844}
 STEP_MS = 60_000
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start_server(data: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    log = open(data / "server.log", "wb")  # noqa: SIM115 - lives as long as the server
-    command = [sys.executable, "-m", "sparring", "serve", "--host", "127.0.0.1",
-               "--port", str(port), "--data", str(data), "--workers", "1"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(base + "/api/catalog", timeout=10):
-                return process, base
-        except (urllib.error.URLError, OSError):
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise SystemExit(
-                    f"sparring serve did not start: {(data / 'server.log').read_text()[-2000:]}"
-                ) from None
-            time.sleep(0.3)
 
 
 def _wait_turn(page: Any) -> bool:
@@ -102,58 +71,55 @@ def main() -> None:
 
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="sparring-shots-") as tmp:
-        process, base = _start_server(Path(tmp))
-        try:
-            with sync_playwright() as p:
-                launch_args = ["--no-sandbox"] if os.geteuid() == 0 else []
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=launch_args)
-                context = browser.new_context(viewport=LAPTOP)
-                page = context.new_page()
-                page.goto(base + "/")
-                page.wait_for_selector("body[data-ready='1']")
-                page.fill("#player-name", "Ada")
-                page.click("#player-form button[type=submit]")
-                page.wait_for_selector("#new-section:not([hidden])")
-                token = page.evaluate("localStorage.getItem('sparring.token')")
+        data = Path(tmp)
+        options = ("--workers", "1")
+        with (
+            serve(data, data / "server.log", *options, seconds=90) as (_, base),
+            sync_playwright() as p,
+        ):
+            launch_args = ["--no-sandbox"] if os.geteuid() == 0 else []
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=launch_args)
+            context = browser.new_context(viewport=LAPTOP)
+            page = context.new_page()
+            page.goto(base + "/")
+            page.wait_for_selector("body[data-ready='1']")
+            page.fill("#player-name", "Ada")
+            page.click("#player-form button[type=submit]")
+            page.wait_for_selector("#new-section:not([hidden])")
+            token = page.evaluate("localStorage.getItem('sparring.token')")
 
-                # The profile: a short adaptive series (each game resigned after a few moves).
-                for _ in range(4):
-                    _new_game(page, base, "connect4", "adaptive", "bayes")
-                    _click_columns(page, [3, 2, 4])
-                    _wait_turn(page)
-                    if not page.is_visible("#result"):
-                        page.click("#resign-button")
-                        page.click("#resign-button")
-                        page.wait_for_selector("#result:not([hidden])", timeout=STEP_MS)
-
-                # A game in progress: Connect4 at a chosen Elo, a few moves in.
-                _new_game(page, base, "connect4", "elo", "1200")
-                _click_columns(page, [3, 3, 2, 4])
+            # The profile: a short adaptive series (each game resigned after a few moves).
+            for _ in range(4):
+                _new_game(page, base, "connect4", "adaptive", "bayes")
+                _click_columns(page, [3, 2, 4])
                 _wait_turn(page)
-                page.screenshot(path=str(args.out / "game.png"))
-                game_url = page.url
-                phone = browser.new_context(viewport=PHONE, device_scale_factor=2)
-                mobile = phone.new_page()
-                mobile.goto(base + "/")
-                mobile.evaluate(f"localStorage.setItem('sparring.token', {json.dumps(token)})")
-                mobile.goto(game_url)
-                mobile.reload()
-                mobile.wait_for_selector("#board .hit", timeout=STEP_MS)
-                mobile.screenshot(path=str(args.out / "game-phone.png"))
+                if not page.is_visible("#result"):
+                    page.click("#resign-button")
+                    page.click("#resign-button")
+                    page.wait_for_selector("#result:not([hidden])", timeout=STEP_MS)
 
-                page.goto(base + "/#profile")
-                page.wait_for_selector("#estimate-plots figure.plot", timeout=STEP_MS)
-                page.screenshot(path=str(args.out / "profile.png"))
-                mobile.goto(base + "/#profile")
-                mobile.wait_for_selector("#estimate-plots figure.plot", timeout=STEP_MS)
-                mobile.screenshot(path=str(args.out / "profile-phone.png"))
-                browser.close()
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            # A game in progress: Connect4 at a chosen Elo, a few moves in.
+            _new_game(page, base, "connect4", "elo", "1200")
+            _click_columns(page, [3, 3, 2, 4])
+            _wait_turn(page)
+            page.screenshot(path=str(args.out / "game.png"))
+            game_url = page.url
+            phone = browser.new_context(viewport=PHONE, device_scale_factor=2)
+            mobile = phone.new_page()
+            mobile.goto(base + "/")
+            mobile.evaluate(f"localStorage.setItem('sparring.token', {json.dumps(token)})")
+            mobile.goto(game_url)
+            mobile.reload()
+            mobile.wait_for_selector("#board .hit", timeout=STEP_MS)
+            mobile.screenshot(path=str(args.out / "game-phone.png"))
+
+            page.goto(base + "/#profile")
+            page.wait_for_selector("#estimate-plots figure.plot", timeout=STEP_MS)
+            page.screenshot(path=str(args.out / "profile.png"))
+            mobile.goto(base + "/#profile")
+            mobile.wait_for_selector("#estimate-plots figure.plot", timeout=STEP_MS)
+            mobile.screenshot(path=str(args.out / "profile-phone.png"))
+            browser.close()
     for name in ("game.png", "game-phone.png", "profile.png", "profile-phone.png"):
         print(args.out / name)
 

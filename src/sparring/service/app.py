@@ -748,17 +748,23 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             raise Forbidden("this game belongs to another player")
         return row
 
-    async def state_of(game_id: str) -> dict[str, Any]:
-        row = await service.thread(service.db.game, game_id)
-        move_rows = await service.thread(service.db.moves_of, game_id)
+    async def state_of(row: GameRow) -> dict[str, Any]:
+        """The state of ``row``'s game (the row just read by the caller, and its moves)."""
+        move_rows = await service.thread(service.db.moves_of, row.id)
         info = service.catalog[row.game]
         return await service.thread(game_state, row, info.game, move_rows)
 
-    def check_ply(row: GameRow, ply: int) -> None:
+    async def ongoing_at(game_id: str, caller: dict[str, Any], ply: int, over: str) -> GameRow:
+        """The caller's game, still going and at ``ply`` (GameOverError with ``over`` when it
+        has ended, StaleError when it is at another ply)."""
+        row = await owned(game_id, caller)
+        if row.status != "ongoing":
+            raise GameOverError(over)
         if ply != row.ply:
             raise StaleError(
                 f"the game is at ply {row.ply}, not {ply}; reload it (nothing was changed)"
             )
+        return row
 
     async def change(
         row: GameRow, work: Awaitable[dict[str, Any]], by: str | None
@@ -769,17 +775,18 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         fresh = await service.thread(service.db.game, row.id)
         if fresh.ai_to_move:
             service.schedule_ai(fresh)
-        return await state_of(row.id)
+        return await state_of(fresh)
 
     async def change_after_cancel(row: GameRow, work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
         """:func:`change` after :meth:`Service.cancel_ai`: should the change fail, the AI is
         asked again for the move it owes (its stopped move was dropped)."""
         try:
             return await change(row, work, None)
-        finally:
+        except BaseException:
             fresh = await service.thread(service.db.game, row.id)
             if fresh.ai_to_move:
                 service.schedule_ai(fresh)
+            raise
 
     # ---- endpoints ---------------------------------------------------------------------------
     @app.post(
@@ -904,7 +911,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         row = await service.thread(service.db.game, game_id)
         if row.ai_to_move:
             service.schedule_ai(row)
-        return await state_of(game_id)
+        return await state_of(row)
 
     @app.get("/api/games", response_model=list[GameSummary], responses=_errors(401))
     async def list_games(caller: Caller) -> list[dict[str, Any]]:
@@ -927,7 +934,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         while row.ai_to_move and loop.time() < deadline:
             await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
             row = await service.thread(service.db.game, game_id)
-        return await state_of(game_id)
+        return await state_of(row)
 
     @app.post(
         "/api/games/{game_id}/moves",
@@ -937,10 +944,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     async def play_move(game_id: str, body: MoveBody, caller: Caller) -> dict[str, Any]:
         """Your move (text as the game writes it) at the ply you expect the game to be at;
         the AI's reply follows in the background (``ai_thinking``)."""
-        row = await owned(game_id, caller)
-        if row.status != "ongoing":
-            raise GameOverError("the game is over; no move was played")
-        check_ply(row, body.ply)
+        row = await ongoing_at(game_id, caller, body.ply, "the game is over; no move was played")
         if row.to_move != row.human_side:
             raise StaleError("it is not your turn: the AI is thinking")
         info = service.catalog[row.game]
@@ -960,10 +964,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     )
     async def undo(game_id: str, body: PlyBody, caller: Caller) -> dict[str, Any]:
         """Take back your last move and the AI's reply."""
-        row = await owned(game_id, caller)
-        if row.status != "ongoing":
-            raise GameOverError("the game is over; it cannot be undone")
-        check_ply(row, body.ply)
+        row = await ongoing_at(game_id, caller, body.ply, "the game is over; it cannot be undone")
         moves_by_human = [s for s in row.snapshot.get("movers", []) if s == row.human_side]
         if not moves_by_human:
             raise BadValueError("there is no move of yours to take back", "ply")
@@ -979,10 +980,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     )
     async def resign(game_id: str, body: PlyBody, caller: Caller) -> dict[str, Any]:
         """You resign the game."""
-        row = await owned(game_id, caller)
-        if row.status != "ongoing":
-            raise GameOverError("the game is over already")
-        check_ply(row, body.ply)
+        row = await ongoing_at(game_id, caller, body.ply, "the game is over already")
         service.cancel_ai(row.id)
         return await change_after_cancel(
             row, service.job(worker.resign, row.snapshot, row.human_side)
