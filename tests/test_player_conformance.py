@@ -15,16 +15,17 @@ a second.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
 
-from sparring.errors import SparringError
+from sparring.errors import PlayerResourceError, SparringError
 from sparring.games import get_game
 from sparring.games.base import Game, Outcome, State
-from sparring.players import make_player, player_kinds
+from sparring.players import external, make_player, player_kinds
 from sparring.players.base import Player, RandomPlayer
 from sparring.session import GameSession
 
@@ -72,6 +73,8 @@ TINY: dict[str, Tiny] = {
         big_games=False,
         games=("go", "chess"),
     ),
+    "stockfish": Tiny(("stockfish:depth=1,movetime=none",), big_games=False, games=("chess",)),
+    "gnugo": Tiny(("gnugo:level=0",), big_games=False, games=("go9",)),
 }
 """Tiny settings per registered kind (the shipped small networks for ``az``, ``sa`` and
 ``dsa``)."""
@@ -91,6 +94,17 @@ def _tiny(spec: str) -> Tiny:
     return TINY[spec.split(":")[0]]
 
 
+def _skip_missing_program(spec: str, err: SparringError) -> None:
+    """Skip the test of an external engine kind that is not installed (unless SPARRING_CI=1)."""
+    if (
+        isinstance(err, PlayerResourceError)
+        and err.key == "path"
+        and spec.split(":")[0] in external.KINDS
+        and os.environ.get("SPARRING_CI") != "1"
+    ):
+        pytest.skip(f"{spec}: {err}")
+
+
 def _home(spec: str) -> tuple[Game, int | None]:
     """The game the lifecycle, seed and state tests use for ``spec`` and how many plies they
     play (None: to the end): Connect4, or the first playable game of a kind with ``games``
@@ -102,7 +116,8 @@ def _home(spec: str) -> tuple[Game, int | None]:
         game = get_game(name)
         try:
             make_player(spec, game, 0)
-        except SparringError:
+        except SparringError as err:
+            _skip_missing_program(spec, err)
             continue
         return game, OPENING_PLIES
     raise AssertionError(f"{spec} plays none of {games}")
@@ -112,7 +127,8 @@ def _build(spec: str, game: Game, seed: int) -> Player | None:
     """The player, or None when its kind does not play ``game`` (Connect4 must work)."""
     try:
         return make_player(spec, game, seed)
-    except SparringError:
+    except SparringError as err:
+        _skip_missing_program(spec, err)
         if game.name == "connect4":
             raise
         return None

@@ -177,6 +177,30 @@ def test_cache_reads_hashes_and_fits_once_per_process(tmp_path: Path) -> None:
     assert (cache.stats.networks_loaded, cache.stats.files_hashed) == (2, 2)
 
 
+def test_evaluation_cache_answers_repeated_positions_with_the_same_moves() -> None:
+    """PlayerCache(evaluation_cache=N) (the service's workers): a game's next search finds
+    the positions its last one evaluated, and every move is the one searched without it."""
+    from sparring.players.base import RandomPlayer
+    from sparring.search.evaluator import CachedEvaluator
+    from sparring.session import GameSession
+
+    game = get_game("connect4")
+    plain, cached = PlayerCache(), PlayerCache(evaluation_cache=10_000)
+    moves = []
+    for cache in (plain, cached):
+        ai = make_player("az:sims=40", game, 3, cache)
+        session = GameSession(game, (RandomPlayer(seed=5), ai))
+        while not session.is_over:
+            session.play_player()
+        moves.append(session.moves)
+    assert moves[0] == moves[1]
+    (evaluator,) = cached._evaluators.values()
+    assert isinstance(evaluator, CachedEvaluator) and evaluator.hits > 0
+    assert not any(isinstance(e, CachedEvaluator) for e in plain._evaluators.values())
+    with pytest.raises(ValueError, match="evaluation_cache"):
+        PlayerCache(evaluation_cache=-1)
+
+
 def test_match_games_reuse_the_worker_cache(tmp_path: Path) -> None:
     from sparring.evaluation import match
 

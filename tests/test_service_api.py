@@ -70,6 +70,7 @@ def test_catalog_shows_the_calibrated_range_and_the_kinds(base: str) -> None:
     assert games["othello"]["levels"] == {"elo": None, "ranks": None, "adaptive": []}
     kinds = {k["kind"]: k for k in catalog["kinds"]}
     assert kinds["uct"]["schema"]["properties"]["sims"]["type"] == "integer"
+    assert "stockfish" not in kinds and "gnugo" not in kinds  # they start programs
     assert "/api/games/{game_id}/moves" in httpx.get(f"{base}/openapi.json").json()["paths"]
     page = httpx.get(f"{base}/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
@@ -212,6 +213,10 @@ def test_another_players_token_gets_403(base: str) -> None:
          422, "model"),
         ({"game": "connect4", "opponent": {"mode": "settings", "settings": {
             "kind": "sa", "elo": 1500, "calibration": "../x.json"}}}, 422, "calibration"),
+        ({"game": "chess", "opponent": {"mode": "settings", "settings": {"kind": "stockfish"}}},
+         422, "settings.kind"),  # a kind that starts another program: not over HTTP
+        ({"game": "go9", "opponent": {"mode": "settings", "settings": {"kind": "gnugo"}}},
+         422, "settings.kind"),
     ],
 )  # fmt: skip
 def test_bad_new_games_get_a_clear_4xx(
@@ -317,10 +322,19 @@ def test_a_finished_go_or_chess_game_gives_a_rank_estimate(
     assert state["ply"] == 12
     if game == "chess":  # the board shown is the position after the moves played
         board = chess.Board()
-        for move in state["moves"]:
+        for move in state["moves"]:  # each move also in SAN, as players write it
+            assert move["san"] == board.san(chess.Move.from_uci(move["text"]))
             board.push_uci(move["text"])
         assert state["board"]["fen"] == board.fen()
-    assert ann.post(f"/api/games/{state['id']}/resign", {"ply": 12}).status_code == 200
+        assert state["last_move"]["san"] == state["moves"][-1]["san"]
+        legal = [chess.Move.from_uci(m["text"]) for m in state["legal"]]
+        assert [m["san"] for m in state["legal"]] == [board.san(m) for m in legal]
+        assert set(legal) == set(board.legal_moves)
+        ann.move(state, state["legal"][-1]["san"])  # a move can be sent in SAN too
+        state = ann.settled(state["id"])
+        assert state["moves"][12]["text"] == legal[-1].uci() and state["ply"] == 14
+    ply = state["ply"]
+    assert ann.post(f"/api/games/{state['id']}/resign", {"ply": ply}).status_code == 200
     record = ann.get(f"/api/games/{state['id']}/record").text
     assert header in record
     deadline = time.monotonic() + 60

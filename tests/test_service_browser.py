@@ -23,9 +23,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import chess
 import pytest
 
-from sparring.games.chess import action_to_uci
+from sparring.games.chess import action_to_move
 
 CHROMIUM = Path(os.environ.get("SPARRING_CHROMIUM", "/usr/bin/chromium"))
 TINY_AI = {"mode": "settings", "settings": {"kind": "uct", "sims": 20}}
@@ -294,15 +295,18 @@ def test_go9_and_chess_moves_by_clicking(page: Any, server: str) -> None:
         _wait_plies(page, 2 * len(played))
     stored = api.call("GET", f"/api/games/{game['id']}", token=token)
     assert [m["text"] for m in stored["moves"] if m["by"] == "human"] == played
-    # Moves can be typed too: the field takes the move's text.
+    # Moves can be typed too: the field takes SAN (and the move list shows it).
     assert not _wait_my_turn_or_end(page)
     state = api.call("GET", f"/api/games/{game['id']}", token=token)
-    typed = state["legal"][0]["text"]
+    board = chess.Board(state["board"]["fen"])
+    typed_move = chess.Move.from_uci(state["legal"][0]["text"])
+    typed = board.san(typed_move)
     page.fill("#move-input", typed)
     page.press("#move-input", "Enter")
     _wait_plies(page, 8)
     stored = api.call("GET", f"/api/games/{game['id']}", token=token)
-    assert stored["moves"][6]["text"] == typed and stored["moves"][6]["by"] == "human"
+    assert stored["moves"][6]["text"] == typed_move.uci() and stored["moves"][6]["by"] == "human"
+    assert page.locator("#move-list li").nth(6).text_content().startswith(f"4. {typed}")
     # Resigned: what the AI thought, its candidates named as the game writes moves.
     _wait_plies(page, 8)
     page.click("#resign-button")
@@ -314,7 +318,9 @@ def test_go9_and_chess_moves_by_clicking(page: Any, server: str) -> None:
     order = sorted(range(len(analysis["moves"])), key=lambda i: -analysis["visits"][i])[:5]
     if analysis["move"] not in [analysis["moves"][i] for i in order]:
         order.append(analysis["moves"].index(analysis["move"]))
-    expected = [action_to_uci(analysis["moves"][i]) for i in order]
+    before = chess.Board()
+    before.push_uci(played[0])  # the AI's first move answered this one
+    expected = [before.san(action_to_move(analysis["moves"][i])) for i in order]
     page.click("#analysis-wrap summary")
     first_card = page.locator("#analysis .analysis-move").first
     assert first_card.locator("tbody td:first-child").all_text_contents() == expected

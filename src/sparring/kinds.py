@@ -3,7 +3,8 @@
 :mod:`sparring.players.registry` holds the table from a kind to its settings class and spec
 parser; it imports no layer above the players'.  This module sits above every layer that
 defines kinds (the baselines, ``az``, ``sa`` and ``dsa`` in :mod:`sparring.players.settings`,
-the AlphaDDA kinds in :mod:`sparring.players.alphadda`, the human-like kinds in
+the AlphaDDA kinds in :mod:`sparring.players.alphadda`, the external engines
+(``stockfish``, ``gnugo``) in :mod:`sparring.players.external`, the human-like kinds in
 :mod:`sparring.estimation.human_like`) and registers them all when imported.  The command
 line imports it, and so do the tests (``tests/conftest.py``) and any program that builds
 players from spec text or JSON (``import sparring.kinds``); the worker processes of matches
@@ -14,14 +15,14 @@ and series import it as the module that registered their players' kinds
 from __future__ import annotations
 
 from sparring.estimation import human_like
-from sparring.players import alphadda, settings
+from sparring.players import alphadda, external, settings
 from sparring.players.registry import kinds, register_kind
 
 
 def register_builtin_kinds() -> None:
     """Register every built-in kind (idempotent: a kind already registered is kept)."""
     known = kinds()
-    tables = (settings.BUILTIN_PARSERS, alphadda.KINDS, human_like.KINDS)
+    tables = (settings.BUILTIN_PARSERS, alphadda.KINDS, external.KINDS, human_like.KINDS)
     for table in tables:
         for kind, (cls, parser, help_text) in table.items():
             if kind not in known:

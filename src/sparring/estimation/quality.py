@@ -20,7 +20,6 @@ search (a new game for the engine), so the same position, move and depth give th
 from __future__ import annotations
 
 import math
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -32,15 +31,13 @@ import numpy.typing as npt
 
 from sparring.errors import SparringError
 from sparring.games.chess import Chess, action_to_move
+from sparring.players.external import find_program
 
 
 def find_stockfish() -> Path | None:
-    """Stockfish on the PATH, or Debian's ``/usr/games/stockfish``; None when neither."""
-    found = shutil.which("stockfish")
-    if found:
-        return Path(found)
-    debian = Path("/usr/games/stockfish")
-    return debian if debian.is_file() else None
+    """Stockfish on the PATH, or in Debian's ``/usr/games``; None when neither
+    (:func:`sparring.players.external.find_program`)."""
+    return find_program("stockfish")
 
 
 @dataclass(frozen=True)

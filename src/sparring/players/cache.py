@@ -65,9 +65,20 @@ class PlayerCache:
     Evaluators of networks without dropout are shared (a search only reads them); a network
     with play-time dropout draws its masks from the player's own generator and so is loaded
     for each player.  Not thread-safe: one cache per process (or per thread).
+
+    ``evaluation_cache`` > 0 wraps each shared evaluator in a
+    :class:`~sparring.search.evaluator.CachedEvaluator` keeping that many positions' outputs:
+    a process that searches the same games move after move (the service's workers) then
+    sends a position the last search already evaluated to the network only once.  The
+    outputs are the network's own (the evaluators shared here are deterministic), so a
+    search gives the same result with or without it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, evaluation_cache: int = 0) -> None:
+        if evaluation_cache < 0:
+            raise ValueError("evaluation_cache must be >= 0")
+        self.evaluation_cache = int(evaluation_cache)
+        """Positions kept per shared evaluator (0: no cache)."""
         self.stats = CacheStats()
         """Work done so far (misses)."""
         self._evaluators: dict[tuple[str, FileKey], Evaluator] = {}
@@ -83,10 +94,14 @@ class PlayerCache:
         (missing or unreadable) or :class:`~sparring.errors.IncompatiblePlayerError` (another
         game's network) saying what is wrong with the file."""
         from sparring.players.alphazero import load_network_evaluator
+        from sparring.search.evaluator import CachedEvaluator
 
         key = (game.name, file_key(model_file))
         if key not in self._evaluators:
-            self._evaluators[key] = load_network_evaluator(game, model_file)
+            loaded = load_network_evaluator(game, model_file)
+            if self.evaluation_cache:
+                loaded = CachedEvaluator(loaded, capacity=self.evaluation_cache)
+            self._evaluators[key] = loaded
             self.stats.networks_loaded += 1
         return self._evaluators[key]
 

@@ -51,6 +51,7 @@ from sparring.service.catalog import (
     GameInfo,
     adaptive_opponent,
     build_catalog,
+    check_served,
     default_opponent,
     elo_opponent,
     kinds_json,
@@ -64,6 +65,9 @@ from sparring.strength.dsa import BayesConfig, elo_posterior
 LOGGER = logging.getLogger("sparring.service")
 T = TypeVar("T")
 STATIC = Path(__file__).parent / "static"
+WAIT_POLL = 0.5
+"""Seconds between reads of a game a request waits on (``GET ?wait``) when no change stored
+by this process wakes it (a change stored by another server process)."""
 RANKED_GAMES = ("go", "chess")
 """Games whose strength estimator gives the player's rank after each finished game."""
 
@@ -77,7 +81,8 @@ class ServiceSettings:
     db_url: str | None = None
     """A SQLAlchemy URL; None: ``sqlite:///DATA_DIR/sparring.sqlite``."""
     workers: int = 1
-    """Worker processes for AI moves and game changes."""
+    """Worker processes for AI moves (one more takes the quick jobs: new games, moves,
+    undo, resign, so that these never wait behind a search)."""
     ai_time: float = 2.0
     """Seconds an AI move may think at most (the simulations come from its settings)."""
     max_body: int = 64 * 1024
@@ -85,7 +90,10 @@ class ServiceSettings:
     max_games_in_flight: int = 4
     """AI moves one player may wait for at once (429 above)."""
     max_queue: int = 64
-    """Jobs the worker pool may hold at once (429 above)."""
+    """Jobs the worker processes may hold at once (429 above)."""
+    evaluation_cache: int = 50_000
+    """Positions whose network outputs each worker process keeps (its
+    :class:`~sparring.players.cache.PlayerCache`'s ``evaluation_cache``; 0: none)."""
     retry_after: int = 2
     """Seconds a 429 answer asks the client to wait."""
 
@@ -94,6 +102,14 @@ class ServiceSettings:
         if self.db_url:
             return self.db_url
         return f"sqlite:///{(self.data_dir / 'sparring.sqlite').resolve()}"
+
+
+@dataclass
+class Lane:
+    """One worker process and the jobs sent to it that have not ended."""
+
+    pool: ProcessPoolExecutor
+    jobs: int = 0
 
 
 class Busy(SparringError):
@@ -301,7 +317,13 @@ class Service:
     settings: ServiceSettings
     store: Store | None = None
     catalog: dict[str, GameInfo] = field(default_factory=dict)
-    pool: ProcessPoolExecutor | None = None
+    lanes: list[Lane] = field(default_factory=list)
+    """The worker processes of AI moves (and rank estimates), one process per lane."""
+    quick: Lane | None = None
+    """The worker process of the quick jobs: new games, people's moves, undo, resign."""
+    lane_of: dict[str, int] = field(default_factory=dict)
+    """The lane of each game's last AI move (its next one goes there too, where its
+    positions are still in the evaluation cache, unless that lane is busier)."""
     jobs: int = 0
     ai_tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     ai_owner: dict[str, str] = field(default_factory=dict)
@@ -316,6 +338,8 @@ class Service:
     slot_of: dict[str, int] = field(default_factory=dict)
     cancelled: set[str] = field(default_factory=set)
     """Games whose AI move in flight was stopped: its result is dropped, not stored."""
+    moved: dict[str, asyncio.Event] = field(default_factory=dict)
+    """Per game that a request waits on (``GET ?wait``): set at the game's next stored change."""
 
     @property
     def db(self) -> Store:
@@ -326,38 +350,70 @@ class Service:
         """``fn(*args)`` in a thread (database calls)."""
         return await asyncio.to_thread(fn, *args)
 
-    async def job(self, fn: Callable[..., T], *args: Any, queued: bool = True) -> T:
-        """``fn(*args)`` in the worker pool; :class:`Busy` when ``queued`` and the pool's
-        queue is full."""
+    async def job(
+        self, fn: Callable[..., T], *args: Any, queued: bool = True, lane: Lane | None = None
+    ) -> T:
+        """``fn(*args)`` in a worker process (``lane``; default the quick jobs' process);
+        :class:`Busy` when ``queued`` and the workers' queue is full."""
         if queued and self.jobs >= self.settings.max_queue:
             raise Busy("the server is busy; try again in a moment")
-        assert self.pool is not None
+        lane = lane or self.quick
+        assert lane is not None, "the service is not started"
         self.jobs += 1
-        pool = self.pool
+        lane.jobs += 1
+        pool = lane.pool
         try:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(pool, functools.partial(fn, *args))
         except BrokenProcessPool:
-            # a worker died (killed, out of memory): start a new pool for the next jobs
-            if self.pool is pool:
+            # the worker died (killed, out of memory): start a new one for the next jobs
+            if lane.pool is pool:
                 pool.shutdown(wait=False, cancel_futures=True)
-                self.pool = self.new_pool()
+                lane.pool = self.new_pool()
             raise Busy("a worker process stopped; try again in a moment") from None
         finally:
             self.jobs -= 1
+            lane.jobs -= 1
+
+    def ai_lane(self, game_id: str | None) -> Lane:
+        """The lane for an AI move of ``game_id``: the one of its last move while that is
+        at most one job busier than the least busy lane, else the least busy (None: a job
+        of no game, the least busy)."""
+        least = min(range(len(self.lanes)), key=lambda i: self.lanes[i].jobs)
+        if game_id is None:
+            return self.lanes[least]
+        last = self.lane_of.get(game_id)
+        if last is None or last >= len(self.lanes) or (
+            self.lanes[last].jobs > self.lanes[least].jobs + 1
+        ):
+            last = least
+        self.lane_of[game_id] = last
+        return self.lanes[last]
+
+    def start_workers(self) -> None:
+        """Start the worker processes (``settings.workers`` AI lanes and the quick one)."""
+        self.lanes = [Lane(self.new_pool()) for _ in range(self.settings.workers)]
+        self.quick = Lane(self.new_pool())
+        for lane in (*self.lanes, self.quick):  # started now, not on the first job
+            lane.pool.submit(worker.warm_up)
+
+    def stop_workers(self) -> None:
+        """End the worker processes (jobs in flight are dropped)."""
+        for lane in (*self.lanes, *([self.quick] if self.quick else [])):
+            lane.pool.shutdown(wait=False, cancel_futures=True)
 
     def new_pool(self) -> ProcessPoolExecutor:
-        """A pool of worker processes (started with ``spawn``), sharing the stop flags."""
+        """One worker process (started with ``spawn``), sharing the stop flags."""
         context = multiprocessing.get_context("spawn")
         if self.stops is None:
             slots = self.settings.max_queue + self.settings.workers
             self.stops = context.RawArray("b", slots)
             self.free_slots = list(range(slots))
         return ProcessPoolExecutor(
-            max_workers=self.settings.workers,
+            max_workers=1,
             mp_context=context,
             initializer=worker.init_worker,
-            initargs=(self.modules, self.stops),
+            initargs=(self.modules, self.stops, self.settings.evaluation_cache),
         )
 
     def cancel_ai(self, game_id: str) -> None:
@@ -409,6 +465,7 @@ class Service:
                         self.settings.ai_time,
                         slot,
                         queued=False,
+                        lane=self.ai_lane(game_id),
                     )
                 finally:
                     if slot >= 0:
@@ -432,9 +489,19 @@ class Service:
             self.ai_wanted.discard(game_id)
             self.ai_owner.pop(game_id, None)
 
+    def moved_event(self, game_id: str) -> asyncio.Event:
+        """The event set at the next stored change of ``game_id``."""
+        return self.moved.setdefault(game_id, asyncio.Event())
+
     def after_store(self, row: GameRow, result: dict[str, Any]) -> None:
-        """After a stored change: when a Go (19x19) or chess game ended, estimate the
-        player's rank from their finished games of that game (in the background)."""
+        """After a stored change: wake the requests waiting for it; when a Go (19x19) or
+        chess game ended, estimate the player's rank from their finished games of that game
+        (in the background)."""
+        event = self.moved.pop(row.id, None)
+        if event is not None:
+            event.set()
+        if result["over"]:
+            self.lane_of.pop(row.id, None)
         if result["over"] and row.game in RANKED_GAMES:
             task = asyncio.get_running_loop().create_task(self._estimate(row))
             self.background.add(task)
@@ -447,7 +514,9 @@ class Service:
             finished = [r for r in reversed(rows) if r.game == row.game and r.status == "over"]
             texts = [await self.thread(_export, r, game) for r in finished]
             name = str(row.snapshot["names"][row.human_side])
-            found = await self.job(worker.estimate_rank, row.game, texts, name, queued=False)
+            found = await self.job(
+                worker.estimate_rank, row.game, texts, name, queued=False, lane=self.ai_lane(None)
+            )
             await self.thread(self._keep_rank, row, found)
         except asyncio.CancelledError:
             raise
@@ -699,9 +768,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         service.store = await asyncio.to_thread(Store.open, settings.url())
         service.catalog = await asyncio.to_thread(build_catalog)
         service.kinds = kinds_json()
-        service.pool = service.new_pool()
-        for _ in range(settings.workers):  # start the worker processes now, not on first use
-            service.pool.submit(worker.warm_up)
+        service.start_workers()
         for row in await asyncio.to_thread(service.db.games_awaiting_ai):
             service.schedule_ai(row)
         try:
@@ -711,7 +778,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
                 service.cancel_ai(game_id)
             for task in list(service.ai_tasks.values()):
                 task.cancel()
-            service.pool.shutdown(wait=False, cancel_futures=True)
+            service.stop_workers()
             service.store.close()
 
     app = FastAPI(
@@ -862,6 +929,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             opponent, adaptive_key = adaptive_opponent(info, opp.kind)
         elif isinstance(opp, SettingsOpponent):
             _no_paths(opp.settings, "settings")
+            check_served(opp.settings)
             opponent = settings_from_json(opp.settings)
         else:
             opponent = default_opponent(info)
@@ -928,11 +996,16 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         wait: Annotated[float, Query(ge=0, le=10, allow_inf_nan=False)] = 0.0,
     ) -> dict[str, Any]:
         """The game's state; ``wait`` seconds at most for the AI's move."""
-        row = await owned(game_id, caller)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait
-        while row.ai_to_move and loop.time() < deadline:
-            await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
+        moved = service.moved_event(game_id)  # (made before the game is read: no move missed)
+        row = await owned(game_id, caller)
+        while row.ai_to_move and (left := deadline - loop.time()) > 0:
+            # woken when this process stores the game's next change; another server
+            # process on the same database (PostgreSQL) is seen by reading again
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(moved.wait(), timeout=min(WAIT_POLL, left))
+            moved = service.moved_event(game_id)
             row = await service.thread(service.db.game, game_id)
         return await state_of(row)
 

@@ -8,6 +8,7 @@ chess (SE-inf-MCTS, Chen et al. 2025).  Elsewhere the best available AI is MCTS1
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from sparring.games.base import Game
 from sparring.nn.zoo import default_model
 from sparring.players.alphadda import AlphaDDA1Settings, FloorSettings
 from sparring.players.cache import PlayerCache
+from sparring.players.external import KINDS as PROGRAM_KINDS
 from sparring.players.registry import kinds
 from sparring.players.settings import (
     AlphaZeroSettings,
@@ -108,11 +110,29 @@ def build_catalog() -> dict[str, GameInfo]:
     return out
 
 
+NOT_SERVED = frozenset(PROGRAM_KINDS)
+"""Kinds the service does not offer: they start another program on the server (Stockfish,
+GNU Go) for each player built."""
+
+
+def check_served(settings: Mapping[str, Any]) -> None:
+    """:class:`BadValueError` (key ``settings.kind``) when ``settings`` asks for a kind the
+    service does not offer (:data:`NOT_SERVED`)."""
+    kind = settings.get("kind")
+    if isinstance(kind, str) and kind in NOT_SERVED:
+        raise BadValueError(
+            f"player kind {kind!r} runs another program on the server and is not offered "
+            "here; use it from the command line (sparring match)",
+            "settings.kind",
+        )
+
+
 def kinds_json() -> list[dict[str, Any]]:
-    """The player kinds with their help line and JSON Schema (kinds without one left out)."""
+    """The player kinds with their help line and JSON Schema (kinds without one, and those
+    not served, left out)."""
     out = []
     for kind, info in sorted(kinds().items()):
-        if info.settings_class is None:
+        if info.settings_class is None or kind in NOT_SERVED:
             continue
         try:
             schema = info.json_schema()

@@ -71,6 +71,31 @@ def _cells_of_moves(game: Game, state: State, legal: list[int]) -> dict[str, lis
     return out
 
 
+def _move_text(game: Game, state: State, move: int) -> str:
+    """A move as a player reads it: SAN in chess (``Nf3``), the game's text elsewhere."""
+    return game.san(state, move) if isinstance(game, Chess) else game.move_to_text(move)
+
+
+def _legal_entry(game: Game, state: State, move: int) -> dict[str, Any]:
+    """A legal move: its int, its text as the game writes it and, in chess, its SAN."""
+    entry: dict[str, Any] = {"move": move, "text": game.move_to_text(move)}
+    if isinstance(game, Chess):
+        entry["san"] = game.san(state, move)
+    return entry
+
+
+def _with_texts(game: Game, state: State, analysis: Any) -> Any:
+    """An AI move's analysis record with ``texts``: its candidate moves as a player reads
+    them (SAN in chess), in the order of its ``moves``."""
+    if not isinstance(analysis, dict) or not isinstance(analysis.get("moves"), list):
+        return analysis
+    try:
+        texts = [_move_text(game, state, int(m)) for m in analysis["moves"]]
+    except (ValueError, TypeError, AssertionError):  # a record that does not fit: as stored
+        return analysis
+    return {**analysis, "texts": texts}
+
+
 def result_text(session: GameSession, human: int) -> str | None:
     """How the game ended, for the person ("You win: ...", "AI wins on resignation")."""
     if not session.is_over:
@@ -100,27 +125,30 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
         board = {"kind": "grid", "rows": rows, "cols": cols, "cells": grid_cells(game, state)}
     analysis = {m.ply: m.analysis for m in move_rows}
     texts = session.move_texts()
-    moves = [
-        {
+    moves = []
+    for i, (move, side) in enumerate(zip(session.moves, session.movers, strict=True)):
+        before = session.state_at(i)
+        entry: dict[str, Any] = {
             "ply": i,
             "side": side,
             "by": "human" if side == human else "ai",
             "move": move,
             "text": texts[i],
-            "analysis": analysis.get(i),
+            "analysis": _with_texts(game, before, analysis.get(i)),
         }
-        for i, (move, side) in enumerate(zip(session.moves, session.movers, strict=True))
-    ]
+        if isinstance(game, Chess):
+            entry["san"] = game.san(before, move)
+        moves.append(entry)
     last = moves[-1] if moves else None
     return {
         **summary(row),
         "to_move": session.to_move,
         "ai_thinking": row.ai_to_move,
         "board": board,
-        "legal": [{"move": m, "text": game.move_to_text(m)} for m in legal],
+        "legal": [_legal_entry(game, state, m) for m in legal],
         "last_move": None
         if last is None
-        else {"move": last["move"], "text": last["text"], "side": last["side"]},
+        else {k: last[k] for k in ("move", "text", "side", "san") if k in last},
         "moves": moves,
         "result_text": result_text(session, human),
         "opponent": {

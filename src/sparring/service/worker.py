@@ -47,16 +47,21 @@ _PROCESS: list[_Process] = []
 """This process's :class:`_Process` (one entry, made by :func:`init_worker` or on first use)."""
 
 
-def init_worker(modules: tuple[str, ...] = (), stops: Any = None) -> None:
+def init_worker(
+    modules: tuple[str, ...] = (), stops: Any = None, evaluation_cache: int = 0
+) -> None:
     """Initialise a worker process: import ``modules`` (those that registered the server's
     player kinds, :attr:`KindInfo.module`: :mod:`sparring.kinds` for the built-in ones), make
-    its cache, keep the server's shared array of stop flags ``stops`` (see :func:`ai_move`),
-    and end the process when its server is gone (a server killed with SIGKILL leaves no
-    worker behind)."""
+    its cache (keeping ``evaluation_cache`` positions' network outputs per network: the
+    next search of a game finds the positions the last one evaluated), keep the server's
+    shared array of stop flags ``stops`` (see :func:`ai_move`), and end the process when its
+    server is gone (a server killed with SIGKILL leaves no worker behind)."""
     for name in modules:
         importlib.import_module(name)
     if not _PROCESS:
-        _PROCESS.append(_Process(stops=stops))
+        _PROCESS.append(
+            _Process(cache=PlayerCache(evaluation_cache=evaluation_cache), stops=stops)
+        )
         parent = os.getppid()
         threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
 

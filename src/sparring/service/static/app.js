@@ -479,8 +479,9 @@ function renderControls() {
   $("pass-button").disabled = !mine;
   const datalist = $("legal-moves");
   datalist.replaceChildren();
-  for (const m of state.legal) datalist.append(el("option", { value: m.text }));
-  const examples = state.legal.slice(0, 4).map((m) => m.text).join(", ");
+  // Chess: SAN (Nf3) where the server sends it; "g1f3" is understood too.
+  for (const m of state.legal) datalist.append(el("option", { value: m.san ?? m.text }));
+  const examples = state.legal.slice(0, 4).map((m) => m.san ?? m.text).join(", ");
   $("move-hint").textContent = mine && examples ? `Legal moves: ${examples}${state.legal.length > 4 ? ", …" : ""}` : "";
 }
 
@@ -490,9 +491,9 @@ function renderMoveList(state, info) {
   for (const m of state.moves) {
     const who = m.by === "human" ? "you" : "AI";
     const li = el("li", { class: `side${m.side}` });
-    // Chess numbers a move pair (1. e2e4, 1… e7e5); the other games number every move.
+    // Chess numbers a move pair (1. e4, 1… e5); the other games number every move.
     const number = state.game === "chess" ? `${Math.floor(m.ply / 2) + 1}${m.ply % 2 ? "…" : "."}` : `${m.ply + 1}.`;
-    li.append(el("span", { class: "num" }, `${number} `), document.createTextNode(m.text));
+    li.append(el("span", { class: "num" }, `${number} `), document.createTextNode(m.san ?? m.text));
     li.title = `${sideName(info, m.side)} (${who})`;
     li.append(el("span", { class: "who" }, ` ${who}`));
     list.append(li);
@@ -547,9 +548,9 @@ function moveText(state, move, analysis = null, index = -1) {
   const texts = analysis?.texts ?? analysis?.move_texts;
   if (texts && index >= 0 && texts[index] !== undefined) return texts[index];
   const legal = state.legal.find((m) => m.move === move);
-  if (legal) return legal.text;
+  if (legal) return legal.san ?? legal.text;
   const played = state.moves.find((m) => m.move === move);
-  if (played) return played.text;
+  if (played) return played.san ?? played.text;
   if (state.board.kind === "chess") return chessActionText(move);
   if (state.board.kind !== "grid") return `#${move}`;
   const { rows, cols } = state.board;
@@ -624,7 +625,7 @@ function boardSvg(width, height, label, top = 0) {
 }
 
 function describeBoard(state, info) {
-  const last = state.last_move ? `; last move ${state.last_move.text} by ${sideName(info, state.last_move.side)}` : "";
+  const last = state.last_move ? `; last move ${state.last_move.san ?? state.last_move.text} by ${sideName(info, state.last_move.side)}` : "";
   return `${info?.label ?? state.game} board${last}`;
 }
 

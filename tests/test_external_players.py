@@ -1,0 +1,245 @@
+"""The external engine kinds (``stockfish``, ``gnugo``; :mod:`sparring.players.external`).
+
+Settings: spec text and JSON round trips, bad values and unknown keys rejected with the key
+named.  Games through :class:`GameSession` against a seeded random player, an engine killed
+(SIGKILL) between moves and replaced without the game noticing, an engine that cannot run
+reported as :class:`PlayerResourceError`, a 2-game match in a game store that a second run
+resumes without playing anything again, and no engine process left behind.  The tests that
+run an engine skip when it is not installed, unless ``SPARRING_CI=1`` (then they fail).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sparring.errors import (
+    IncompatiblePlayerError,
+    PlayerResourceError,
+    PlayerSettingsError,
+    UnknownKindError,
+)
+from sparring.evaluation.match import MatchConfig, run_match
+from sparring.evaluation.store import GameStore
+from sparring.games import get_game
+from sparring.games.base import Game, Outcome
+from sparring.players import make_player
+from sparring.players.base import Player, RandomPlayer
+from sparring.players.external import (
+    GnuGoPlayer,
+    GnuGoSettings,
+    StockfishPlayer,
+    StockfishSettings,
+    find_program,
+)
+from sparring.players.registry import parse_player, settings_from_json
+from sparring.session import GameSession
+
+CI = os.environ.get("SPARRING_CI") == "1"
+needs_stockfish = pytest.mark.skipif(
+    find_program("stockfish") is None and not CI,
+    reason="stockfish is not installed (apt-get install stockfish; SPARRING_CI=1 fails instead)",
+)
+needs_gnugo = pytest.mark.skipif(
+    find_program("gnugo") is None and not CI,
+    reason="gnugo is not installed (apt-get install gnugo; SPARRING_CI=1 fails instead)",
+)
+
+
+def _children() -> list[int]:
+    """Process ids of this process's children (zombies included)."""
+    me = str(os.getpid())
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _play(game: Game, players: tuple[Player, Player], kill: Player | None = None) -> GameSession:
+    """Play to the end; SIGKILL ``kill``'s engine after its second move."""
+    session = GameSession(game, players)
+    killed = False
+    while not session.is_over:
+        session.play_player()
+        if kill is not None and not killed and session.ply >= 4 and kill.pid is not None:  # type: ignore[attr-defined]
+            os.kill(kill.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+            time.sleep(0.05)
+            killed = True
+    assert kill is None or killed
+    return session
+
+
+def _assert_replays(game: Game, session: GameSession) -> None:
+    state = session.start_state
+    for move in session.moves:
+        assert game.is_legal(state, move)
+        state = game.play(state, move)
+    assert np.array_equal(state, session.state)
+
+
+# ---- settings ------------------------------------------------------------------------------------
+def test_spec_and_json_round_trips() -> None:
+    settings = parse_player("stockfish:elo=1500,movetime=0.05,hash=32,name=SF")
+    assert settings == StockfishSettings(elo=1500, movetime=0.05, hash_mb=32, name="SF")
+    assert settings.spec() == "stockfish:elo=1500,movetime=0.05,hash=32,name=SF"
+    data = settings.to_json()
+    assert data == {
+        "kind": "stockfish", "elo": 1500, "skill": None, "movetime": 0.05, "depth": None,
+        "nodes": None, "threads": 1, "hash": 32, "path": None, "name": "SF",
+    }  # fmt: skip
+    assert settings_from_json(json.loads(json.dumps(data))) == settings
+    deep = parse_player("stockfish:depth=3,movetime=none")
+    assert deep == StockfishSettings(depth=3, movetime=None)
+    assert isinstance(deep, StockfishSettings) and deep.reproducible
+    assert parse_player(deep.spec()) == deep
+    assert not StockfishSettings(skill=0, depth=3, movetime=None).reproducible
+    gnugo = parse_player("gnugo:level=3,capture_all_dead=no")
+    assert gnugo == GnuGoSettings(level=3, capture_all_dead=False)
+    assert gnugo.spec() == "gnugo:level=3,capture_all_dead=no"
+    assert parse_player("gnugo") == GnuGoSettings(level=1, capture_all_dead=True)
+    assert settings_from_json({"kind": "gnugo", "level": 0}) == GnuGoSettings(level=0)
+
+
+@pytest.mark.parametrize(
+    ("spec", "key"),
+    [
+        ("stockfish:elo=1349", "elo"),
+        ("stockfish:elo=2851", "elo"),
+        ("stockfish:skill=21", "skill"),
+        ("stockfish:movetime=0", "movetime"),
+        ("stockfish:movetime=none", "movetime"),  # no bound at all
+        ("stockfish:threads=0", "threads"),
+        ("stockfish:depth=x", "depth"),
+        ("gnugo:level=11", "level"),
+        ("gnugo:level=-1", "level"),
+        ("gnugo:capture_all_dead=maybe", "capture_all_dead"),
+        ("gnugo:path=/bin/sh", "path"),  # only a program named gnugo*
+        ("stockfish:path=/usr/games/gnugo", "path"),
+        ("stockfish:hash=4097", "hash"),
+    ],
+)
+def test_bad_values_name_the_key(spec: str, key: str) -> None:
+    with pytest.raises(PlayerSettingsError) as info:
+        parse_player(spec)
+    assert info.value.key == key
+
+
+def test_unknown_keys_are_rejected() -> None:
+    with pytest.raises(UnknownKindError) as info:
+        parse_player("gnugo:seed=3")
+    assert info.value.key == "seed"
+    with pytest.raises(UnknownKindError) as info:
+        settings_from_json({"kind": "stockfish", "level": 3})
+    assert info.value.key == "level"
+    with pytest.raises(PlayerSettingsError) as bad:
+        settings_from_json({"kind": "stockfish", "elo": "1500"})
+    assert bad.value.key == "elo"
+
+
+def test_wrong_games_and_missing_programs() -> None:
+    with pytest.raises(IncompatiblePlayerError):
+        make_player("stockfish", get_game("go9"))
+    with pytest.raises(IncompatiblePlayerError):
+        make_player("gnugo", get_game("chess"))
+    with pytest.raises(PlayerResourceError) as info:
+        make_player("gnugo:path=/nonexistent/gnugo", get_game("go9"))
+    assert info.value.key == "path"
+
+
+# ---- games ---------------------------------------------------------------------------------------
+@needs_stockfish
+def test_stockfish_beats_random_and_survives_a_kill() -> None:
+    game = get_game("chess")
+    engine = make_player("stockfish:skill=0,movetime=0.01", game, 1)
+    assert isinstance(engine, StockfishPlayer)
+    session = _play(game, (engine, RandomPlayer(seed=2)), kill=engine)
+    _assert_replays(game, session)
+    assert session.outcome is Outcome.FIRST_WINS and session.resigned is None
+    assert engine.restarts == 1
+    assert engine.pid is None  # closed at the end of the game
+
+
+@needs_gnugo
+def test_gnugo_beats_random_on_9x9_and_survives_a_kill() -> None:
+    game = get_game("go9")
+    engine = make_player("gnugo:level=0", game, 1)
+    assert isinstance(engine, GnuGoPlayer)
+    session = _play(game, (RandomPlayer(seed=3), engine), kill=engine)
+    _assert_replays(game, session)
+    assert session.outcome is Outcome.SECOND_WINS
+    assert engine.restarts == 1
+    assert engine.pid is None
+
+
+@needs_stockfish
+def test_a_fixed_depth_stockfish_repeats_its_games() -> None:
+    game = get_game("chess")
+    games = []
+    for _ in range(2):
+        session = GameSession(
+            game, (make_player("stockfish:depth=2,movetime=none", game), RandomPlayer(seed=5))
+        )
+        for _ in range(16):
+            session.play_player()
+        games.append(session.moves)
+        session.resign(1)
+    assert games[0] == games[1]
+
+
+@needs_gnugo
+def test_gnugo_plays_from_a_handicap_and_after_an_undo() -> None:
+    game = get_game("go9")
+    engine = make_player("gnugo:level=0", game, 1)
+    session = GameSession(game, (RandomPlayer(seed=7), engine))
+    points = session.place_handicap(2)
+    for _ in range(6):
+        session.play_player()
+    session.undo(2)  # the players are told the game again
+    for _ in range(6):
+        session.play_player()
+    _assert_replays(game, session)
+    assert len(points) == 2 and session.ply == 10
+    assert not any(session.annotations)  # no GNU Go move was illegal in sparring's game
+    assert all(int(game.board(session.state).flatten()[p]) == 1 for p in points)
+
+
+@needs_gnugo
+def test_a_dead_engine_that_stays_dead_is_a_resource_error(tmp_path: Path) -> None:
+    game = get_game("go9")
+    broken = tmp_path / "gnugo"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    engine = make_player(f"gnugo:path={broken}", game, 1)
+    session = GameSession(game, (engine, RandomPlayer(seed=1)))
+    with pytest.raises(PlayerResourceError, match="died 3 times"):
+        session.play_player()
+    assert session.ply == 0
+
+
+# ---- matches -------------------------------------------------------------------------------------
+@needs_stockfish
+def test_a_match_is_stored_and_resumed_without_replaying(tmp_path: Path) -> None:
+    before = set(_children())
+    config = MatchConfig("chess", "stockfish:depth=1,movetime=none", "random", games=2, seed=3)
+    with GameStore(tmp_path / "games.sqlite") as store:
+        first = run_match(config, store, progress=False)
+        assert (first.played, first.skipped, store.count(first.run_key)) == (2, 0, 2)
+        again = run_match(config, store, progress=False)
+        assert (again.played, again.skipped, store.count(again.run_key)) == (0, 2, 2)
+    assert [r.result for r in again.records] == [r.result for r in first.records]
+    assert [r.score_a for r in first.records] == [
+        1.0,
+        1.0,
+    ]  # A (Stockfish) wins both, first and second
+    assert set(_children()) <= before  # no engine left running, no zombie
