@@ -19,7 +19,16 @@ import chess.engine
 import pytest
 
 from sparring.engines.common import strength_settings, value_to_cp, value_to_winrate
-from sparring.engines.uci import GoParams, parse_go, think_time
+from sparring.engines.uci import (
+    EngineOptions,
+    GoParams,
+    Opponent,
+    UCIError,
+    asked_elo,
+    parse_go,
+    parse_opponent,
+    think_time,
+)
 from sparring.errors import SparringError
 from sparring.games import get_game
 
@@ -289,6 +298,43 @@ def test_random_lines_never_kill_the_engine(client: UCIClient) -> None:
     client.send("stop")
     client.ready()
     assert client.proc.poll() is None
+
+
+def test_uci_opponent_is_read_and_can_set_the_strength() -> None:
+    assert parse_opponent("GM 2800 human Gary Kasparov") == Opponent(
+        "GM", 2800, False, "Gary Kasparov"
+    )
+    assert parse_opponent("none none computer Shredder") == Opponent(None, None, True, "Shredder")
+    assert parse_opponent("1450 human lichess_user") == Opponent(None, 1450, False, "lichess_user")
+    for bad in ("GM", "GM 2800", "2800 robot x", "GM high human x", "GM 9000 human x"):
+        with pytest.raises(UCIError, match="UCI_Opponent"):
+            parse_opponent(bad)
+    # Match Opponent off: UCI_Elo decides (only with UCI_LimitStrength on)
+    assert asked_elo(EngineOptions(opponent="1450 human x")) is None
+    assert asked_elo(EngineOptions(limit_strength=True, elo=1800, opponent="1450 human x")) == 1800
+    # on: the opponent's rating plus UCI_RatingAdv, clamped to UCI_Elo's 1000..2600
+    on = EngineOptions(match_opponent=True, opponent="1450 human x")
+    assert asked_elo(on) == 1450.0
+    assert asked_elo(EngineOptions(**{**vars(on), "rating_adv": -100})) == 1350.0
+    assert asked_elo(EngineOptions(match_opponent=True, opponent="FM 2900 human y")) == 2600.0
+    assert asked_elo(EngineOptions(match_opponent=True, opponent="500 human z")) == 1000.0
+    unrated = EngineOptions(
+        match_opponent=True, limit_strength=True, elo=1700, opponent="none none human u"
+    )
+    assert asked_elo(unrated) == 1700.0
+
+
+def test_match_opponent_over_the_protocol(client: UCIClient) -> None:
+    client.send("setoption name UCI_Opponent value none 1450 human somebody")
+    client.send("setoption name Match Opponent value true")
+    lines = client.ready()
+    assert "info string playing at Elo 1450 for the opponent's 1450" in lines
+    assert any(line.startswith("info string player se-inf-mcts:") for line in lines), lines
+    client.send("setoption name UCI_Opponent value GM lots human x")  # bad: nothing changes
+    lines = client.ready()
+    assert lines == ["info string error option UCI_Opponent: rating 'lots' is not a number"]
+    client.send("setoption name UCI_RatingAdv value 5000")
+    assert client.ready() == ["info string error option UCI_RatingAdv: 5000 outside -1000..1000"]
 
 
 # ---- a real opponent -------------------------------------------------------------------------

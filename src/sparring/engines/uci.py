@@ -34,7 +34,11 @@ Options
     ``Simulations`` (the player's simulations per move), ``Player`` (a player spec that
     replaces the strength options, e.g. ``uct:sims=50``), ``MultiPV``, ``UCI_ShowWDL``,
     ``Move Overhead``, ``Ponder``.  Without a limited strength the player is ``human-mcts``
-    (the same search at full strength).
+    (the same search at full strength).  ``UCI_Opponent`` (sent by GUIs and lichess-bot:
+    ``[title] rating|none computer|human name``) is read and checked; with ``Match Opponent``
+    on, a rated opponent's rating becomes the strength asked for (as ``UCI_Elo`` with
+    ``UCI_LimitStrength``, clamped to ``UCI_Elo``'s range, said in an ``info string``), plus
+    ``UCI_RatingAdv`` (points to play above, or below when negative, the opponent's rating).
 """
 
 from __future__ import annotations
@@ -102,6 +106,10 @@ class EngineOptions:
     show_wdl: bool = False
     move_overhead: int = 30
     ponder: bool = False
+    opponent: str = ""
+    """``UCI_Opponent`` as sent (empty: none)."""
+    match_opponent: bool = False
+    rating_adv: int = 0
 
 
 SPINS: dict[str, tuple[str, SpinOption]] = {
@@ -109,12 +117,52 @@ SPINS: dict[str, tuple[str, SpinOption]] = {
     "simulations": ("simulations", SpinOption(100, 1, 100_000)),
     "multipv": ("multipv", SpinOption(1, 1, 64)),
     "move overhead": ("move_overhead", SpinOption(30, 0, 5000)),
+    "uci_ratingadv": ("rating_adv", SpinOption(0, -1000, 1000)),
 }
 CHECKS: dict[str, str] = {
     "uci_limitstrength": "limit_strength",
     "uci_showwdl": "show_wdl",
     "ponder": "ponder",
+    "match opponent": "match_opponent",
 }
+TITLES = ("GM", "IM", "FM", "WGM", "WIM", "WFM", "CM", "WCM", "NM", "LM", "BOT", "none")
+"""Titles a ``UCI_Opponent`` value may start with (``none``: no title)."""
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """A parsed ``UCI_Opponent``: ``[title] rating|none computer|human name``."""
+
+    title: str | None
+    rating: int | None
+    computer: bool
+    name: str
+
+
+def parse_opponent(text: str) -> Opponent:
+    """Read a ``UCI_Opponent`` value (UCI 2006: ``<title> <rating> <computer|human> <name>``,
+    ``none`` for an unknown title or rating; the title may be left out);
+    :class:`UCIError` saying what is wrong."""
+    words = text.split()
+    if words and words[0] in TITLES:
+        title: str | None = None if words[0] == "none" else words[0]
+        words = words[1:]
+    else:
+        title = None
+    if len(words) < 2 or words[1].lower() not in ("computer", "human"):
+        raise UCIError(
+            f"option UCI_Opponent: {text!r} is not '[title] rating|none computer|human name'"
+        )
+    if words[0] == "none":
+        rating = None
+    else:
+        try:
+            rating = int(words[0])
+        except ValueError:
+            raise UCIError(f"option UCI_Opponent: rating {words[0]!r} is not a number") from None
+        if not 0 <= rating <= 4000:
+            raise UCIError(f"option UCI_Opponent: rating {rating} outside 0..4000")
+    return Opponent(title, rating, words[1].lower() == "computer", " ".join(words[2:]))
 
 
 def option_lines() -> list[str]:
@@ -129,6 +177,9 @@ def option_lines() -> list[str]:
         "option name UCI_ShowWDL type check default false",
         "option name Move Overhead type spin default 30 min 0 max 5000",
         "option name Ponder type check default false",
+        "option name UCI_Opponent type string default <empty>",
+        "option name Match Opponent type check default false",
+        "option name UCI_RatingAdv type spin default 0 min -1000 max 1000",
     ]
 
 
@@ -199,6 +250,17 @@ def think_time(params: GoParams, side: int, overhead_ms: int) -> float | None:
         togo = params.movestogo or DEFAULT_MOVES_TO_GO
         ms = min(left / togo + 0.8 * inc, 0.5 * max(left, 0))
     return max(0.0, (ms - overhead_ms) / 1000.0)
+
+
+def asked_elo(options: EngineOptions) -> float | None:
+    """The Elo the options ask for: with ``Match Opponent`` on and a rated ``UCI_Opponent``,
+    its rating plus ``UCI_RatingAdv`` clamped to ``UCI_Elo``'s range; else ``UCI_Elo`` when
+    ``UCI_LimitStrength`` is on; else None (full strength)."""
+    if options.match_opponent and options.opponent:
+        rating = parse_opponent(options.opponent).rating
+        if rating is not None:
+            return float(min(ELO_MAX, max(ELO_MIN, rating + options.rating_adv)))
+    return float(options.elo) if options.limit_strength else None
 
 
 class UCIEngine:
@@ -332,11 +394,24 @@ class UCIEngine:
             options.style = value
         elif key == "player":
             options.player = "" if value in ("", "<empty>") else value
+        elif key == "uci_opponent":
+            options.opponent = "" if value in ("", "<empty>") else value
+            if options.opponent:
+                parse_opponent(options.opponent)
         else:
             raise UCIError(f"unknown option {name!r}")
         settings = self._settings(options)  # raises, changing nothing, on a bad combination
         self._build(settings)  # raises, changing nothing, when the player cannot be built
         self.options, self.settings = options, settings
+        if options.match_opponent and options.opponent and not options.player:
+            rating = parse_opponent(options.opponent).rating
+            if rating is None:
+                self.send("info string the opponent's rating is unknown: UCI_Elo decides")
+            else:
+                elo = asked_elo(options)
+                asked = rating + options.rating_adv
+                said = "" if elo == asked else f" (clamped from {asked})"
+                self.send(f"info string playing at Elo {elo:g}{said} for the opponent's {rating}")
 
     def cmd_position(self, args: list[str]) -> None:
         self._idle("position")
@@ -410,7 +485,7 @@ class UCIEngine:
             return parse_player(options.player)
         return strength_settings(
             self.game,
-            elo=float(options.elo) if options.limit_strength else None,
+            elo=asked_elo(options),
             style=options.style,
             simulations=options.simulations,
         )
