@@ -34,6 +34,12 @@ Options (``KIND:key=value,...``):
   simulations take about half a second a move in 19x19 Go, BENCHMARKS.md), ``cpuct=C``
   (1.25), ``c1=C1`` (Eq. 6's ``c_1``, SE kinds, default 2.0), ``model=NAME|PATH`` (a shipped
   estimator name or an estimator file; defaults below), ``name=...``.
+* ``sf_nodes=N`` (chess only; default 0): 0 searches with the network's own value; N > 0
+  (at most 1,000,000) takes the value of every leaf from Stockfish at ``N`` nodes
+  (:mod:`sparring.estimation.engine_value`: Lichess's win-percentage logistic of its
+  centipawns), the network's policy staying the prior, so the moves stay the policy's and
+  SA-MCTS and SE-MCTS steer down from a stronger search.  One Stockfish process per worker
+  process, shared by its players; Go rejects it.
 
 Default networks: ``GAME-se`` for ``se-mcts``, ``GAME-se-inf`` for the others (the paper's
 MCTS and SA-MCTS use the same network as SE-inf-MCTS), except that the play networks
@@ -51,7 +57,7 @@ from __future__ import annotations
 import json
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -63,6 +69,7 @@ from sparring.errors import (
     SparringError,
 )
 from sparring.estimation.data import CHESS_RANKS, GO_RANKS
+from sparring.estimation.engine_value import MAX_SF_NODES
 from sparring.games.base import Game, State
 from sparring.players.base import Player
 from sparring.players.registry import (
@@ -75,6 +82,7 @@ from sparring.players.searching import SearchPlayer
 from sparring.players.settings_base import (
     MAX_SIMULATIONS,
     SettingsBase,
+    check_int,
     check_number,
     check_sims,
 )
@@ -258,7 +266,9 @@ class RankedSearchPlayer(SearchPlayer):
     filter (Go: no own-eye fills, pass to win); with a ``target`` the search is SE-MCTS
     (Eq. 6) aiming at ``target.at(d)`` for each edge at move number ``d`` (``evaluator``
     must then be a :class:`~sparring.estimation.semcts.StrengthEvaluator`; the player wraps
-    it in a :class:`~sparring.estimation.semcts.CentredStrengthEvaluator`)."""
+    it in a :class:`~sparring.estimation.semcts.CentredStrengthEvaluator`).  ``leaf_value``,
+    when given, wraps the search's evaluator last (``sf_nodes``: Stockfish's values behind the
+    network's priors and ``beta``)."""
 
     info_root = True
 
@@ -270,6 +280,7 @@ class RankedSearchPlayer(SearchPlayer):
         c1: float = DEFAULT_C1,
         name: str = "MCTS",
         seed: int | None = None,
+        leaf_value: Callable[[Evaluator], Evaluator] | None = None,
     ) -> None:
         super().__init__(name, seed, finish=True)
         self.evaluator = evaluator
@@ -279,6 +290,8 @@ class RankedSearchPlayer(SearchPlayer):
             if not isinstance(evaluator, StrengthEvaluator):
                 raise TypeError("SE-MCTS needs a StrengthEvaluator")
             self.evaluator = CentredStrengthEvaluator(evaluator, target)
+        if leaf_value is not None:
+            self.evaluator = leaf_value(self.evaluator)
         self.config = config
         self.target = target
         self.c1 = c1
@@ -311,11 +324,13 @@ class _HumanLikeSettings(SettingsBase, ABC):
     kind: ClassVar[str]
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "simulations": "sims", "c_puct": "cpuct", "model": "model", "name": "name",
+        "sf_nodes": "sf_nodes",
     }  # fmt: skip
     BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
         "simulations": (1, MAX_SIMULATIONS),
         "c_puct": (0, None),
         "c1": (0, None),
+        "sf_nodes": (0, MAX_SF_NODES),
     }
     DEFAULT_NETWORK: ClassVar[str] = "se-inf"
     USES_RANK: ClassVar[bool] = True
@@ -336,6 +351,9 @@ class _HumanLikeSettings(SettingsBase, ABC):
     """Estimator name or file; None: ``GAME-se`` (se-mcts) or ``GAME-se-inf``."""
     name: str | None = None
     """Display name; None: e.g. ``SE-inf-MCTS(3d)``."""
+    sf_nodes: int = 0
+    """Chess: Stockfish nodes per leaf for the leaf's value (0 .. 1000000; 0: the network's
+    own value)."""
 
     def __post_init__(self) -> None:
         self.check_types()
@@ -353,6 +371,12 @@ class _HumanLikeSettings(SettingsBase, ABC):
         check_sims("sims", self.simulations)
         check_number("cpuct", self.c_puct, 0.0)
         check_number("c1", self.c1, 0.0)
+        check_int("sf_nodes", self.sf_nodes, 0, MAX_SF_NODES)
+        if self.sf_nodes and self.rank in GO_RANKS:
+            raise PlayerSettingsError(
+                f"sf_nodes (Stockfish's value) is for chess, not the Go rank {self.rank}",
+                key="sf_nodes",
+            )
         if self.name is not None and (not self.name.strip() or "," in self.name):
             raise PlayerSettingsError(
                 f"name must be non-empty text without ',', not {self.name!r}", key="name"
@@ -375,6 +399,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append(f"model={self.model}")
         if self.name is not None:
             items.append(f"name={self.name}")
+        if self.sf_nodes:
+            items.append(f"sf_nodes={self.sf_nodes}")
         return self.kind + (":" + ",".join(items) if items else "")
 
     @abstractmethod
@@ -396,6 +422,37 @@ class _HumanLikeSettings(SettingsBase, ABC):
             ("strength-evaluator:" + game.name, file_key(path)),
             lambda: load_strength_evaluator(game, path),
         )
+
+    def _leaf_value(
+        self, game: Game, cache: PlayerCache
+    ) -> Callable[[Evaluator], Evaluator] | None:
+        """With ``sf_nodes`` > 0: what wraps the search's evaluator so that its values are
+        Stockfish's (one :class:`~sparring.estimation.engine_value.StockfishValue` per
+        process, from ``cache``); None with ``sf_nodes`` = 0."""
+        if not self.sf_nodes:
+            return None
+        from sparring.estimation.engine_value import EngineValueEvaluator, StockfishValue
+        from sparring.games.chess import Chess
+        from sparring.players.cache import file_key
+        from sparring.players.external import find_program
+
+        if not isinstance(game, Chess):
+            raise IncompatiblePlayerError(
+                f"{self.kind}: sf_nodes (Stockfish's value) is for chess, not {game.name}",
+                key="sf_nodes",
+            )
+        program = find_program("stockfish")
+        if program is None:
+            raise PlayerResourceError(
+                f"{self.kind}: sf_nodes needs stockfish, not found on the PATH or in "
+                f"/usr/games (apt-get install stockfish)",
+                key="sf_nodes",
+            )
+        engine = cache.shared(
+            ("stockfish-value", file_key(program)), lambda: StockfishValue(program)
+        )
+        nodes = self.sf_nodes
+        return lambda evaluator: EngineValueEvaluator(evaluator, engine, game, nodes)
 
     def _target(self, game: Game, metadata: dict[str, Any]) -> RankTarget:
         from sparring.estimation.semcts import RankTarget
@@ -428,7 +485,7 @@ class HumanMCTSSettings(_HumanLikeSettings):
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator, _ = self._evaluator(game, cache)
         return RankedSearchPlayer(evaluator, self._config(), None, name=self.display_name(),
-                                  seed=seed)  # fmt: skip
+                                  seed=seed, leaf_value=self._leaf_value(game, cache))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -441,7 +498,7 @@ class SAMCTSSettings(_HumanLikeSettings):
     RANK_OPTIONAL: ClassVar[bool] = True
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "rank": "rank", "z": "z", "simulations": "sims", "c_puct": "cpuct", "model": "model",
-        "name": "name", "ztable": "ztable",
+        "name": "name", "ztable": "ztable", "sf_nodes": "sf_nodes",
     }  # fmt: skip
 
     ztable: str | None = None
@@ -497,7 +554,11 @@ class SAMCTSSettings(_HumanLikeSettings):
         if game.name not in GAMES:
             self._evaluator(game, cache)  # the one-line "plays go or chess" error
         z = self.z_for(game)
+        evaluator: Evaluator
         evaluator, _ = self._evaluator(game, cache)
+        leaf_value = self._leaf_value(game, cache)
+        if leaf_value is not None:
+            evaluator = leaf_value(evaluator)
         setting = StrengthSetting(z, PAPER_RTH, 0.0)
         return StrengthAdjustedPlayer(
             network_root_search(evaluator, self._config()),
@@ -517,7 +578,7 @@ class SEMCTSSettings(_HumanLikeSettings):
     LABEL: ClassVar[str] = "SE-MCTS"
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "rank": "rank", "simulations": "sims", "c_puct": "cpuct", "c1": "c1", "model": "model",
-        "name": "name",
+        "name": "name", "sf_nodes": "sf_nodes",
     }  # fmt: skip
 
     def display_name(self) -> str:
@@ -526,8 +587,9 @@ class SEMCTSSettings(_HumanLikeSettings):
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator, metadata = self._evaluator(game, cache)
         target = self._target(game, metadata)
+        leaf_value = self._leaf_value(game, cache)
         return RankedSearchPlayer(
-            evaluator, self._config(), target, self.c1, self.display_name(), seed
+            evaluator, self._config(), target, self.c1, self.display_name(), seed, leaf_value
         )
 
 
@@ -540,7 +602,7 @@ class SEInfMCTSSettings(SEMCTSSettings):
     LABEL: ClassVar[str] = "SE-inf-MCTS"
 
 
-_COMMON = {"sims", "cpuct", "model", "name"}
+_COMMON = {"sims", "cpuct", "model", "name", "sf_nodes"}
 
 
 def _common(spec: PlayerSpec) -> dict[str, Any]:
@@ -549,6 +611,7 @@ def _common(spec: PlayerSpec) -> dict[str, Any]:
         "c_puct": option_float(spec, "cpuct", DEFAULT_C_PUCT),
         "model": spec.options.get("model"),
         "name": spec.options.get("name"),
+        "sf_nodes": option_int(spec, "sf_nodes", 0, low=0),
     }
 
 
@@ -565,7 +628,7 @@ _RANK_HELP = "rank=9d..1d|1-2k|3-5k (Go) or rank=BAND|elo=E (chess)"
 
 
 def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
-    """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME]``."""
+    """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME,sf_nodes=N]``."""
     check_options(spec, _COMMON)
     return HumanMCTSSettings(**_common(spec))
 
@@ -601,25 +664,25 @@ KINDS: dict[str, tuple[type[Any], Any, str]] = {
         HumanMCTSSettings,
         parse_human_mcts,
         "MCTS with a strength estimator's policy/value (Go, chess): "
-        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH]",
+        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N]",
     ),
     "sa-mcts": (
         SAMCTSSettings,
         parse_sa_mcts,
         "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
-        "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...]",
+        "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...,sf_nodes=N]",
     ),
     "se-mcts": (
         SEMCTSSettings,
         parse_se_mcts,
         f"SE-MCTS at a rank (Chen et al. Eq. 6, SE network; Go, chess): "
-        f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1]",
+        f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N]",
     ),
     "se-inf-mcts": (
         SEInfMCTSSettings,
         parse_se_inf_mcts,
         f"SE-inf-MCTS at a rank (Eq. 6, SE-inf network; Go, chess): "
-        f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1]",
+        f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N]",
     ),
 }
 """The human-like kinds: kind -> (settings class, spec parser, help), for the composition
