@@ -46,7 +46,6 @@ the search).
 
 from __future__ import annotations
 
-import contextlib
 import math
 import subprocess
 import weakref
@@ -59,6 +58,7 @@ import numpy as np
 from sparring.errors import PlayerResourceError
 from sparring.games.base import State
 from sparring.games.chess import Chess
+from sparring.players.external import EngineDied, stop_process
 from sparring.search.evaluator import (
     Aux,
     Evaluator,
@@ -78,8 +78,6 @@ HASH_MB = 1
 """Stockfish's hash table (MB): small, since it is cleared before every analysis."""
 MAX_SF_NODES = 1_000_000
 """The most Stockfish nodes per leaf a setting may ask for."""
-QUIT_WAIT = 2.0
-"""Seconds a closing engine gets to exit after ``quit`` before it is killed."""
 
 
 def cp_to_value(cp: float) -> float:
@@ -118,9 +116,6 @@ def split_position(text: str) -> tuple[str, list[str]]:
     fen, _, moves = text.partition(" moves ")
     return fen.strip(), moves.split()
 
-
-class EngineDied(Exception):
-    """The engine process ended, or its pipe broke, during a command."""
 
 
 class StockfishValue:
@@ -196,7 +191,7 @@ class StockfishValue:
             raise PlayerResourceError(
                 f"stockfish value: cannot start {self.program}: {err}", key="sf_nodes"
             ) from None
-        self._finalizer = weakref.finalize(self, _stop_process, self._process)
+        self._finalizer = weakref.finalize(self, stop_process, self._process)
         try:
             self._send("uci")
             self._read_until("uciok")
@@ -281,24 +276,6 @@ class StockfishValue:
         self._process, self._finalizer = None, None
 
 
-def _stop_process(process: subprocess.Popen[str]) -> None:
-    """Quit (then kill) ``process`` and reap it, so that no zombie is left."""
-    if process.poll() is None:
-        with contextlib.suppress(OSError, ValueError):
-            assert process.stdin is not None
-            process.stdin.write("quit\n")
-            process.stdin.flush()
-        try:
-            process.wait(QUIT_WAIT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    for stream in (process.stdin, process.stdout):
-        with contextlib.suppress(OSError, ValueError):
-            if stream is not None:
-                stream.close()
-
-
 class EngineValueEvaluator:
     """An evaluator whose priors and auxiliary outputs are ``evaluator``'s and whose values
     are Stockfish's at ``nodes`` nodes a leaf (:class:`StockfishValue`).
@@ -360,7 +337,6 @@ __all__ = [
     "LICHESS_K",
     "MAX_SF_NODES",
     "VALUE_CACHE",
-    "EngineDied",
     "EngineValueEvaluator",
     "StockfishValue",
     "cp_to_value",

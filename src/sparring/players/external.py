@@ -158,7 +158,7 @@ class GtpClient:
             )
         except OSError as err:
             raise PlayerResourceError(f"cannot start {argv[0]}: {err}", key="path") from None
-        self._finalizer = weakref.finalize(self, _stop_process, self.process)
+        self._finalizer = weakref.finalize(self, stop_process, self.process)
 
     @property
     def pid(self) -> int:
@@ -197,7 +197,7 @@ class GtpClient:
         self._finalizer()
 
 
-def _stop_process(process: subprocess.Popen[str]) -> None:
+def stop_process(process: subprocess.Popen[str]) -> None:
     """Quit (then kill) ``process`` and reap it, so that no zombie is left."""
     if process.poll() is None:
         with contextlib.suppress(OSError, ValueError):
@@ -669,6 +669,7 @@ composition root (:mod:`sparring.kinds`)."""
 __all__ = [
     "KINDS",
     "MAX_RESTARTS",
+    "EngineDied",
     "GnuGoPlayer",
     "GnuGoSettings",
     "GtpClient",
@@ -678,4 +679,5 @@ __all__ = [
     "find_program",
     "parse_gnugo",
     "parse_stockfish",
+    "stop_process",
 ]
