@@ -921,7 +921,7 @@ function renderAnalysis(state, info) {
   for (const m of aiMoves) {
     const a = m.analysis;
     const card = el("article", { class: "analysis-move" });
-    card.append(el("h4", {}, `Move ${m.ply + 1}: the AI (${sideName(info, m.side)}) played ${m.text}`));
+    card.append(el("h4", {}, `Move ${m.ply + 1}: the AI (${sideName(info, m.side)}) played ${m.san ?? m.text}`));
     if (!a) {
       card.append(el("p", {}, "No analysis was recorded for this move."));
       host.append(card);
