@@ -182,6 +182,22 @@ def test_gnugo_beats_random_on_9x9_and_survives_a_kill() -> None:
     assert engine.pid is None
 
 
+@needs_gnugo
+def test_gnugo_repeats_its_moves_for_a_seed_across_clock_seconds() -> None:
+    """GNU Go seeds itself from the clock; the player's seed (set_random_seed before each
+    genmove) makes the moves the same even when the games start in different seconds."""
+    game = get_game("go9")
+    games = []
+    for _ in range(2):
+        session = GameSession(game, (make_player("gnugo:level=0", game, 4), RandomPlayer(seed=6)))
+        for _ in range(24):
+            session.play_player()
+        games.append(session.moves)
+        session.resign(1)
+        time.sleep(1.1)
+    assert games[0] == games[1]
+
+
 @needs_stockfish
 def test_a_fixed_depth_stockfish_repeats_its_games() -> None:
     game = get_game("chess")

@@ -21,11 +21,13 @@ other kind (``sparring match chess stockfish:elo=1350 se-inf-mcts:elo=1500``,
   ``go9``, ``go13``), the moves of both sides with ``play``, its own with ``genmove``.
   ``--capture-all-dead`` (default on) makes GNU Go capture dead stones before passing, so the
   area count sparring's Go makes after two passes (no dead-stone removal) is fair.  No
-  ``--seed``: Debian's GNU Go 3.8 segfaults in some positions with it; without it GNU Go is
-  deterministic.  GNU Go's ``resign`` is played as a pass (a :class:`GameSession` has no
-  resignation by a player's move); ``move_info`` then says ``{"resigned": true}``.  A move
-  GNU Go makes that sparring's rules reject (they differ only in corner cases) is taken back
-  and a pass played instead (``{"illegal": VERTEX}``).
+  ``--seed`` (Debian's GNU Go 3.8 segfaults in some positions with it); without it GNU Go
+  seeds itself from the clock, so each ``genmove`` is preceded by ``set_random_seed S`` with
+  ``S`` drawn from the player's own generator (retried after a restart with ``S + 1``, ...):
+  the same player seed gives the same moves.  GNU Go's ``resign`` is played as a pass (a
+  :class:`GameSession` has no resignation by a player's move); ``move_info`` then says
+  ``{"resigned": true}``.  A move GNU Go makes that sparring's rules reject (they differ
+  only in corner cases) is taken back and a pass played instead (``{"illegal": VERTEX}``).
 
 Robustness: an engine that dies (terminated process, broken pipe, end of output) while
 choosing a move is restarted, told the game again, and asked again, at most
@@ -536,12 +538,16 @@ class GnuGoPlayer(Player):
         assert isinstance(game, Go)
         commands = list(self._commands_for(game, state))
         colour = "BW"[game.to_move(state)]
+        # GNU Go seeds itself from the clock; a seed from this player's generator before
+        # each genmove makes its moves a function of the position and the player's seed
+        seed = int(self.rng.integers(1, 2**31 - 1))
         last: BaseException | None = None
         for attempt in range(MAX_RESTARTS + 1):
             if attempt:
                 self.restarts += 1
             try:
                 client = self._sync(game, commands)
+                client.send(f"set_random_seed {seed + attempt}")
                 reply = client.send(f"genmove {colour}")
             except EngineDied as err:
                 last = err
