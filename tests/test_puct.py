@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -382,3 +383,39 @@ def test_root_random_as_a_player_option() -> None:
     assert make_player("az:sims=30", C4, seed=3).config.root_random == 0.0  # type: ignore[attr-defined]
     with pytest.raises(UnknownPlayerError, match="rootrand must be in"):
         make_player("az:rootrand=2", C4)
+
+
+class _WonRoot:
+    """Uniform priors; value +0.9 at the empty tic-tac-toe board (for the side to move) and
+    -0.9 at every other position (for its side to move)."""
+
+    def evaluate(self, planes: Any, legal: Any, states: Any = None) -> tuple[Any, Any]:
+        from sparring.search.evaluator import uniform_priors
+
+        start = get_game("tictactoe").initial_state()
+        empty = np.array([bool(np.array_equal(states[b], start)) for b in range(len(states))])
+        return uniform_priors(legal), np.where(empty, 0.9, -0.9).astype(np.float32)
+
+
+def test_first_play_parent_tries_the_other_moves_of_a_won_position() -> None:
+    """Hand-worked, C_puct 1.25, P = 1/9.  Simulation 1 takes edge 0 (all untried, ties to
+    the first): Q = +0.9 for the root's mover.  Simulation 2 with a fixed untried Q of 0:
+    edge 0 scores 0.9 + 1.25/9 * sqrt(2)/2 = 0.998, an untried edge 0 + 1.25/9 * sqrt(2) =
+    0.196, so edge 0 again (its grandchild, -0.9 for the root's mover, brings its Q to 0);
+    simulation 3 then takes edge 1 (0.241 against 0.080).  With the root's own value 0.9 as
+    an untried edge's Q, simulation 2 scores an untried edge 0.9 + 0.196 = 1.096 and
+    simulation 3 0.9 + 0.241 = 1.141 (the visited ones 0.998 and 1.020): edges 1, then 2."""
+    game = get_game("tictactoe")
+    root = game.initial_state()
+    for sims, fixed_visits, parent_visits in (
+        (2, [2, 0, 0], [1, 1, 0]),
+        (3, [2, 1, 0], [1, 1, 1]),
+    ):
+        fixed = search(game, root, _WonRoot(), PUCTConfig(simulations=sims))
+        parent = search(
+            game, root, _WonRoot(), PUCTConfig(simulations=sims, first_play_parent=True)
+        )
+        assert fixed.visits.tolist()[:3] == fixed_visits and sum(fixed.visits) == sims
+        assert parent.visits.tolist()[:3] == parent_visits and sum(parent.visits) == sims
+    unvisited = parent.visits == 0  # the record shows an untried move at the root's value
+    assert np.allclose(parent.q[unvisited], 0.9) and np.allclose(fixed.q[fixed.visits == 0], 0.0)

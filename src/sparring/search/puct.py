@@ -155,6 +155,13 @@ class PUCTConfig:
     """Weight ``epsilon`` of the root noise (AlphaZero 0.25; AlphaDDA Table A1 lists 0.2)."""
     unvisited_q: float = 0.0
     """``Q`` of an edge never visited (AlphaDDA: 0, a draw); e.g. -1 makes search narrower."""
+    first_play_parent: bool = False
+    """Give an edge never visited the ``Q`` of its node's own value (the evaluator's value of
+    the position, for the side to move) instead of :attr:`unvisited_q`: Leela Chess Zero's
+    first-play urgency without its reduction.  In a won position every untried move then
+    starts as won rather than drawn, so the search tries them and finds the quickest win;
+    with a constant 0 it keeps to the first line whose value is near +1 (and can miss a
+    mate in one)."""
     score_hook: ScoreHook | None = None
     """A compiled per-edge score replacing Eq. 8's (:mod:`sparring.search.hooks`); None: Eq. 8."""
     root_random: float = 0.0
@@ -372,18 +379,20 @@ def _select_edge(
 ) -> int:
     """The edge of ``node`` maximising Eq. 8 (or the score hook), virtual loss counted as lost
     visits; ties go to the first edge.  (Without a hook the loop has no call in it, and no
-    context view is made: both cost 10-15% of a network-free search.)"""
+    context view is made: both cost 10-15% of a network-free search.)  ``unvisited_q`` nan:
+    an unvisited edge's ``Q`` is the node's own value (:attr:`PUCTConfig.first_play_parent`)."""
     sqrt_n = math.sqrt(node_i[node, N_VISITS] + node_i[node, N_VIRTUAL])
+    fpu = node_f[node, N_VALUE] if math.isnan(unvisited_q) else unvisited_q
     if use_hook:
         return _select_edge_hooked(
-            node_i, node_f, edge_i, edge_f, node, sqrt_n, c_puct, unvisited_q, virtual_loss,
+            node_i, node_f, edge_i, edge_f, node, sqrt_n, c_puct, fpu, virtual_loss,
             hook, params, contexts, tree,
         )  # fmt: skip
     start = node_i[node, N_EDGE_START]
     best = start
     best_score = -np.inf
     for e in range(start, start + node_i[node, N_EDGE_COUNT]):
-        score = _eq8(edge_i, edge_f, e, sqrt_n, c_puct, unvisited_q, virtual_loss)
+        score = _eq8(edge_i, edge_f, e, sqrt_n, c_puct, fpu, virtual_loss)
         if score > best_score:
             best_score = score
             best = e
@@ -988,9 +997,8 @@ def search_batch(
     root_picks = _draw_root_picks(trees, ongoing, config, generator)
 
     # The simulations.
-    coefficients = np.array(
-        [config.c_puct, config.unvisited_q, config.virtual_loss], dtype=np.float64
-    )
+    unvisited = np.nan if config.first_play_parent else config.unvisited_q  # nan: the node's
+    coefficients = np.array([config.c_puct, unvisited, config.virtual_loss], dtype=np.float64)
     batch_seconds = 0.0  # a running mean of a round's duration (with a limit)
     began = 0.0
     while True:
@@ -1068,8 +1076,9 @@ def _root_result(
     moves = trees.edge_i[edges, E_MOVE].astype(np.int64)
     visits = trees.edge_i[edges, E_VISITS].astype(np.int64)
     w = trees.edge_f[edges, E_VALUE]
-    q = np.where(visits > 0, w / np.maximum(visits, 1), config.unvisited_q).astype(np.float64)
     network_value = float(trees.node_f[t, N_VALUE])
+    unvisited = network_value if config.first_play_parent else config.unvisited_q
+    q = np.where(visits > 0, w / np.maximum(visits, 1), unvisited).astype(np.float64)
     total = int(visits.sum())
     value = float(w.sum() / total) if total > 0 else network_value
     return RootStats(
