@@ -469,13 +469,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
             raise IncompatiblePlayerError(str(exc)) from None
 
     def _config(self) -> PUCTConfig:
-        # With Stockfish's values an untried move starts at its position's value, not at a
-        # draw: in a won position the search then tries the other moves (and finds mates)
-        return PUCTConfig(
-            simulations=self.simulations,
-            c_puct=self.c_puct,
-            first_play_parent=self.sf_nodes > 0,
-        )
+        return PUCTConfig(simulations=self.simulations, c_puct=self.c_puct)
 
 
 @dataclass(frozen=True)
