@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import sparring.kinds  # noqa: F401  (registers the human-like kinds)
+from child_processes import children
 from sparring.errors import IncompatiblePlayerError, PlayerResourceError, PlayerSettingsError
 from sparring.estimation.engine_value import (
     LICHESS_K,
@@ -51,20 +52,6 @@ QUEEN_UP = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR {} KQkq - 0 1"
 def _stockfish() -> Path:
     assert STOCKFISH is not None, "stockfish is not installed (SPARRING_CI=1)"
     return STOCKFISH
-
-
-def _children() -> list[int]:
-    """Process ids of this process's children (zombies included)."""
-    me = str(os.getpid())
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[1] == me:
-            found.append(int(stat.parent.name))
-    return found
 
 
 def _fake_engine(tmp_path: Path, on_go: str) -> Path:
@@ -127,28 +114,28 @@ def test_fake_engine_values_cache_and_close(tmp_path: Path) -> None:
     engine.value(game, state, 11)  # another node count is another entry
     assert (engine.analyses, engine.hits) == (2, 1)
     pid = engine.pid
-    assert pid in _children()
+    assert pid in children()
     engine.close()
-    assert engine.pid is None and pid not in _children()  # quit and reaped
+    assert engine.pid is None and pid not in children()  # quit and reaped
 
 
 def test_an_engine_that_dies_twice_is_a_player_resource_error(tmp_path: Path) -> None:
-    before = set(_children())  # (other tests' processes may still run)
+    before = set(children())  # (other tests' processes may still run)
     engine = StockfishValue(_fake_engine(tmp_path, "exit 1"))
     with pytest.raises(PlayerResourceError, match="died twice") as info:
         engine.value(Chess(), Chess().initial_state(), 10)
     assert info.value.key == "sf_nodes" and engine.restarts == 1
-    assert engine.pid is None and not set(_children()) - before
+    assert engine.pid is None and not set(children()) - before
 
 
 def test_a_program_that_is_not_an_engine(tmp_path: Path) -> None:
-    before = set(_children())  # (other tests' processes may still run)
+    before = set(children())  # (other tests' processes may still run)
     with pytest.raises(PlayerResourceError, match="not a UCI engine") as info:
         StockfishValue(Path("/bin/true")).value(Chess(), Chess().initial_state(), 10)
     assert info.value.key == "sf_nodes"
     with pytest.raises(PlayerResourceError, match="cannot start"):
         StockfishValue(tmp_path / "stockfish").value(Chess(), Chess().initial_state(), 10)
-    assert not set(_children()) - before
+    assert not set(children()) - before
 
 
 class _Stub:
@@ -272,7 +259,7 @@ def test_values_depend_on_the_position_alone() -> None:
 
 @needs_stockfish
 def test_a_killed_engine_is_restarted() -> None:
-    before = set(_children())  # (other tests' processes may still run)
+    before = set(children())  # (other tests' processes may still run)
     game = Chess()
     engine = StockfishValue(_stockfish())
     engine.value(game, game.initial_state(), 50)
@@ -281,9 +268,9 @@ def test_a_killed_engine_is_restarted() -> None:
     os.kill(pid, signal.SIGKILL)
     time.sleep(0.05)
     assert -1.0 <= engine.value(game, game.play(game.initial_state(), 796), 50) <= 1.0
-    assert engine.restarts == 1 and engine.pid != pid and pid not in _children()
+    assert engine.restarts == 1 and engine.pid != pid and pid not in children()
     engine.close()
-    assert not set(_children()) - before
+    assert not set(children()) - before
 
 
 @needs_stockfish
@@ -322,7 +309,7 @@ def test_the_search_wins_material_from_random() -> None:
 
 @needs_stockfish
 def test_a_game_against_random_finishes_and_leaves_no_process() -> None:
-    before = set(_children())  # (other tests' processes may still run)
+    before = set(children())  # (other tests' processes may still run)
     # K+R against K: with sims=16 the search does not find the mate (every line is won, and
     # an unvisited move's Q of 0 keeps it on the first one: see engine_value's module doc),
     # so the game ends by the 75-move rule; it must end, not be lost, and leave no engine
@@ -338,6 +325,6 @@ def test_a_game_against_random_finishes_and_leaves_no_process() -> None:
         session.play_player()
     assert game.status(session.state) in (Outcome.FIRST_WINS, Outcome.DRAW)
     (engine,) = [v for v in cache._shared.values() if isinstance(v, StockfishValue)]
-    assert engine.analyses > 0 and engine.pid in _children()
+    assert engine.analyses > 0 and engine.pid in children()
     engine.close()
-    assert not set(_children()) - before
+    assert not set(children()) - before

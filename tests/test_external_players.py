@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from child_processes import children
 from sparring.errors import (
     IncompatiblePlayerError,
     PlayerResourceError,
@@ -50,20 +51,6 @@ needs_gnugo = pytest.mark.skipif(
     find_program("gnugo") is None and not CI,
     reason="gnugo is not installed (apt-get install gnugo; SPARRING_CI=1 fails instead)",
 )
-
-
-def _children() -> list[int]:
-    """Process ids of this process's children (zombies included)."""
-    me = str(os.getpid())
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[1] == me:
-            found.append(int(stat.parent.name))
-    return found
 
 
 def _play(game: Game, players: tuple[Player, Player], kill: Player | None = None) -> GameSession:
@@ -246,7 +233,7 @@ def test_a_dead_engine_that_stays_dead_is_a_resource_error(tmp_path: Path) -> No
 # ---- matches -------------------------------------------------------------------------------------
 @needs_stockfish
 def test_a_match_is_stored_and_resumed_without_replaying(tmp_path: Path) -> None:
-    before = set(_children())
+    before = set(children())
     config = MatchConfig("chess", "stockfish:depth=1,movetime=none", "random", games=2, seed=3)
     with GameStore(tmp_path / "games.sqlite") as store:
         first = run_match(config, store, progress=False)
@@ -258,4 +245,4 @@ def test_a_match_is_stored_and_resumed_without_replaying(tmp_path: Path) -> None
         1.0,
         1.0,
     ]  # A (Stockfish) wins both, first and second
-    assert set(_children()) <= before  # no engine left running, no zombie
+    assert set(children()) <= before  # no engine left running, no zombie
