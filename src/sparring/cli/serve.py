@@ -28,7 +28,11 @@ def serve(
         ),
     ] = None,
     workers: Annotated[
-        int, typer.Option(help="Worker processes for AI moves and game changes (>= 1).")
+        int,
+        typer.Option(
+            help="Worker processes for AI moves (>= 1); one more takes the people's moves, "
+            "new games, undo and resign."
+        ),
     ] = 1,
     ai_time: Annotated[
         float, typer.Option("--ai-time", help="Seconds an AI move may think at most (> 0).")
