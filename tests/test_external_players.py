@@ -16,7 +16,6 @@ import signal
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from child_processes import children
@@ -41,6 +40,7 @@ from sparring.players.external import (
 )
 from sparring.players.registry import parse_player, settings_from_json
 from sparring.session import GameSession
+from test_player_conformance import _assert_replays
 
 CI = os.environ.get("SPARRING_CI") == "1"
 needs_stockfish = pytest.mark.skipif(
@@ -65,14 +65,6 @@ def _play(game: Game, players: tuple[Player, Player], kill: Player | None = None
             killed = True
     assert kill is None or killed
     return session
-
-
-def _assert_replays(game: Game, session: GameSession) -> None:
-    state = session.start_state
-    for move in session.moves:
-        assert game.is_legal(state, move)
-        state = game.play(state, move)
-    assert np.array_equal(state, session.state)
 
 
 # ---- settings ------------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ import numpy as np
 from sparring.errors import PlayerResourceError
 from sparring.games.base import State
 from sparring.games.chess import Chess
-from sparring.players.external import EngineDied, stop_process
+from sparring.players.external import EngineDied, spawn, stop_process
 from sparring.search.evaluator import (
     Aux,
     Evaluator,
@@ -117,7 +117,6 @@ def split_position(text: str) -> tuple[str, list[str]]:
     """The FEN and the UCI moves of a :meth:`Chess.position_to_text` position."""
     fen, _, moves = text.partition(" moves ")
     return fen.strip(), moves.split()
-
 
 
 class StockfishValue:
@@ -181,14 +180,7 @@ class StockfishValue:
         if self._process is not None:
             return
         try:
-            self._process = subprocess.Popen(
-                [str(self.program)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-                bufsize=1,
-            )
+            self._process = spawn([str(self.program)])
         except OSError as err:
             raise PlayerResourceError(
                 f"stockfish value: cannot start {self.program}: {err}", key="sf_nodes"

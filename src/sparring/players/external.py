@@ -150,14 +150,7 @@ class GtpClient:
 
     def __init__(self, argv: Sequence[str]) -> None:
         try:
-            self.process = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-                bufsize=1,
-            )
+            self.process = spawn(argv)
         except OSError as err:
             raise PlayerResourceError(f"cannot start {argv[0]}: {err}", key="path") from None
         self._finalizer = weakref.finalize(self, stop_process, self.process)
@@ -197,6 +190,19 @@ class GtpClient:
     def close(self) -> None:
         """Ask the engine to quit; kill it when it does not within :data:`QUIT_WAIT`."""
         self._finalizer()
+
+
+def spawn(argv: Sequence[str]) -> subprocess.Popen[str]:
+    """Start an engine that talks over its standard input and output (text, line-buffered;
+    its standard error dropped); OSError when it cannot start."""
+    return subprocess.Popen(
+        list(argv),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        bufsize=1,
+    )
 
 
 def stop_process(process: subprocess.Popen[str]) -> None:
@@ -685,5 +691,6 @@ __all__ = [
     "find_program",
     "parse_gnugo",
     "parse_stockfish",
+    "spawn",
     "stop_process",
 ]
