@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sparring.games.base import Game, State
-from sparring.games.chess import Chess
+from sparring.games.chess import Chess, action_to_move
 from sparring.profiles import OPPONENT_ELO_ESTIMATE, Profile
 from sparring.service.store import GameRow, MoveRow
 from sparring.session import GameSession
@@ -71,17 +71,13 @@ def _cells_of_moves(game: Game, state: State, legal: list[int]) -> dict[str, lis
     return out
 
 
-def _move_text(game: Game, state: State, move: int) -> str:
-    """A move as a player reads it: SAN in chess (``Nf3``), the game's text elsewhere."""
-    return game.san(state, move) if isinstance(game, Chess) else game.move_to_text(move)
-
-
-def _legal_entry(game: Game, state: State, move: int) -> dict[str, Any]:
-    """A legal move: its int, its text as the game writes it and, in chess, its SAN."""
-    entry: dict[str, Any] = {"move": move, "text": game.move_to_text(move)}
+def move_texts(game: Game, state: State, moves: Sequence[int]) -> list[str]:
+    """``moves`` (legal in ``state``) as a player reads them: SAN in chess (``Nf3``, one
+    board built for all of them), the game's text elsewhere."""
     if isinstance(game, Chess):
-        entry["san"] = game.san(state, move)
-    return entry
+        board = game.board(state)
+        return [board.san(action_to_move(int(m))) for m in moves]
+    return [game.move_to_text(int(m)) for m in moves]
 
 
 def _with_texts(game: Game, state: State, analysis: Any) -> Any:
@@ -90,7 +86,7 @@ def _with_texts(game: Game, state: State, analysis: Any) -> Any:
     if not isinstance(analysis, dict) or not isinstance(analysis.get("moves"), list):
         return analysis
     try:
-        texts = [_move_text(game, state, int(m)) for m in analysis["moves"]]
+        texts = move_texts(game, state, analysis["moves"])
     except (ValueError, TypeError, AssertionError):  # a record that does not fit: as stored
         return analysis
     return {**analysis, "texts": texts}
@@ -137,7 +133,7 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
             "analysis": _with_texts(game, before, analysis.get(i)),
         }
         if isinstance(game, Chess):
-            entry["san"] = game.san(before, move)
+            (entry["san"],) = move_texts(game, before, [move])
         moves.append(entry)
     last = moves[-1] if moves else None
     return {
@@ -145,7 +141,11 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
         "to_move": session.to_move,
         "ai_thinking": row.ai_to_move,
         "board": board,
-        "legal": [_legal_entry(game, state, m) for m in legal],
+        "legal": [
+            {"move": m, "text": game.move_to_text(m)}
+            | ({"san": san} if isinstance(game, Chess) else {})
+            for m, san in zip(legal, move_texts(game, state, legal), strict=True)
+        ],
         "last_move": None
         if last is None
         else {k: last[k] for k in ("move", "text", "side", "san") if k in last},
