@@ -434,20 +434,14 @@ class _HumanLikeSettings(SettingsBase, ABC):
         from sparring.estimation.engine_value import EngineValueEvaluator, StockfishValue
         from sparring.games.chess import Chess
         from sparring.players.cache import file_key
-        from sparring.players.external import find_program
+        from sparring.players.external import require_program
 
         if not isinstance(game, Chess):
             raise IncompatiblePlayerError(
                 f"{self.kind}: sf_nodes (Stockfish's value) is for chess, not {game.name}",
                 key="sf_nodes",
             )
-        program = find_program("stockfish")
-        if program is None:
-            raise PlayerResourceError(
-                f"{self.kind}: sf_nodes needs stockfish, not found on the PATH or in "
-                f"/usr/games (apt-get install stockfish)",
-                key="sf_nodes",
-            )
+        program = require_program(None, "stockfish", key="sf_nodes")
         engine = cache.shared(
             ("stockfish-value", file_key(program)), lambda: StockfishValue(program)
         )

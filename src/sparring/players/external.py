@@ -113,20 +113,21 @@ def check_program_path(path: str | None, name: str) -> None:
         raise bad_setting("path", f"path must name a {name} program ({name}*), not {path!r}")
 
 
-def _program(path: str | None, name: str) -> Path:
+def require_program(path: str | None, name: str, key: str = "path") -> Path:
     """The engine program: ``path`` when given (it must be an executable file), else
-    :func:`find_program`; :class:`PlayerResourceError` (``key="path"``) when there is none."""
+    :func:`find_program`; :class:`PlayerResourceError` (naming the setting ``key``) when
+    there is none."""
     if path is not None:
         found = Path(path)
         if not (found.is_file() and os.access(found, os.X_OK)):
-            raise PlayerResourceError(f"{name}: {path} is not an executable file", key="path")
+            raise PlayerResourceError(f"{name}: {path} is not an executable file", key=key)
         return found
     program = find_program(name)
     if program is None:
         raise PlayerResourceError(
             f"{name} not found on the PATH or in {', '.join(PROGRAM_DIRS)} "
             f"(install it, e.g. apt-get install {name}, or give path=...)",
-            key="path",
+            key=key,
         )
     return program
 
@@ -303,7 +304,7 @@ class StockfishSettings(SettingsBase):
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         if not isinstance(game, Chess):
             raise IncompatiblePlayerError(f"stockfish plays chess, not {game.name}", key="kind")
-        return StockfishPlayer(self, _program(self.path, "stockfish"), seed)
+        return StockfishPlayer(self, require_program(self.path, "stockfish"), seed)
 
 
 @dataclass(frozen=True)
@@ -344,7 +345,7 @@ class GnuGoSettings(SettingsBase):
                 f"gnugo plays boards up to {GNUGO_MAX_SIZE}x{GNUGO_MAX_SIZE}, not {game.name}",
                 key="kind",
             )
-        return GnuGoPlayer(self, _program(self.path, "gnugo"), seed)
+        return GnuGoPlayer(self, require_program(self.path, "gnugo"), seed)
 
 
 # ---- players -------------------------------------------------------------------------------------
@@ -691,6 +692,7 @@ __all__ = [
     "find_program",
     "parse_gnugo",
     "parse_stockfish",
+    "require_program",
     "spawn",
     "stop_process",
 ]
