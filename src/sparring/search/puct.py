@@ -45,6 +45,16 @@ uniformly random legal move instead of the best score.  The picks (one per simul
 "no pick") are drawn before the simulations from the caller's generator and passed to the
 compiled selection as an array, so the search stays deterministic given its generator.
 
+Root plans (search variants that decide the root child of each simulation from the tree so
+far: Gumbel AlphaZero's sequential halving, KataGo's forced playouts).  With
+``PUCTConfig.root_plan`` set, the plan's :meth:`RootPlan.begin` is called once the roots are
+expanded (and noised), and before every round of selections its run writes, for each tree
+still searching, the root child of the tree's next simulation into ``root_picks[t,
+tree_done[t]]`` (-1: Eq. 8 decides).  A pick not yet written (:data:`PICK_WAIT`) ends that
+tree's round, so every root decision sees the values of all earlier simulations (one
+simulation per tree and round, whatever ``leaves_per_batch``).  At the end the run may add to
+each tree's :class:`~sparring.search.stats.RootStats` (an improved policy, a selected move).
+
 Batching.  Network calls dominate the cost, so :func:`search_batch` searches many trees
 (games) at once and sends the leaves of all of them to the evaluator in one batch.  Within a
 tree, ``leaves_per_batch > 1`` collects several leaves per batch using *virtual loss*: while a
@@ -84,7 +94,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numba as nb
 import numpy as np
@@ -135,6 +145,56 @@ E_AUX = 2  # sum of the auxiliary outputs of the leaves below the edge (no sign 
 # this column exists only when the score hook asks for auxiliary outputs (the default search
 # keeps two columns: a wider edge record cost about 6% of a network-free batched search)
 
+PICK_WAIT = -2
+"""A ``root_picks`` entry not decided yet: the tree's round of selections ends before that
+simulation (a :class:`RootPlan` writes it before the next round)."""
+
+
+@dataclass(frozen=True)
+class RootArrays:
+    """The arrays of the trees of one :func:`search_batch` call, as a :class:`RootPlanRun`
+    reads them between rounds (the edge arrays may be reallocated between rounds: use the ones
+    passed each time).  Tree ``t``'s root is node ``t``; its children are the edges
+    ``node_i[t, N_EDGE_START]`` to ``+ node_i[t, N_EDGE_COUNT]`` (columns: the ``N_*`` and
+    ``E_*`` constants of this module)."""
+
+    node_i: npt.NDArray[np.int64]
+    node_f: npt.NDArray[np.float64]
+    edge_i: npt.NDArray[np.int64]
+    edge_f: npt.NDArray[np.float64]
+    tree_done: npt.NDArray[np.int64]
+    """Simulations finished per tree."""
+    tree_target: npt.NDArray[np.int64]
+    """Simulations wanted per tree (0 for a terminal root)."""
+
+    def root_edges(self, t: int) -> slice:
+        """The edge rows of tree ``t``'s root children (empty for a terminal root)."""
+        start, count = int(self.node_i[t, N_EDGE_START]), int(self.node_i[t, N_EDGE_COUNT])
+        return slice(start, start + max(count, 0))
+
+
+class RootPlanRun(Protocol):
+    """One search call's root plan (made by :meth:`RootPlan.begin`)."""
+
+    def plan(self, arrays: RootArrays, picks: npt.NDArray[np.int64]) -> None:
+        """Before a round: for every tree ``t`` with ``tree_done[t] < tree_target[t]``, write
+        the root child (index among the root's edges, or -1 for Eq. 8) of simulation
+        ``tree_done[t]`` into ``picks[t, tree_done[t]]`` (it holds :data:`PICK_WAIT` until
+        written).  ``picks`` has one row per tree and ``simulations`` columns."""
+
+    def finish(self, t: int, stats: RootStats) -> RootStats:
+        """Tree ``t``'s result, given the search's own (e.g. with an improved policy)."""
+
+
+class RootPlan(Protocol):
+    """A search variant that decides the root child of each simulation (module doc)."""
+
+    def begin(
+        self, arrays: RootArrays, config: PUCTConfig, generator: np.random.Generator
+    ) -> RootPlanRun:
+        """Start one search call, once the roots are expanded and noised; draws anything
+        random from ``generator`` (in tree order)."""
+
 
 @dataclass(frozen=True)
 class PUCTConfig:
@@ -171,7 +231,13 @@ class PUCTConfig:
     AlphaZero search; it makes a deterministic player's games differ.  The picks are drawn from
     the caller's seeded generator; the random simulations count in the visits as any other."""
 
+    root_plan: RootPlan | None = None
+    """A search variant deciding the root child of each simulation (see the module doc):
+    e.g. :class:`~sparring.search.gumbel.GumbelRoot`; None: Eq. 8 at the root too."""
+
     def __post_init__(self) -> None:
+        if self.root_plan is not None and self.root_random > 0.0:
+            raise ValueError("root_plan and root_random cannot be used together")
         if self.simulations < 0:
             raise ValueError("simulations must be >= 0")
         if self.leaves_per_batch < 1:
@@ -481,7 +547,9 @@ def _select_leaves_core(
     30 arguments as a ``*args`` call, which numba cannot inline); ``context`` one hook context
     row per tree;
     ``root_picks[t, i]`` the root child (its index among the root's edges) that simulation ``i``
-    of tree ``t`` takes regardless of the scores, -1 for none (no columns: no random picks);
+    of tree ``t`` takes regardless of the scores, -1 for none, :data:`PICK_WAIT` to end the
+    tree's round before simulation ``i`` (a root plan has not decided it yet; no columns: no
+    picks);
     ``coefficients`` is ``[C_puct, unvisited Q, virtual loss]``.
     """
     c_puct = coefficients[0]
@@ -494,6 +562,8 @@ def _select_leaves_core(
     for t in range(tree_done.shape[0]):
         gathered = 0
         while gathered < leaves_per_batch and tree_done[t] + gathered < tree_target[t]:
+            if picks > 0 and root_picks[t, tree_done[t] + gathered] == PICK_WAIT:
+                break  # a root plan decides this simulation's root child before the next round
             pn = leaf_path_nodes[k]
             pe = leaf_path_edges[k]
             node = t
@@ -816,6 +886,12 @@ class _Trees:
         self.no_aux = np.zeros(batch, dtype=np.float32)
         """Auxiliary outputs of the leaves when the evaluator gives none (all 0)."""
 
+    def arrays(self) -> RootArrays:
+        """The current arrays, for a :class:`RootPlan`."""
+        return RootArrays(
+            self.node_i, self.node_f, self.edge_i, self.edge_f, self.tree_done, self.tree_target
+        )
+
     def reserve_edges(self, new_leaves: int) -> None:
         """Grow the edge arrays so that ``new_leaves`` more expansions fit."""
         need = int(self.counters[1]) + new_leaves * self.num_actions
@@ -994,7 +1070,12 @@ def search_batch(
             noise = generator.dirichlet(np.full(count, config.dirichlet_alpha))
             eps = config.noise_fraction
             trees.edge_f[start : start + count, E_PRIOR] = (1.0 - eps) * p + eps * noise
-    root_picks = _draw_root_picks(trees, ongoing, config, generator)
+    plan = None
+    if config.root_plan is not None:
+        plan = config.root_plan.begin(trees.arrays(), config, generator)
+        root_picks = np.full((n_trees, max(config.simulations, 1)), PICK_WAIT, dtype=np.int64)
+    else:
+        root_picks = _draw_root_picks(trees, ongoing, config, generator)
 
     # The simulations.
     unvisited = np.nan if config.first_play_parent else config.unvisited_q  # nan: the node's
@@ -1014,6 +1095,8 @@ def search_batch(
                 break
             began = now
         trees.reserve_edges(active * config.leaves_per_batch)
+        if plan is not None:
+            _plan_round(plan, trees, root_picks)
         n = select_leaves(
             params, context, root_picks,
             trees.node_i, trees.node_f, trees.node_state, trees.edge_i, trees.edge_f,
@@ -1034,10 +1117,22 @@ def search_batch(
 
     lines = np.zeros((n_trees, game.max_game_length + 1), dtype=np.int64)
     lengths = _principal_variations(trees.node_i, trees.edge_i, n_trees, lines)
-    return [
+    results = [
         _root_result(trees, t, root_priors[t], config, lines[t, : lengths[t]])
         for t in range(n_trees)
     ]
+    if plan is not None:
+        results = [plan.finish(t, r) for t, r in enumerate(results)]
+    return results
+
+
+def _plan_round(plan: RootPlanRun, trees: _Trees, picks: npt.NDArray[np.int64]) -> None:
+    """Let the root plan write the next root pick of every tree still searching; a plan that
+    leaves one undecided would stall the search, so that is an error."""
+    plan.plan(trees.arrays(), picks)
+    searching = np.flatnonzero(trees.tree_done < trees.tree_target)
+    if searching.size and np.any(picks[searching, trees.tree_done[searching]] == PICK_WAIT):
+        raise RuntimeError("the root plan left a tree's next root pick undecided")
 
 
 def _draw_root_picks(
@@ -1135,4 +1230,14 @@ def search(
     return search_batch(game, [state], evaluator, config, rng, limit, clock)[0]
 
 
-__all__ = ["PUCTConfig", "RootStats", "SearchResult", "search", "search_batch"]
+__all__ = [
+    "PICK_WAIT",
+    "PUCTConfig",
+    "RootArrays",
+    "RootPlan",
+    "RootPlanRun",
+    "RootStats",
+    "SearchResult",
+    "search",
+    "search_batch",
+]

@@ -50,6 +50,13 @@ class RootStats:
     pv: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """The principal variation: from the root, the most visited move at each node of the
     tree while it has visits (the first in move order on ties); empty if no simulation ran."""
+    improved_policy: npt.NDArray[np.float32] | None = None
+    """A policy over :attr:`moves` (summing to 1) that a root plan computed as the training
+    target instead of the visit counts (Gumbel AlphaZero's completed-Q policy, KataGo's pruned
+    visits); None: the visit counts are the target (:meth:`training_policy`)."""
+    selected_move: int | None = None
+    """The move a root plan selected to play (Gumbel AlphaZero: the winner of sequential
+    halving); None: the caller chooses from the visit counts."""
 
     @classmethod
     def from_visits(
@@ -105,6 +112,15 @@ class RootStats:
             pi[self.moves] = 1.0 / len(self.moves)
         else:
             pi[self.moves] = self.visits / total
+        return pi
+
+    def training_policy(self, num_actions: int) -> npt.NDArray[np.float32]:
+        """The self-play training target over the full action space: :attr:`improved_policy`
+        where a root plan gave one, else :meth:`policy` (the visit counts)."""
+        if self.improved_policy is None or len(self.moves) == 0:
+            return self.policy(num_actions)
+        pi = np.zeros(num_actions, dtype=np.float32)
+        pi[self.moves] = self.improved_policy
         return pi
 
 
