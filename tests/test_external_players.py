@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -32,8 +33,10 @@ from sparring.games.base import Game, Outcome
 from sparring.players import make_player
 from sparring.players.base import Player, RandomPlayer
 from sparring.players.external import (
+    EngineDied,
     GnuGoPlayer,
     GnuGoSettings,
+    GtpClient,
     StockfishPlayer,
     StockfishSettings,
     find_program,
@@ -238,3 +241,20 @@ def test_a_match_is_stored_and_resumed_without_replaying(tmp_path: Path) -> None
         1.0,
     ]  # A (Stockfish) wins both, first and second
     assert set(children()) <= before  # no engine left running, no zombie
+
+
+def test_a_silent_gtp_engine_is_killed_and_counts_as_died(tmp_path: Path) -> None:
+    # An engine that answers the first command and then hangs: the watchdog kills it after
+    # the client's timeout, and the read ends with EngineDied (restarted like a crash).
+    script = tmp_path / "silent.py"
+    script.write_text(
+        "import sys, time\n"
+        "sys.stdin.readline(); print('= 2'); print(); sys.stdout.flush()\n"
+        "sys.stdin.readline(); time.sleep(60)\n"
+    )
+    client = GtpClient([sys.executable, str(script)], timeout=0.5)
+    assert client.send("protocol_version") == "2"
+    with pytest.raises(EngineDied, match=r"no answer to 'genmove b' within 0.5 s"):
+        client.send("genmove b")
+    assert client.process.wait(5) != 0
+    client.close()

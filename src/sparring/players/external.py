@@ -45,6 +45,7 @@ import contextlib
 import os
 import shutil
 import subprocess
+import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -89,6 +90,10 @@ MAX_HASH_MB = 4096
 from exhausting the machine, like ``sims``)."""
 QUIT_WAIT = 2.0
 """Seconds a closing engine gets to exit after ``quit`` before it is killed."""
+GTP_TIMEOUT = 300.0
+"""Seconds a GTP engine gets to answer one command (GNU Go's slowest ``genmove`` at level 10
+on 19x19 takes seconds); an engine silent for longer is killed and counts as died, so a hung
+engine is restarted like a crashed one instead of hanging its game."""
 
 
 def find_program(name: str) -> Path | None:
@@ -146,14 +151,17 @@ class GtpClient:
 
     :meth:`send` writes one command and reads its answer up to the blank line that ends it:
     the text after ``=`` is returned, ``? message`` raises :class:`GtpCommandError`, and an
-    ended process or broken pipe :class:`EngineDied`.
+    ended process, a broken pipe or no answer within ``timeout`` seconds (the process is then
+    killed) :class:`EngineDied`.
     """
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, argv: Sequence[str], timeout: float = GTP_TIMEOUT) -> None:
         try:
             self.process = spawn(argv)
         except OSError as err:
             raise PlayerResourceError(f"cannot start {argv[0]}: {err}", key="path") from None
+        self.timeout = timeout
+        """Seconds an answer may take before the engine is killed (:data:`GTP_TIMEOUT`)."""
         self._finalizer = weakref.finalize(self, stop_process, self.process)
 
     @property
@@ -165,6 +173,17 @@ class GtpClient:
         """The answer to ``command`` (the text after ``=``, stripped)."""
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
+        # A watchdog kills a silent engine; the read then ends and the engine counts as died.
+        silent = threading.Event()
+
+        def kill_silent() -> None:
+            silent.set()
+            with contextlib.suppress(OSError):
+                self.process.kill()
+
+        watchdog = threading.Timer(self.timeout, kill_silent)
+        watchdog.daemon = True
+        watchdog.start()
         try:
             stdin.write(command + "\n")
             stdin.flush()
@@ -172,6 +191,11 @@ class GtpClient:
             while True:
                 line = stdout.readline()
                 if not line:
+                    if silent.is_set():
+                        raise EngineDied(
+                            f"the engine gave no answer to {command!r} within "
+                            f"{self.timeout:g} s (killed)"
+                        )
                     raise EngineDied(f"the engine ended during {command!r}")
                 line = line.rstrip("\r\n")
                 if not line.strip():
@@ -181,6 +205,8 @@ class GtpClient:
                 lines.append(line)
         except (BrokenPipeError, OSError, ValueError) as err:
             raise EngineDied(f"the engine's pipe broke during {command!r}: {err}") from None
+        finally:
+            watchdog.cancel()
         text = "\n".join(lines)
         if text.startswith("?"):
             raise GtpCommandError(f"{command!r}: {text[1:].strip()}")

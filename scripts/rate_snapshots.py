@@ -1,0 +1,242 @@
+"""Strength against training cost: rate the snapshots of training runs (issue 27, item 2).
+
+For every snapshot ``snapshots/iter-NNNN.pt`` of each run folder (``sparring train`` with
+``snapshot_every``), play the network (``az:model=SNAPSHOT``, the same PUCT search for every
+run: ``--sims`` simulations, no noise) against fixed-rating opponents of a baseline ladder,
+fit its Elo with the ladder's ratings held fixed, and (Connect4) count its value-optimal
+moves on a fixed set of solved positions (BitBully).  The cost of a snapshot is the run's
+``cpu_seconds`` at that iteration (its ``log.jsonl``: CPU time of the training process, all
+threads).  Games are kept in a SQLite store, so a re-run resumes and adds new snapshots.
+
+Writes ``OUT.json`` (every point), ``OUT.md`` (a table per run) and ``OUT.png`` (Elo and
+value-optimal share against CPU-hours, one curve per run), e.g.::
+
+    .venv/bin/python scripts/rate_snapshots.py checkpoints/cmp-connect4-puct \\
+        checkpoints/cmp-connect4-gumbel --ladder docs/results/baselines-connect4.json \\
+        --opponents MCTS1,Minimax1 --games 40 --every 20 --out docs/training-options/connect4
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+import sparring.kinds  # noqa: F401  (registers the player kinds)
+from sparring.evaluation.ladder import fit_against_ladder, read_ladder
+from sparring.evaluation.match import MatchConfig, run_match
+from sparring.evaluation.store import GameStore
+from sparring.games import get_game
+from sparring.players import make_player
+from sparring.rundir import read_log
+
+SNAPSHOT = re.compile(r"iter-(\d+)\.pt$")
+
+
+def snapshots(run: Path, every: int) -> list[tuple[int, Path]]:
+    """The run's snapshots whose iteration is a multiple of ``every``, in order."""
+    found = []
+    for path in sorted((run / "snapshots").glob("iter-*.pt")):
+        m = SNAPSHOT.search(path.name)
+        if m and int(m.group(1)) % every == 0:
+            found.append((int(m.group(1)), path))
+    return found
+
+
+def rate(args: argparse.Namespace) -> list[dict[str, Any]]:
+    ladder = read_ladder(args.ladder)
+    by_name = {p.name: p for p in ladder.players}
+    opponents = [by_name[name] for name in args.opponents.split(",")]
+    game = get_game(args.game)
+    positions = []
+    if args.game == "connect4" and args.positions > 0:
+        from sparring.evaluation.oracle import connect4_positions
+
+        positions = connect4_positions(args.positions, seed=args.position_seed)
+    points: list[dict[str, Any]] = []
+    old = {}
+    if args.out.with_suffix(".json").exists():
+        for p in json.loads(args.out.with_suffix(".json").read_text())["points"]:
+            old[(p["run"], p["iteration"])] = p
+    items: list[tuple[str, str, int, Path, dict[str, Any]]] = []
+    for label, model in args.model:  # reference networks: rated alike, no training cost
+        items.append((label, "reference", 0, Path(model), {}))
+    for run in args.runs:
+        log = {r["iteration"]: r for r in read_log(run / "log.jsonl")}
+        config = json.loads((run / "config.json").read_text())
+        variant = config.get("search_variant", "puct")
+        for iteration, path in snapshots(run, args.every):
+            if iteration in log:
+                items.append((run.name, variant, iteration, path, log[iteration]))
+    with GameStore(args.store) as store:
+        for run_name, variant, iteration, path, entry in items:
+            if True:
+                spec = f"az:model={path},sims={args.sims},name={run_name}@{iteration}"
+                elos: list[float] = []
+                scores: list[float] = []
+                for opponent in opponents:
+                    result = run_match(
+                        MatchConfig(
+                            args.game,
+                            spec,
+                            opponent.spec,
+                            games=args.games,
+                            seed=args.seed,
+                            workers=args.workers,
+                        ),
+                        store,
+                        progress=False,
+                    )
+                    for record in result.records:
+                        elos.append(opponent.elo)
+                        scores.append(record.score_a)
+                fit = fit_against_ladder(elos, scores)
+                point: dict[str, Any] = {
+                    "run": run_name,
+                    "variant": variant,
+                    "iteration": iteration,
+                    "cpu_hours": entry.get("cpu_seconds", math.nan) / 3600.0,
+                    "wall_hours": entry.get("total_seconds", math.nan) / 3600.0,
+                    "games_played": entry.get("games", 0),
+                    "elo": fit.elo,
+                    "stderr": fit.stderr,
+                    "points": fit.points,
+                    "games": fit.games,
+                }
+                per = {}
+                for opponent in opponents:
+                    own = [s for e, s in zip(elos, scores, strict=True) if e == opponent.elo]
+                    per[opponent.name] = sum(own) / len(own)
+                point["score_vs"] = per
+                cached = old.get((run_name, iteration), {})
+                if positions and cached.get("positions") == len(positions):
+                    point["value_optimal"] = cached["value_optimal"]
+                    point["positions"] = cached["positions"]
+                elif positions:
+                    from sparring.evaluation.oracle import score_player
+
+                    player = make_player(f"az:model={path},sims={args.sims}", game, args.seed)
+                    report = score_player(player, positions)
+                    point["value_optimal"] = report.value_optimal / report.positions
+                    point["positions"] = report.positions
+                points.append(point)
+                vo = point.get("value_optimal")
+                print(
+                    f"{run_name} iter {iteration}: {point['cpu_hours']:.2f} CPU-h, "
+                    f"Elo {fit.elo:.0f} +- {fit.stderr:.0f}"
+                    + (f", value-optimal {vo:.1%}" if vo is not None else ""),
+                    flush=True,
+                )
+    return points
+
+
+def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
+    out: Path = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    command = "scripts/rate_snapshots.py " + " ".join(sys.argv[1:])
+    out.with_suffix(".json").write_text(
+        json.dumps({"command": command, "points": points}, indent=1) + "\n"
+    )
+    lines = [
+        f"# Strength against training cost ({args.game})",
+        "",
+        f"Command: `.venv/bin/python {command}`",
+        "",
+        f"Each snapshot plays {args.games} games against each of {args.opponents} "
+        f"(ladder {args.ladder}, ratings held fixed) with `az:sims={args.sims}`; "
+        "CPU-hours are the training process's CPU time at that iteration.",
+        "",
+    ]
+    for run in dict.fromkeys(p["run"] for p in points):
+        rows = [p for p in points if p["run"] == run]
+        lines += [
+            f"## {run} ({rows[0]['variant']})",
+            "",
+            "| iteration | self-play games | CPU-hours | Elo | s.e. | "
+            + " | ".join(f"score vs {o}" for o in rows[0]["score_vs"])
+            + " | value-optimal |",
+            "| ---: | ---: | ---: | ---: | ---: | "
+            + " | ".join("---:" for _ in rows[0]["score_vs"])
+            + " | ---: |",
+        ]
+        for p in rows:
+            vo = p.get("value_optimal")
+            lines.append(
+                f"| {p['iteration']} | {p['games_played']} | {p['cpu_hours']:.2f} | "
+                f"{p['elo']:.0f} | {p['stderr']:.0f} | "
+                + " | ".join(f"{s:.2f}" for s in p["score_vs"].values())
+                + f" | {'' if vo is None else f'{vo:.1%}'} |"
+            )
+        lines.append("")
+    out.with_suffix(".md").write_text("\n".join(lines))
+    panels = 2 if any("value_optimal" in p for p in points) else 1
+    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4), squeeze=False)
+    for p in points:
+        if p["variant"] == "reference":
+            axes[0][0].axhline(p["elo"], color="grey", linestyle="--", linewidth=1)
+            axes[0][0].text(0, p["elo"], f" {p['run']}", va="bottom", fontsize=8, color="grey")
+            if panels == 2 and "value_optimal" in p:
+                axes[0][1].axhline(100 * p["value_optimal"], color="grey", linestyle="--")
+    for run in dict.fromkeys(p["run"] for p in points if p["variant"] != "reference"):
+        rows = [p for p in points if p["run"] == run]
+        x = [p["cpu_hours"] for p in rows]
+        axes[0][0].errorbar(
+            x, [p["elo"] for p in rows], yerr=[1.96 * p["stderr"] for p in rows],
+            marker="o", capsize=3, label=run,
+        )  # fmt: skip
+        if panels == 2:
+            axes[0][1].plot(x, [100 * p.get("value_optimal", math.nan) for p in rows], "o-")
+    axes[0][0].set_xlabel("training CPU-hours")
+    axes[0][0].set_ylabel("Elo on the baseline ladder (95% CI)")
+    axes[0][0].legend(fontsize=8)
+    axes[0][0].grid(alpha=0.3)
+    if panels == 2:
+        axes[0][1].set_xlabel("training CPU-hours")
+        axes[0][1].set_ylabel(f"value-optimal moves, % of {args.positions} positions")
+        axes[0][1].grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out.with_suffix(".png"), dpi=100)
+
+
+def labelled(text: str) -> tuple[str, str]:
+    label, _, model = text.partition("=")
+    return label, model
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="training run folders")
+    parser.add_argument("--game", default="connect4")
+    parser.add_argument("--ladder", type=Path, required=True)
+    parser.add_argument("--opponents", default="MCTS1,Minimax1", help="ladder names")
+    parser.add_argument("--games", type=int, default=40, help="games per opponent")
+    parser.add_argument("--sims", type=int, default=200, help="simulations of the rated search")
+    parser.add_argument("--every", type=int, default=20, help="rate iterations divisible by it")
+    parser.add_argument("--positions", type=int, default=200, help="solved positions (Connect4)")
+    parser.add_argument("--position-seed", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--store", type=Path, default=Path("runs/rate-snapshots.sqlite"))
+    parser.add_argument(
+        "--model",
+        type=labelled,
+        action="append",
+        default=[],
+        help="LABEL=MODEL: a reference network rated alike (a dashed line)",
+    )
+    parser.add_argument("--out", type=Path, required=True, help="output path without suffix")
+    args = parser.parse_args()
+    write(args, rate(args))
+
+
+if __name__ == "__main__":
+    main()
