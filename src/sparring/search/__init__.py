@@ -19,6 +19,7 @@
 
 from sparring.search.analysis import MoveAnalysis, StrengthReport
 from sparring.search.evaluator import AuxEvaluator, Evaluator
+from sparring.search.gumbel import GumbelRoot
 from sparring.search.hooks import ScoreHook
 from sparring.search.limit import Limit
 from sparring.search.puct import PUCTConfig, SearchResult, search, search_batch
@@ -27,6 +28,7 @@ from sparring.search.stats import RootStats
 __all__ = [
     "AuxEvaluator",
     "Evaluator",
+    "GumbelRoot",
     "Limit",
     "MoveAnalysis",
     "PUCTConfig",
