@@ -48,6 +48,9 @@ TABLE_A1: dict[str, dict[str, Any]] = {
 """The per-game rows of AlphaDDA Table A1 (``N_iter``, ``N_self``, ``N_sim``, ``T_opening``,
 ``tau``, ``N_queue``, residual blocks)."""
 
+SEARCH_VARIANTS = ("puct", "gumbel", "forced")
+"""The values of :attr:`TrainConfig.search_variant`."""
+
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -72,6 +75,34 @@ class TrainConfig:
     typical number of legal moves)."""
     noise_fraction: float = 0.2
     """``epsilon``: weight of the root noise (Table A1: 0.2)."""
+    search_variant: str = "puct"
+    """The self-play search (one of :data:`SEARCH_VARIANTS`): ``puct``, AlphaZero's search
+    with root Dirichlet noise and the visit counts as the policy target (AlphaDDA app. 1.3);
+    ``gumbel``, Gumbel AlphaZero (Danihelka et al. 2022: Gumbel-top-k root sampling with
+    sequential halving, the completed-Q policy as the target, the selected action played on
+    every ply; Gumbel noise replaces the Dirichlet noise and Eq. 9's opening draws);
+    ``forced``, KataGo's forced playouts with policy target pruning (Wu 2019), on top of
+    ``puct``.  Both variants are root plans of the search, which take one simulation per tree
+    and network batch: ``leaves_per_batch`` has no effect on their full searches."""
+    gumbel_considered: int = 16
+    """``gumbel``: actions ``m`` sampled at the root by Gumbel-top-k (the paper's 16; at most
+    the legal moves are used)."""
+    gumbel_c_visit: float = 50.0
+    """``gumbel``: ``c_visit`` of ``sigma(q) = (c_visit + max_b N(b)) c_scale q`` (paper
+    eq. 8: 50)."""
+    gumbel_c_scale: float = 1.0
+    """``gumbel``: ``c_scale`` of the same ``sigma`` (paper: 1.0)."""
+    forced_k: float = 2.0
+    """``forced``: ``k`` of KataGo's forced playouts ``n_forced(c) = sqrt(k P(c) sum_b N(b))``
+    (Wu 2019: 2)."""
+    full_search_fraction: float = 1.0
+    """Playout cap randomization (KataGo, Wu 2019), ``p``: each move is, with probability
+    ``p``, a full search of ``simulations`` whose position becomes a training sample, else a
+    fast search of ``fast_simulations`` without noise whose position is not recorded.  1.0
+    (default): every move is a full, recorded search (off: AlphaDDA's self-play)."""
+    fast_simulations: int = 0
+    """Playout cap randomization, ``n``: simulations of the fast searches; with
+    ``full_search_fraction < 1`` it must be in ``[1, simulations)``; otherwise unused."""
     queue_size: int = 20000
     """``N_queue``: positions kept for learning, augmented images included (Table A1)."""
     epochs: int = 1
@@ -106,6 +137,9 @@ class TrainConfig:
     """Player specs of the evaluation opponents."""
     checkpoint_every: int = 1
     """Write the resumable checkpoint every this many iterations."""
+    snapshot_every: int = 0
+    """Keep a copy of the network as ``snapshots/iter-NNNN.pt`` every this many iterations
+    (0: none), for curves of strength against training time (a resumed run may change it)."""
     seed: int = 0
     """Seed of everything random in the run."""
     threads: int = 2
@@ -128,6 +162,7 @@ class TrainConfig:
             "leaves_per_batch",
             "checkpoint_every",
             "threads",
+            "gumbel_considered",
         )
         check_at_least(self, "train config", positive, 1)
         if self.temperature <= 0 or self.learning_rate <= 0 or self.dirichlet_alpha <= 0:
@@ -144,6 +179,7 @@ class TrainConfig:
             "opening_moves",
             "eval_every",
             "eval_games",
+            "snapshot_every",
             "seed",
             "c_puct",
             "weight_decay",
@@ -153,6 +189,31 @@ class TrainConfig:
             raise ConfigError("train config: momentum must be in [0, 1)", "momentum")
         if self.backend not in ("auto", "torch", "onnx"):
             raise ConfigError(f"train config: unknown backend {self.backend!r}", "backend")
+        self._check_search_options()
+
+    def _check_search_options(self) -> None:
+        """The checks of the self-play search options (variant, Gumbel, forced playouts,
+        playout cap randomization)."""
+        if self.search_variant not in SEARCH_VARIANTS:
+            raise ConfigError(
+                f"train config: unknown search_variant {self.search_variant!r} "
+                f"(known: {', '.join(SEARCH_VARIANTS)})",
+                "search_variant",
+            )
+        check_at_least(self, "train config", ("gumbel_c_visit", "forced_k"), 0)
+        if self.gumbel_c_scale <= 0:
+            raise ConfigError("train config: gumbel_c_scale must be > 0", "gumbel_c_scale")
+        if not 0 < self.full_search_fraction <= 1:
+            raise ConfigError(
+                "train config: full_search_fraction must be in (0, 1]", "full_search_fraction"
+            )
+        check_at_least(self, "train config", ("fast_simulations",), 0)
+        if self.full_search_fraction < 1 and not 1 <= self.fast_simulations < self.simulations:
+            raise ConfigError(
+                "train config: with full_search_fraction < 1, fast_simulations must be >= 1 "
+                f"and < simulations ({self.simulations})",
+                "fast_simulations",
+            )
 
     def check_opponents(self) -> None:
         """Raise :class:`ConfigError` (``key="eval_opponents"``) unless every evaluation

@@ -58,18 +58,25 @@ class ReplayQueue:
         planes, pi, z = self.arrays()
         with open(tmp, "wb") as fh:
             np.savez_compressed(
-                fh, planes=planes, pi=pi.astype(np.float16), z=z.astype(np.int8), added=self.added
-            )
+                fh, planes=planes, pi=pi, z=z.astype(np.int8), added=self.added
+            )  # pi as float32: a resumed run learns from exactly the uninterrupted run's targets
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
 
     def load(self, path: Path) -> None:
-        """Replace the contents with those saved at ``path`` (oldest dropped if they overflow)."""
+        """Replace the contents with those saved at ``path`` (oldest dropped if they overflow);
+        a ring of this queue's capacity comes back exactly as saved (layout and count), so
+        a resumed run's mini-batches are the uninterrupted run's.  Files with float16 ``pi``
+        (before it was saved as float32) load too."""
         with np.load(path) as data:
             planes, pi, z = data["planes"], data["pi"].astype(np.float32), data["z"]
             added = int(data["added"])
         m = len(z)
+        if m == self.capacity:  # the same ring: restore its layout and count exactly
+            self.planes[:], self.pi[:], self.z[:] = planes, pi, z.astype(np.float32)
+            self.added = added
+            return
         if added > m:  # the saved ring was full: its oldest sample sits at added % m
             shift = added % m
             planes, pi, z = (np.roll(a, -shift, axis=0) for a in (planes, pi, z))

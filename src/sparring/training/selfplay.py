@@ -11,15 +11,38 @@ lock-step so that one network batch serves them all.  They share the session's r
 move is played with :func:`sparring.session.advance` (the unchecked step the session takes
 after checking a move) and scored with :meth:`Outcome.score_for
 <sparring.games.base.Outcome.score_for>`.
+
+Search variants (:attr:`TrainConfig.search_variant
+<sparring.training.config.TrainConfig.search_variant>`): the training target of a recorded
+position is :meth:`RootStats.training_policy <sparring.search.stats.RootStats.training_policy>`,
+the visit counts for ``puct``, the root plan's improved policy for ``gumbel`` (completed-Q)
+and ``forced`` (pruned visits).  ``gumbel`` plays the action its sequential halving selected
+on every ply (the Gumbel sample is the exploration: no Dirichlet noise, no Eq. 9 draws).
+
+Playout cap randomization (KataGo, Wu 2019): with ``full_search_fraction = p < 1`` each move
+of each game is, with probability ``p``, a *full* search (``simulations``, the variant's noise,
+recorded as a sample), else a *fast* search (``fast_simulations``, no noise of either kind, no
+forced playouts, not recorded; the game's outcome still labels the recorded positions).  The
+games stay in lock-step: at each step the live games split into the full and the fast group
+and :func:`~sparring.search.puct.search_batch` runs once per non-empty group, so a step costs
+up to two network-batch sequences (the fast one short) and each batch holds only its group's
+leaves, smaller batches than one search of all games would make.
+
+Random draws, all from the run's generator, in this order at each step: with ``p < 1`` one
+uniform number per live game (in the order the games started), ``< p`` meaning full; then the
+full group's search, then the fast group's (each draws its noise in game order); then, game
+by game, the draw of the move played (Eq. 9, or the tie break of the most visited).  With
+``p = 1`` no draw is made for the split, so the samples are those of the search alone.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
+from sparring.errors import ConfigError
 from sparring.games.base import Game, Outcome, State
 from sparring.search.evaluator import Evaluator
 from sparring.search.puct import PUCTConfig, SearchResult, search_batch
@@ -35,28 +58,74 @@ class SelfPlaySettings:
     """How self-play chooses moves (a slice of :class:`~sparring.training.config.TrainConfig`)."""
 
     search: PUCTConfig
-    """Search of every move, with root noise."""
+    """The full searches: every move's with ``full_search_fraction = 1``, with root noise."""
     opening_moves: int
     """``T_opening`` of Eq. 9."""
     temperature: float
     """``tau`` of Eq. 9."""
     parallel_games: int
     """Games in flight at once."""
+    fast_search: PUCTConfig | None = None
+    """The fast searches of playout cap randomization (no noise); needed when
+    ``full_search_fraction < 1``."""
+    full_search_fraction: float = 1.0
+    """``p``: the probability that a move is a full, recorded search (module doc)."""
+    play_selected: bool = False
+    """Play the root plan's :attr:`~sparring.search.stats.RootStats.selected_move` on every
+    ply (Gumbel AlphaZero) instead of Eq. 9 / the most visited move."""
+
+    def __post_init__(self) -> None:
+        if not 0 < self.full_search_fraction <= 1:
+            raise ConfigError(
+                "self-play: full_search_fraction must be in (0, 1]", "full_search_fraction"
+            )
+        if self.full_search_fraction < 1 and self.fast_search is None:
+            raise ConfigError(
+                "self-play: full_search_fraction < 1 needs a fast search", "fast_simulations"
+            )
 
     @classmethod
     def from_config(cls, config: TrainConfig) -> SelfPlaySettings:
-        """The self-play settings of a training run."""
+        """The self-play settings of a training run (its ``search_variant`` and playout cap
+        randomization included)."""
+        plain = PUCTConfig(
+            simulations=config.simulations,
+            c_puct=config.c_puct,
+            leaves_per_batch=config.leaves_per_batch,
+        )
+        noisy = replace(
+            plain, dirichlet_alpha=config.dirichlet_alpha, noise_fraction=config.noise_fraction
+        )
+        fast_plain = replace(plain, simulations=max(config.fast_simulations, 1))
+        if config.search_variant == "gumbel":
+            from sparring.search.gumbel import GumbelRoot
+
+            def gumbel(noise: bool) -> GumbelRoot:
+                return GumbelRoot(
+                    considered=config.gumbel_considered,
+                    c_visit=config.gumbel_c_visit,
+                    c_scale=config.gumbel_c_scale,
+                    noise=noise,
+                )
+
+            search = replace(plain, root_plan=gumbel(True))
+            fast = replace(fast_plain, root_plan=gumbel(False))
+        elif config.search_variant == "forced":
+            from sparring.search.forced import ForcedPlayouts
+
+            search = replace(noisy, root_plan=ForcedPlayouts(k=config.forced_k, prune=True))
+            fast = fast_plain
+        else:
+            search, fast = noisy, fast_plain
+        pcr = config.full_search_fraction < 1
         return cls(
-            search=PUCTConfig(
-                simulations=config.simulations,
-                c_puct=config.c_puct,
-                leaves_per_batch=config.leaves_per_batch,
-                dirichlet_alpha=config.dirichlet_alpha,
-                noise_fraction=config.noise_fraction,
-            ),
+            search=search,
             opening_moves=config.opening_moves,
             temperature=config.temperature,
             parallel_games=config.parallel_games,
+            fast_search=fast if pcr else None,
+            full_search_fraction=config.full_search_fraction,
+            play_selected=config.search_variant == "gumbel",
         )
 
 
@@ -70,6 +139,14 @@ class SelfPlayBatch:
     games: int
     results: list[Outcome]
     lengths: list[int]
+    """Moves played in each game (its recorded samples are fewer with playout cap
+    randomization)."""
+    moves: int = 0
+    """Moves played (searched) in all the games."""
+    full_searches: int = 0
+    """Moves searched with the full search: the recorded samples."""
+    simulations: int = 0
+    """Simulations of all the searches, full and fast."""
 
 
 def opening_move(result: SearchResult, temperature: float, rng: np.random.Generator) -> int:
@@ -86,6 +163,51 @@ def best_move(result: SearchResult, rng: np.random.Generator) -> int:
     return int(best[rng.integers(len(best))])
 
 
+def choose_move(
+    game: Game,
+    state: State,
+    result: SearchResult,
+    settings: SelfPlaySettings,
+    rng: np.random.Generator,
+) -> int:
+    """The move self-play plays after ``result``: the root plan's selected move with
+    :attr:`~SelfPlaySettings.play_selected`, else Eq. 9 for the first ``T_opening`` plies and
+    the most visited move afterwards."""
+    if settings.play_selected:
+        if result.selected_move is None:
+            raise RuntimeError("the self-play search selected no move to play")
+        return int(result.selected_move)
+    if game.ply(state) < settings.opening_moves:
+        return opening_move(result, settings.temperature, rng)
+    return best_move(result, rng)
+
+
+def _search_groups(
+    game: Game,
+    states: list[State],
+    evaluator: Evaluator,
+    settings: SelfPlaySettings,
+    rng: np.random.Generator,
+) -> tuple[list[SearchResult], npt.NDArray[np.bool_]]:
+    """Search every state of one lock-step step: which are full searches (drawn first, one
+    number per game, only when ``p < 1``), then the full group's search, then the fast
+    group's.  Returns the results in the order of ``states`` and the full-search mask."""
+    p = settings.full_search_fraction
+    if p >= 1:
+        everything = np.ones(len(states), dtype=np.bool_)
+        return search_batch(game, states, evaluator, settings.search, rng), everything
+    full = rng.random(len(states)) < p
+    results: list[SearchResult | None] = [None] * len(states)
+    for mask, config in ((full, settings.search), (~full, settings.fast_search)):
+        index = np.flatnonzero(mask)
+        if index.size == 0:
+            continue
+        group = search_batch(game, [states[i] for i in index], evaluator, config, rng)
+        for i, result in zip(index, group, strict=True):
+            results[i] = result
+    return [r for r in results if r is not None], full
+
+
 def play_games(
     game: Game,
     evaluator: Evaluator,
@@ -99,33 +221,46 @@ def play_games(
     zs: list[float] = []
     results: list[Outcome] = []
     lengths: list[int] = []
+    moves = full_searches = simulations = 0
     started = 0
-    live: list[tuple[State, list[Sample]]] = []
+    live: list[tuple[State, list[Sample], list[int]]] = []  # state, samples, [moves]
     while started < games or live:
         while started < games and len(live) < settings.parallel_games:
-            live.append((game.initial_state(), []))
+            live.append((game.initial_state(), [], [0]))
             started += 1
-        searches = search_batch(game, [s for s, _ in live], evaluator, settings.search, rng)
-        still: list[tuple[State, list[Sample]]] = []
-        for (state, history), result in zip(live, searches, strict=True):
-            history.append((game.encode(state), result.policy(game.num_actions), result.to_move))
-            if game.ply(state) < settings.opening_moves:
-                move = opening_move(result, settings.temperature, rng)
-            else:
-                move = best_move(result, rng)
+        searches, full = _search_groups(game, [s for s, _, _ in live], evaluator, settings, rng)
+        still: list[tuple[State, list[Sample], list[int]]] = []
+        for (state, history, played), result, recorded in zip(live, searches, full, strict=True):
+            if recorded:
+                pi = result.training_policy(game.num_actions)
+                history.append((game.encode(state), pi, result.to_move))
+                full_searches += 1
+            simulations += result.simulations
+            move = choose_move(game, state, result, settings, rng)
+            played[0] += 1
+            moves += 1
             child, outcome = advance(game, state, move)  # the session's step (no check)
             if outcome is Outcome.ONGOING:
-                still.append((child, history))
+                still.append((child, history, played))
                 continue
             for p, pi, mover in history:
                 planes.append(p)
                 pis.append(pi)
                 zs.append(2.0 * outcome.score_for(mover) - 1.0)
             results.append(outcome)
-            lengths.append(len(history))
+            lengths.append(played[0])
         live = still
+    plane_shape = (game.num_planes, *game.board_shape)
     return SelfPlayBatch(
-        np.stack(planes), np.stack(pis), np.asarray(zs, dtype=np.float32), games, results, lengths
+        np.stack(planes) if planes else np.zeros((0, *plane_shape), dtype=np.float32),
+        np.stack(pis) if pis else np.zeros((0, game.num_actions), dtype=np.float32),
+        np.asarray(zs, dtype=np.float32),
+        games,
+        results,
+        lengths,
+        moves,
+        full_searches,
+        simulations,
     )
 
 
@@ -136,6 +271,8 @@ def augment(
     z: npt.NDArray[np.float32],
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Every sample with all its symmetric images (2 for Connect4, 8 for Othello)."""
+    if len(z) == 0:
+        return planes, pi, z
     out_planes, out_pi, out_z = [], [], []
     for p, q, v in zip(planes, pi, z, strict=True):
         for image_planes, image_pi in game.symmetries(p, q):

@@ -4,18 +4,26 @@ A run lives in one directory:
 
 * ``checkpoint.pt``: network, optimiser, counters and random states, rewritten atomically
   after every ``checkpoint_every`` iterations, so ``kill -9`` loses at most the iterations
-  since; re-running the same command resumes from it;
-* ``replay.npz``: the replay queue, written before the checkpoint that refers to it;
+  since; re-running the same command resumes from it and redoes them exactly (the same
+  random draws, the same replay queue: the resumed run's network is the uninterrupted one's);
+* ``replay.npz``: the replay queue of the checkpoint.  A new queue is written as
+  ``replay.next.npz``, then the checkpoint (which records the queue's sample count), then it
+  is renamed to ``replay.npz``; a resume finishes or discards an interrupted rename by that
+  count, so the queue always matches the checkpoint;
 * ``model.pt``: the latest network (:func:`sparring.nn.model.save_model`), loadable by players;
-* ``log.jsonl``: one JSON line per iteration (losses, timings, evaluation results);
+* ``log.jsonl``: one JSON line per iteration (losses, timings, evaluation results), appended
+  before the iteration's checkpoint; a resume drops the lines of iterations after its
+  checkpoint (they are redone), so the log holds each iteration once;
 * ``training.png``: loss and evaluation curves, redrawn after every evaluation;
-* ``config.json``: the run's configuration (a resumed run must use the same one).
+* ``config.json``: the run's configuration (a resumed run must use the same one);
+* ``snapshots/iter-NNNN.pt``: copies of the network every ``snapshot_every`` iterations.
 
 Loss (AlphaDDA Eq. 10): ``l = (c_win - v)^2 - pi^T log p``; SGD with momentum and weight decay.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable
@@ -27,7 +35,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from sparring.errors import ConfigError
+from sparring.errors import ConfigError, IncompatibleError
 from sparring.games import get_game
 from sparring.games.base import Game
 from sparring.nn.evaluators import make_evaluator
@@ -38,7 +46,9 @@ from sparring.rundir import (
     TrainingPlot,
     append_log,
     atomic_torch_save,
+    atomic_write,
     check_run_config,
+    read_log,
 )
 from sparring.search.puct import PUCTConfig
 from sparring.training.config import TrainConfig
@@ -56,6 +66,7 @@ RESUMABLE_CHANGES = frozenset(
         "checkpoint_every",
         "learning_rate_drops",
         "learning_rate_factor",
+        "snapshot_every",
     }
 )
 """Config fields a resumed run may change; any other difference is refused."""
@@ -70,9 +81,14 @@ class TrainState:
     games: int = 0
     """Self-play games played."""
     positions: int = 0
-    """Training positions produced (before augmentation)."""
+    """Training positions recorded (before augmentation): the full searches' positions (all
+    the moves without playout cap randomization)."""
     seconds: float = 0.0
     """Wall-clock seconds spent in completed iterations, over all sessions."""
+    cpu_seconds: float = 0.0
+    """CPU seconds of the training process (all its threads: :func:`time.process_time`) spent
+    in completed iterations, over all sessions: the cost measure of the training-options
+    comparison, unaffected by other jobs sharing the machine."""
 
 
 class Trainer:
@@ -85,7 +101,8 @@ class Trainer:
         self.game: Game = get_game(config.game)
         self.game.require_compiled("training")
         self.out.mkdir(parents=True, exist_ok=True)
-        check_run_config(self.out, config.to_mapping(), RESUMABLE_CHANGES)
+        mapping = config.to_mapping()
+        check_run_config(self.out, mapping, RESUMABLE_CHANGES | self._added_fields(mapping))
         torch.set_num_threads(config.threads)
         net_config = NetworkConfig.for_game(
             self.game, blocks=config.blocks, channels=config.channels
@@ -105,6 +122,23 @@ class Trainer:
         self._resume()
 
     # ---- persistence ---------------------------------------------------------------------
+    def _added_fields(self, mapping: dict[str, Any]) -> frozenset[str]:
+        """The config fields that the run in ``out`` (if any) recorded no value for, because
+        they were added to :class:`TrainConfig` after it started, and that hold their default
+        here: that run behaved as their default, so resuming it may not count them as
+        changed (any other value is still refused)."""
+        path = self.out / "config.json"
+        if not path.exists():
+            return frozenset()
+        try:
+            theirs = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return frozenset()  # check_run_config reports it
+        defaults = TrainConfig(game=self.config.game).to_mapping()
+        return frozenset(
+            key for key in mapping if key not in theirs and mapping[key] == defaults.get(key)
+        )
+
     def _resume(self) -> None:
         path = self.out / "checkpoint.pt"
         if not path.exists():
@@ -118,12 +152,39 @@ class Trainer:
         self.torch_rng.set_state(payload["torch_rng"])
         self.state = TrainState(**payload["state"])
         replay = self.out / "replay.npz"
+        pending = self.out / "replay.next.npz"
+        wanted = payload.get("replay_added")  # absent in checkpoints before it was recorded
+        if pending.exists():
+            if wanted is not None and _replay_added(pending) == wanted:
+                os.replace(pending, replay)  # the checkpoint was written: finish the rename
+            else:
+                pending.unlink()  # killed before the checkpoint: the old queue is its own
         if replay.exists():
+            if wanted is not None and _replay_added(replay) != wanted:
+                raise IncompatibleError(
+                    f"{replay} holds {_replay_added(replay)} samples ever added, the "
+                    f"checkpoint {wanted}: not the checkpoint's replay queue"
+                )
             self.replay.load(replay)
+        self._trim_log()
+
+    def _trim_log(self) -> None:
+        """Drop the log lines of iterations after the checkpoint (logged before a kill that
+        came before their checkpoint; the resumed run redoes and logs them) and torn lines."""
+        path = self.out / "log.jsonl"
+        if not path.exists():
+            return
+        records = read_log(path)
+        kept = [r for r in records if int(r.get("iteration", 0)) <= self.state.iteration]
+        if len(kept) == len(records) and path.read_bytes().endswith(b"\n"):
+            return
+        atomic_write(path, "".join(json.dumps(r) + "\n" for r in kept).encode())
 
     def save_checkpoint(self) -> None:
-        """Write replay queue, then checkpoint, then model, each atomically."""
-        self.replay.save(self.out / "replay.npz")
+        """Write the replay queue (``replay.next.npz``), then the checkpoint, then rename the
+        queue to ``replay.npz``, then the model, each atomically (see the module doc)."""
+        pending = self.out / "replay.next.npz"
+        self.replay.save(pending)
         atomic_torch_save(
             self.out / "checkpoint.pt",
             {
@@ -134,8 +195,10 @@ class Trainer:
                 "torch_rng": self.torch_rng.get_state(),
                 "state": vars(self.state),
                 "config": self.config.to_mapping(),
+                "replay_added": self.replay.added,
             },
         )
+        os.replace(pending, self.out / "replay.npz")
         self.save_model(self.out / "model.pt")
 
     def save_model(self, path: Path) -> None:
@@ -150,7 +213,12 @@ class Trainer:
 
     # ---- the three steps -----------------------------------------------------------------
     def self_play(self) -> dict[str, Any]:
-        """*Self-play* and *Augmentation*: add ``N_self`` games' samples to the queue."""
+        """*Self-play* and *Augmentation*: add ``N_self`` games' samples to the queue.
+
+        The record's ``positions`` (= ``full_searches``) counts the recorded samples (before
+        augmentation), ``moves`` the moves played, ``simulations`` the simulations of all
+        the searches, and ``mean_length`` the moves per game, so the cost of a sample shows
+        with playout cap randomization."""
         c = self.config
         evaluator = make_evaluator(self.model.eval(), backend=c.backend, threads=c.threads)
         settings = SelfPlaySettings.from_config(c)
@@ -163,6 +231,9 @@ class Trainer:
         second = sum(1 for r in batch.results if r.value == 2)
         return {
             "positions": len(batch.z),
+            "moves": batch.moves,
+            "full_searches": batch.full_searches,
+            "simulations": batch.simulations,
             "mean_length": float(np.mean(batch.lengths)),
             "first_wins": first,
             "second_wins": second,
@@ -174,6 +245,10 @@ class Trainer:
         c = self.config
         planes, pi, z = self.replay.arrays()
         n = len(z)
+        if n == 0:  # nothing recorded yet (playout cap randomization can record no move)
+            nan = float("nan")
+            rate = c.learning_rate_at(self.state.iteration + 1)
+            return {"loss_value": nan, "loss_policy": nan, "sgd_steps": 0, "learning_rate": rate}
         for group in self.optimizer.param_groups:
             group["lr"] = c.learning_rate_at(self.state.iteration + 1)
         self.model.train()
@@ -234,6 +309,7 @@ class Trainer:
         target = c.iterations if iterations is None else iterations
         while self.state.iteration < target:
             start = time.perf_counter()
+            cpu_start = time.process_time()
             if phase:
                 phase("self-play")
             record: dict[str, Any] = {"iteration": self.state.iteration + 1}
@@ -253,19 +329,31 @@ class Trainer:
                 record |= self.evaluate()
                 record["eval_seconds"] = time.perf_counter() - t
             self.state.seconds += time.perf_counter() - start
+            self.state.cpu_seconds += time.process_time() - cpu_start
             record |= {
                 "games": self.state.games,
                 "queue": len(self.replay),
                 "total_seconds": self.state.seconds,
+                "cpu_seconds": self.state.cpu_seconds,
             }
+            if c.snapshot_every and self.state.iteration % c.snapshot_every == 0:
+                snapshots = self.out / "snapshots"
+                snapshots.mkdir(exist_ok=True)
+                self.save_model(snapshots / f"iter-{self.state.iteration:04d}.pt")
+            self._log(record)  # before the checkpoint: a resume drops it if that never came
             if self.state.iteration % c.checkpoint_every == 0 or self.state.iteration == target:
                 self.save_checkpoint()
-            self._log(record)
             if any(k.startswith("score_vs_") for k in record):
                 TRAINING_PLOT.write(self.out / "log.jsonl", self.out / "training.png")
             if report:
                 report(self.state.iteration, target, record)
         return self.state
+
+
+def _replay_added(path: Path) -> int:
+    """The count of samples ever added to the replay queue saved at ``path``."""
+    with np.load(path) as data:
+        return int(data["added"])
 
 
 TRAINING_PLOT = TrainingPlot(
