@@ -28,10 +28,13 @@ result says so (:attr:`TargetResult.clamped`, :meth:`TargetResult.describe`).
 The floor's two stages.  The curve above is the *first stage*: every setting up to floor
 level 1 (the least visited legal move, usually the weakest point).  Its floor is a staircase
 with a gap between ``f = 1`` and the plateau ``[0.95, 1)`` that no first-stage setting plays
-in.  Where the calibration measures the *second stage* (``1 < f <= 2``: the ``f = 1`` player
-mixed with uniformly random moves, continuous by construction), targets from the weakest
-Elo up to the first stage's next knot that the second stage covers get a second-stage
-setting (:class:`StrengthCurve`); without second-stage points nothing changes.
+in, and further steps between ``f = 0.85`` and ``0.95`` (a setting between two knots there
+plays like one of them in most positions, not like a blend).  Where the calibration
+measures the *second stage* (``1 < f <= 2``: the ``f = 1`` player mixed with uniformly random
+moves, continuous by construction), every target the second stage covers gets a
+second-stage setting (:class:`StrengthCurve`); on a ladder scale ``f = 2`` is the ladder's
+Random (exactly), so the second stage reaches Random's Elo when ``f = 2`` is not measured.
+Without second-stage points nothing changes (docs/strength/lowend-bias.md).
 """
 
 from __future__ import annotations
@@ -423,7 +426,7 @@ def monotone_curve(axis: StrengthAxis) -> MonotoneCurve:
     return MonotoneCurve(axis, knots_t, knots_e)
 
 
-def second_stage_curve(axis: StrengthAxis) -> MonotoneCurve | None:
+def second_stage_curve(axis: StrengthAxis, random_elo: float | None = None) -> MonotoneCurve | None:
     """Elo as a monotone function of the floor level ``f`` in ``[1, 2]`` (the floor's second
     stage: the least visited legal move, a uniformly random one with probability ``f - 1``;
     :func:`~sparring.strength.selection.floor_schedule`), or None when ``axis`` has no
@@ -431,7 +434,10 @@ def second_stage_curve(axis: StrengthAxis) -> MonotoneCurve | None:
 
     The curve's ``t`` is the floor level itself (increasing ``f`` is increasing strength
     here, the other way round from the first stage); its knots are those of the monotone part
-    from the weakest of these points up, as in :func:`monotone_curve`.
+    from the weakest of these points up, as in :func:`monotone_curve`.  ``f = 2`` plays
+    uniformly random moves, the ladder's Random: with ``random_elo`` (Random's Elo on the
+    calibration's scale) and no measured ``f = 2`` point, the knot ``(2, random_elo)`` is
+    added without error.
     """
     floors = [p.floor for p in axis.points]
     if not any(f > 1.0 for f in floors) or not any(f == 1.0 for f in floors):
@@ -440,8 +446,22 @@ def second_stage_curve(axis: StrengthAxis) -> MonotoneCurve | None:
         (i for i, f in enumerate(floors) if f >= 1.0), key=lambda i: axis.points[i].floor
     )
     t = np.array([floors[i] for i in chosen])
-    knots_t, knots_e = _monotone_knots(t, axis.elo[chosen], axis.stderr[chosen])
+    elo, stderr = axis.elo[chosen], axis.stderr[chosen]
+    if random_elo is not None and not any(f == FLOOR_MAX for f in floors):
+        t = np.append(t, FLOOR_MAX)
+        elo = np.append(elo, float(random_elo))
+        stderr = np.append(stderr, 0.0)
+    knots_t, knots_e = _monotone_knots(t, elo, stderr)
     return MonotoneCurve(axis, knots_t, knots_e)
+
+
+def random_elo_of(calibration: Calibration) -> float | None:
+    """Random's Elo on the calibration's scale: the ladder's ``Random`` when the calibration
+    was rated on a ladder that has it (``summary["ladder"]``), else None."""
+    ladder = calibration.summary.get("ladder")
+    if isinstance(ladder, Mapping) and isinstance(ladder.get("Random"), int | float):
+        return float(ladder["Random"])
+    return None
 
 
 @dataclass(frozen=True)
@@ -452,11 +472,12 @@ class StrengthCurve:
     staircase below Random, and no first-stage setting plays between its weakest point (the
     least visited legal move, ``f = 1``) and the next one up, the plateau ``[0.95, 1)``
     (docs/strength.md, "The floor below z = -inf").  The second stage (:func:`second_stage_curve`,
-    ``1 < f <= 2``) passes through that gap continuously, so where it is measured, a target
-    from the weakest Elo up to :attr:`split` (the first stage's second knot) that the second
-    stage covers gets a second-stage setting; every other target the first stage's setting,
-    as without a second stage.  A calibration without second-stage points gives exactly the
-    first stage's settings.
+    ``1 < f <= 2``) passes through that gap continuously, so where it is measured, every
+    target it covers gets a second-stage setting, also above the plateau: between ``f = 0.85``
+    and ``0.95`` the first stage moves in steps that its interpolation does not see, and
+    targets checked there measured above what was asked (docs/strength/lowend-bias.md).
+    Every other target gets the first stage's setting, as without a second stage.  A
+    calibration without second-stage points gives exactly the first stage's settings.
     """
 
     first: MonotoneCurve
@@ -467,12 +488,6 @@ class StrengthCurve:
     @property
     def axis(self) -> StrengthAxis:
         return self.first.axis
-
-    @property
-    def split(self) -> float:
-        """Targets below this Elo (the first stage's knot above its weakest) may use the
-        second stage."""
-        return float(self.first.elo[1]) if len(self.first.elo) > 1 else self.first.high
 
     @property
     def low(self) -> float:
@@ -491,7 +506,7 @@ class StrengthCurve:
         second = self.second
         if second is None:
             return False
-        return second.low <= elo <= second.high and elo < self.split
+        return second.low <= elo <= second.high
 
     def weakest(self) -> StrengthSetting:
         """The weakest calibrated setting."""
@@ -530,7 +545,7 @@ def strength_curve(calibration: Calibration, rth: float | None = None) -> Streng
     """The target curve of threshold ``rth`` (default: the main one); floor points, and with
     them the second stage, belong to the main threshold (:func:`strength_axis`)."""
     axis = strength_axis(calibration, rth)
-    return StrengthCurve(monotone_curve(axis), second_stage_curve(axis))
+    return StrengthCurve(monotone_curve(axis), second_stage_curve(axis, random_elo_of(calibration)))
 
 
 @dataclass(frozen=True)
@@ -648,6 +663,7 @@ __all__ = [
     "isotonic",
     "load_calibration",
     "monotone_curve",
+    "random_elo_of",
     "sa_spec",
     "save_calibration",
     "second_stage_curve",
