@@ -19,7 +19,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sparring.cli.common import check_output_dir, check_output_file
+from sparring.cli.common import (
+    BACKEND_HELP,
+    RAY_ADDRESS_HELP,
+    BackendName,
+    backend_from_options,
+    check_output_dir,
+    check_output_file,
+)
 from sparring.cli.evaluation import exit_on_interrupt
 from sparring.errors import ConfigError
 from sparring.evaluation.store import GameStore
@@ -85,6 +92,8 @@ def adapt(
         str | None, typer.Option(help="A paragraph put first in the report (e.g. 'smoke run').")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
     """Play adaptive players against opponents in series of games and report how well they
     found and matched each opponent (Tables 3-4, Fig. 5 of Wu et al. 2019; Tables 5-13 and
@@ -127,9 +136,10 @@ def adapt(
         check_output_dir(out, "--out")
         check_output_file(db_path, "--store")
         console = Console()
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-        with GameStore(db_path) as db:
-            result = run_adapt(config, db, progress=progress, console=console)
+        with backend_from_options(backend, ray_address) as runner:
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+            with GameStore(db_path) as db:
+                result = run_adapt(config, db, progress=progress, console=console, backend=runner)
         paths = write_report(result, out, command, note)
         console.print(
             f"{result.stored} of {result.expected} games stored in {db_path} "

@@ -15,9 +15,16 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sparring.errors import BadValueError
+
+if TYPE_CHECKING:
+    from sparring.evaluation.backend import Backend
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -127,8 +134,55 @@ def default_ladder(game: str, option: str = "--ladder") -> Path | None:
     return path.relative_to(here) if path.is_relative_to(here) else path
 
 
+class BackendName(StrEnum):
+    """The choices of ``--backend``."""
+
+    LOCAL = "local"
+    RAY = "ray"
+
+
+BACKEND_HELP = (
+    "Where the games are played: local (this machine: --workers processes) or ray (the Ray "
+    "cluster at --ray-address; pip install 'sparring[ray]'). The games and the store do not "
+    "depend on it."
+)
+RAY_ADDRESS_HELP = (
+    "Address of the Ray cluster for --backend ray, e.g. 127.0.0.1:6379 (default: RAY_ADDRESS, "
+    "else Ray's default)."
+)
+
+
+@contextmanager
+def backend_from_options(
+    backend: BackendName | str, ray_address: str | None
+) -> Iterator[Backend | None]:
+    """The backend the ``--backend`` and ``--ray-address`` options name, closed on leaving:
+    None for ``local`` (the run's own pool of ``--workers`` processes), a
+    :class:`~sparring.evaluation.ray_backend.RayBackend` for ``ray``.  Raises a one-line
+    :class:`BadValueError` for ``--ray-address`` without ``--backend ray`` and a one-line
+    :class:`~sparring.errors.MissingResourceError` naming the extra when Ray is not
+    installed, before anything is written."""
+    name = BackendName(backend).value
+    if name == BackendName.LOCAL.value:
+        if ray_address is not None:
+            raise BadValueError("--ray-address needs --backend ray", key="--ray-address")
+        yield None
+        return
+    from sparring.evaluation.ray_backend import RayBackend
+
+    ray_backend = RayBackend(ray_address)
+    try:
+        yield ray_backend
+    finally:
+        ray_backend.close()
+
+
 __all__ = [
+    "BACKEND_HELP",
+    "RAY_ADDRESS_HELP",
     "REPOSITORY",
+    "BackendName",
+    "backend_from_options",
     "check_output_dir",
     "check_output_file",
     "default_ladder",

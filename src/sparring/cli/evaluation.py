@@ -18,7 +18,13 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sparring.cli.common import check_output_file
+from sparring.cli.common import (
+    BACKEND_HELP,
+    RAY_ADDRESS_HELP,
+    BackendName,
+    backend_from_options,
+    check_output_file,
+)
 from sparring.errors import ConfigError, is_interrupt
 from sparring.evaluation.ladder import write_ladder
 from sparring.evaluation.match import (
@@ -166,6 +172,8 @@ def match(
     first_move_advantage: Annotated[bool, typer.Option(help=_FMA_HELP)] = False,
     k8_passes: Annotated[int, typer.Option(help=_PASSES_HELP)] = 1,
     progress: Annotated[bool, typer.Option(help=_PROGRESS_HELP)] = True,
+    backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
     """Play GAMES games between two players, alternating who moves first, and rate them."""
     config = MatchConfig(
@@ -175,8 +183,8 @@ def match(
         parsed_anchor = _check_inputs(game, [spec_a, spec_b], anchor, k8_passes)
         _check_outputs(store, plot, markdown, json_path)
         console = Console()
-        with GameStore(store) as db:
-            result = run_match(config, db, progress=progress, console=console)
+        with backend_from_options(backend, ray_address) as runner, GameStore(store) as db:
+            result = run_match(config, db, progress=progress, console=console, backend=runner)
         _report(
             console,
             result,
@@ -206,6 +214,8 @@ def tournament(
     first_move_advantage: Annotated[bool, typer.Option(help=_FMA_HELP)] = False,
     k8_passes: Annotated[int, typer.Option(help=_PASSES_HELP)] = 1,
     progress: Annotated[bool, typer.Option(help=_PROGRESS_HELP)] = True,
+    backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
     """Play a round robin between the players, N games per pair, and rate them."""
     config = TournamentConfig(
@@ -219,8 +229,8 @@ def tournament(
         parsed_anchor = _check_inputs(game, list(config.specs), anchor, k8_passes)
         _check_outputs(store, plot, markdown, json_path)
         console = Console()
-        with GameStore(store) as db:
-            result = run_tournament(config, db, progress=progress, console=console)
+        with backend_from_options(backend, ray_address) as runner, GameStore(store) as db:
+            result = run_tournament(config, db, progress=progress, console=console, backend=runner)
         _report(
             console,
             result,

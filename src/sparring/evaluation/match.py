@@ -20,7 +20,11 @@ its *run key*, a hash of the game, the ordered specs and the base seed (not of t
 games or workers), and a re-run skips the games already stored under that key, so an
 interrupted run resumes and a finished one can be extended with more games.
 
-Parallelism: with ``workers > 1`` games run in a :class:`~concurrent.futures.ProcessPoolExecutor`
+Parallelism: games run on a :class:`~sparring.evaluation.backend.Backend` (the execution seam):
+by default the local one described here, or a Ray cluster
+(:class:`~sparring.evaluation.ray_backend.RayBackend`); either way the parent process alone
+writes the store.  Locally, with ``workers > 1`` games run in a
+:class:`~concurrent.futures.ProcessPoolExecutor`
 using the ``forkserver`` start method (``spawn`` where that is unavailable), which is safe with
 numba; only spec strings and finished :class:`GameRecord` objects cross process boundaries.
 With ``workers == 1`` everything runs in the calling process.  As with any non-``fork``
@@ -50,7 +54,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -68,6 +72,7 @@ from rich.progress import (
 )
 
 from sparring.errors import ConfigError, IllegalMoveError, is_interrupt
+from sparring.evaluation.backend import Backend, Deliver, Job, RunCost, local_or
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 from sparring.games import get_game
 from sparring.games.base import Game
@@ -410,6 +415,19 @@ def play_task(task: GameTask) -> GameRecord:
     )
 
 
+def iterate_task(task: GameTask) -> Iterator[GameRecord]:
+    """:func:`play_task` as the one game of an iterator (a :class:`~sparring.evaluation.
+    backend.Job`'s ``iterate``)."""
+    yield play_task(task)
+
+
+def _timed_play_task(task: GameTask) -> tuple[GameRecord, float]:
+    """:func:`play_task` in a pool worker, with the CPU seconds the worker spent on it."""
+    start = time.process_time()
+    record = play_task(task)
+    return record, time.process_time() - start
+
+
 # ---- runs ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RunResult:
@@ -433,6 +451,9 @@ class RunResult:
     """Games of the configuration found already stored (not replayed)."""
     expected: int
     """Games the configuration asks for."""
+    cost: RunCost | None = None
+    """What playing this call's games cost on its backend (games per second, CPU seconds
+    per game); None when the call played nothing."""
 
     @property
     def complete(self) -> bool:
@@ -485,13 +506,16 @@ def run_match(
     console: Console | None = None,
     on_game: GameCallback | None = None,
     stop_after: int | None = None,
+    backend: Backend | None = None,
 ) -> RunResult:
     """Play (or resume) the match ``config``, storing every game in ``store``.
 
     The game and both specs are validated before any game starts.  Games already in the
     store under this run's key are skipped.  ``stop_after`` plays at most that many new
     games (a later call resumes); ``store=None`` uses a throw-away in-memory store.
-    ``progress`` shows a rich progress bar on ``console``.
+    ``progress`` shows a rich progress bar on ``console``.  ``backend`` plays the games
+    (default: :class:`~sparring.evaluation.backend.LocalBackend` of ``config.workers``);
+    the games and the store do not depend on it.
     """
     game = get_game(config.game)
     labels = player_labels(game, config.specs)
@@ -510,6 +534,7 @@ def run_match(
         console=console,
         on_game=on_game,
         stop_after=stop_after,
+        backend=backend,
     )
 
 
@@ -521,6 +546,7 @@ def run_tournament(
     console: Console | None = None,
     on_game: GameCallback | None = None,
     stop_after: int | None = None,
+    backend: Backend | None = None,
 ) -> RunResult:
     """Play (or resume) the round-robin tournament ``config``, storing every game in ``store``.
 
@@ -544,6 +570,7 @@ def run_tournament(
         console=console,
         on_game=on_game,
         stop_after=stop_after,
+        backend=backend,
     )
 
 
@@ -563,6 +590,7 @@ def _run(
     console: Console | None,
     on_game: GameCallback | None,
     stop_after: int | None,
+    backend: Backend | None,
 ) -> RunResult:
     if stop_after is not None and stop_after < 0:
         raise ConfigError(f"stop_after must be >= 0, not {stop_after}")
@@ -609,7 +637,9 @@ def _run(
                 on_game(record)
 
         try:
-            _execute(tasks, db, workers, progress, console, description, count)
+            cost = _execute(
+                tasks, db, local_or(backend, workers), progress, console, description, count
+            )
         except BaseException as error:
             if is_interrupt(error) and not isinstance(error, RunInterrupted):
                 raise RunInterrupted(run_key, db.count(run_key), played) from None
@@ -628,6 +658,7 @@ def _run(
             played=played,
             skipped=skipped,
             expected=len(wanted),
+            cost=cost,
         )
     finally:
         if own_store:
@@ -697,19 +728,57 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
             worker.terminate()
 
 
+def _pool_games(tasks: Sequence[GameTask], workers: int, deliver: Deliver) -> float:
+    """Play ``tasks`` in a pool of ``workers`` processes, delivering each game as it ends;
+    returns the workers' CPU seconds.  On any error, or Ctrl-C, in the parent the workers are
+    stopped at once (their games in flight are lost)."""
+    cpu = 0.0
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=pool_context(),
+        initializer=init_worker,
+    ) as pool:
+        pending: set[Future[tuple[GameRecord, float]]] = {
+            pool.submit(_timed_play_task, t) for t in tasks
+        }
+        try:
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                error: BaseException | None = None
+                for future in finished:  # store every success before raising a failure
+                    failure = future.exception()
+                    if failure is None:
+                        record, seconds = future.result()
+                        cpu += seconds
+                        deliver(record)
+                    elif error is None:
+                        error = failure
+                if error is not None:
+                    raise error
+        except BaseException:
+            stop_workers(pool)
+            raise
+    return cpu
+
+
+GAME_JOB: Job[GameTask] = Job("game", iterate_task, _pool_games)
+"""How a :class:`GameTask` is played: one game per task."""
+
+
 def _execute(
     tasks: Sequence[GameTask],
     store: GameStore,
-    workers: int,
+    backend: Backend,
     progress: bool,
     console: Console | None,
     description: str,
     on_game: GameCallback | None,
-) -> int:
-    """Play ``tasks`` (in-process or in a pool), storing each game as it finishes.
+) -> RunCost | None:
+    """Play ``tasks`` on ``backend``, storing each game as it finishes (in this process).
 
     ``on_game`` is called with every newly stored game.  On any error, or Ctrl-C, in the
-    parent the workers are stopped at once (their games in flight are lost).
+    parent the backend stops its work at once (the games in flight are lost).  Returns the
+    cost of the games played (printed after the progress bar), None when there were none.
     """
     bar = Progress(
         TextColumn("{task.description}"),
@@ -732,31 +801,11 @@ def _execute(
             if on_game is not None:
                 on_game(record)
 
+    if not tasks:
+        return None
     with bar:
         bar_task = bar.add_task(description, total=len(tasks))
-        if workers == 1 or len(tasks) <= 1:
-            for task in tasks:
-                finish(play_task(task))
-            return played
-        with ProcessPoolExecutor(
-            max_workers=min(workers, len(tasks)),
-            mp_context=pool_context(),
-            initializer=init_worker,
-        ) as pool:
-            pending: set[Future[GameRecord]] = {pool.submit(play_task, t) for t in tasks}
-            try:
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    error: BaseException | None = None
-                    for future in finished:  # store every success before raising a failure
-                        failure = future.exception()
-                        if failure is None:
-                            finish(future.result())
-                        elif error is None:
-                            error = failure
-                    if error is not None:
-                        raise error
-            except BaseException:
-                stop_workers(pool)
-                raise
-    return played
+        cost = backend.run(GAME_JOB, tasks, finish)
+    if progress:
+        bar.console.print(cost.line())
+    return cost

@@ -33,8 +33,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import queue as queue_module
+import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -51,6 +52,7 @@ from rich.progress import (
 )
 
 from sparring.errors import ConfigError, is_interrupt
+from sparring.evaluation.backend import Backend, Deliver, Job, RunCost, local_or
 from sparring.evaluation.match import (
     GameCallback,
     HeadToHeadConfig,
@@ -134,6 +136,9 @@ class SeriesResult:
     """Games played by this call."""
     skipped: int
     """Games of the configuration found already stored (not replayed)."""
+    cost: RunCost | None = None
+    """What playing the call's games cost on its backend: of the whole call (all the
+    configs of a :func:`run_series_set`); None when the call played nothing."""
 
     @property
     def expected(self) -> int:
@@ -259,6 +264,18 @@ def play_series(task: SeriesTask, emit: SeriesEmit | None = None) -> tuple[GameR
     with both players' end-of-game states, goes to ``emit`` as soon as it is played; all of
     them are returned at the end.
     """
+    records: list[GameRecord] = []
+    for record in iterate_series(task):
+        records.append(record)
+        if emit is not None:
+            emit(record)
+    return tuple(records)
+
+
+def iterate_series(task: SeriesTask) -> Iterator[GameRecord]:
+    """:func:`play_series` as an iterator: yields every game's record (with both players'
+    end-of-game states) as soon as it is played (a :class:`~sparring.evaluation.backend.
+    Job`'s ``iterate``)."""
     import importlib
 
     for module in task.player_modules:
@@ -267,7 +284,6 @@ def play_series(task: SeriesTask, emit: SeriesEmit | None = None) -> tuple[GameR
     if game is None:
         game = _WORKER_GAMES[task.game] = get_game(task.game)
     players = build_series_players(task, game)
-    records: list[GameRecord] = []
     for index in range(task.start, task.stop):
         seed = derive_seed(task.seed, task.series, index)
         _reseed(players, seed)
@@ -282,11 +298,7 @@ def play_series(task: SeriesTask, emit: SeriesEmit | None = None) -> tuple[GameR
             pairing=task.series,
             game_index=index,
         )
-        record = dataclasses.replace(record, player_states=_saved_states(players, record))
-        records.append(record)
-        if emit is not None:
-            emit(record)
-    return tuple(records)
+        yield dataclasses.replace(record, player_states=_saved_states(players, record))
 
 
 def _init_series_worker(games: Any) -> None:
@@ -302,16 +314,18 @@ class RemoteTraceback(Exception):
         return f"\n{self.args[0]}"
 
 
-_WorkerResult = tuple[tuple[GameRecord, ...], BaseException | None, str]
+_WorkerResult = tuple[tuple[GameRecord, ...], BaseException | None, str, float]
 
 
 def _series_worker(task: SeriesTask) -> _WorkerResult:
     """Play a series in a worker, sending every game through the queue as it finishes.
 
-    Returns every game played, the error that stopped the series (None when none) and its
-    traceback text, so that the parent stores each finished game even when the series failed.
+    Returns every game played, the error that stopped the series (None when none), its
+    traceback text and the CPU seconds spent, so that the parent stores each finished game
+    even when the series failed.
     """
     played: list[GameRecord] = []
+    start = time.process_time()
 
     def emit(record: GameRecord) -> None:
         played.append(record)
@@ -320,8 +334,9 @@ def _series_worker(task: SeriesTask) -> _WorkerResult:
     try:
         play_series(task, emit)
     except Exception as exc:  # handed to the parent, which raises it
-        return tuple(played), exc, traceback.format_exc()
-    return tuple(played), None, ""
+        cpu = time.process_time() - start
+        return tuple(played), exc, traceback.format_exc(), cpu
+    return tuple(played), None, "", time.process_time() - start
 
 
 # ---- runs ------------------------------------------------------------------------------------
@@ -388,6 +403,7 @@ def run_series(
     console: Console | None = None,
     on_game: GameCallback | None = None,
     stop_after: int | None = None,
+    backend: Backend | None = None,
 ) -> SeriesResult:
     """Play (or resume) the series of ``config``, storing every game in ``store`` as it ends.
 
@@ -398,6 +414,7 @@ def run_series(
     most that many new games (a later call resumes); ``store=None`` uses a throw-away
     in-memory store; ``progress`` shows a rich progress bar on ``console``.  Ctrl-C raises
     :class:`~sparring.evaluation.match.RunInterrupted` with every finished game stored.
+    ``backend`` plays the series (default: the local pool of ``config.workers``).
     """
     (result,) = run_series_set(
         [config],
@@ -407,6 +424,7 @@ def run_series(
         console=console,
         on_game=on_game,
         stop_after=stop_after,
+        backend=backend,
     )
     return result
 
@@ -420,6 +438,7 @@ def run_series_set(
     console: Console | None = None,
     on_game: GameCallback | None = None,
     stop_after: int | None = None,
+    backend: Backend | None = None,
 ) -> list[SeriesResult]:
     """Play (or resume) several series runs in one pool, e.g. one adaptive player against
     each of several opponents: the series of all ``configs`` are shared out among
@@ -428,6 +447,8 @@ def run_series_set(
     Returns one :class:`SeriesResult` per config, in order; each config is its own run in
     the store (its own run key), exactly as if run alone with :func:`run_series`, which
     this generalises (``stop_after`` counts new games over all configs, in order).
+    ``backend`` plays the series (default: :class:`~sparring.evaluation.backend.
+    LocalBackend` of that many workers); the games and the store do not depend on it.
     """
     if stop_after is not None and stop_after < 0:
         raise ConfigError(f"stop_after must be >= 0, not {stop_after}")
@@ -469,7 +490,9 @@ def run_series_set(
         if len(configs) > 1:
             description = f"series: {len(configs)} pairings"
         try:
-            _execute(tasks, db, pool_size, progress, console, description, count)
+            cost = _execute(
+                tasks, db, local_or(backend, pool_size), progress, console, description, count
+            )
         except BaseException as error:
             if is_interrupt(error) and not isinstance(error, RunInterrupted):
                 total = sum(db.count(key) for key in run_keys)
@@ -486,6 +509,7 @@ def run_series_set(
                 records=tuple(_wanted_games(db, config)),
                 played=played[config.run_key],
                 skipped=len(before),
+                cost=cost,
             )
             for config, pair, before in zip(configs, labels, stored, strict=True)
         ]
@@ -503,16 +527,67 @@ def _wanted_games(store: GameStore, config: SeriesConfig) -> list[GameRecord]:
     ]
 
 
+def _pool_series(tasks: Sequence[SeriesTask], workers: int, deliver: Deliver) -> float:
+    """Play ``tasks`` in a pool of ``workers`` processes, delivering every game as it arrives
+    through the queue; returns the workers' CPU seconds.  On any error, or Ctrl-C, in the
+    parent the workers are stopped at once (their games in flight are lost)."""
+    cpu = 0.0
+    delivered: set[tuple[str, int, int]] = set()
+
+    def once(record: GameRecord) -> None:
+        if record.key not in delivered:
+            delivered.add(record.key)
+            deliver(record)
+
+    context = pool_context()
+    games = context.Queue()
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_init_series_worker,
+        initargs=(games,),
+    ) as pool:
+        pending: set[Future[_WorkerResult]] = {pool.submit(_series_worker, task) for task in tasks}
+        try:
+            while pending:
+                try:
+                    once(games.get(timeout=0.05))
+                    continue
+                except queue_module.Empty:
+                    pass
+                for future in [f for f in pending if f.done()]:
+                    pending.discard(future)
+                    records, error, trace, seconds = future.result()
+                    cpu += seconds
+                    for record in records:  # any the queue has not delivered yet
+                        once(record)
+                    if error is not None:
+                        raise error from RemoteTraceback(trace)
+        except BaseException:
+            stop_workers(pool)
+            raise
+        finally:
+            games.close()
+            games.cancel_join_thread()
+    return cpu
+
+
+SERIES_JOB: Job[SeriesTask] = Job("series", iterate_series, _pool_series)
+"""How a :class:`SeriesTask` is played: the games of one series, in order."""
+
+
 def _execute(
     tasks: Sequence[SeriesTask],
     store: GameStore,
-    workers: int,
+    backend: Backend,
     progress: bool,
     console: Console | None,
     description: str,
     on_game: GameCallback,
-) -> None:
-    """Play ``tasks`` in this process or in a pool, storing every game as it arrives."""
+) -> RunCost | None:
+    """Play ``tasks`` on ``backend``, storing every game as it arrives (in this process);
+    returns the cost of the games played (printed after the progress bar), None when there
+    were none."""
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -534,40 +609,11 @@ def _execute(
         if new:
             on_game(record)
 
+    if not tasks:
+        return None
     with bar:
         bar_task = bar.add_task(description, total=sum(t.stop - t.start for t in tasks))
-        if workers == 1 or len(tasks) <= 1:
-            for task in tasks:
-                play_series(task, finish)
-            return
-        context = pool_context()
-        games = context.Queue()
-        with ProcessPoolExecutor(
-            max_workers=min(workers, len(tasks)),
-            mp_context=context,
-            initializer=_init_series_worker,
-            initargs=(games,),
-        ) as pool:
-            pending: set[Future[_WorkerResult]] = {
-                pool.submit(_series_worker, task) for task in tasks
-            }
-            try:
-                while pending:
-                    try:
-                        finish(games.get(timeout=0.05))
-                        continue
-                    except queue_module.Empty:
-                        pass
-                    for future in [f for f in pending if f.done()]:
-                        pending.discard(future)
-                        records, error, trace = future.result()
-                        for record in records:  # any the queue has not delivered yet
-                            finish(record)
-                        if error is not None:
-                            raise error from RemoteTraceback(trace)
-            except BaseException:
-                stop_workers(pool)
-                raise
-            finally:
-                games.close()
-                games.cancel_join_thread()
+        cost = backend.run(SERIES_JOB, tasks, finish)
+    if progress:
+        bar.console.print(cost.line())
+    return cost

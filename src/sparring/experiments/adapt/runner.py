@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
+from sparring.evaluation.backend import Backend
 from sparring.evaluation.match import GameCallback, player_labels, run_match
 from sparring.evaluation.series import run_series_set
 from sparring.evaluation.store import GameStore
@@ -126,12 +127,14 @@ def run_adapt(
     console: Console | None = None,
     on_game: GameCallback | None = None,
     stop_after: int | None = None,
+    backend: Backend | None = None,
 ) -> AdaptResult:
     """Play (or resume) the experiment: all series in one pool (:func:`run_series_set`), then
     the baseline matches; every game is stored as it ends (``store=None``: in memory).
 
     ``stop_after`` plays at most that many new games in all (series first); ``on_game`` gets
     every newly stored game (an exception it raises stops the run with the game stored).
+    ``backend`` plays the games (default: the local pool of ``config.workers``).
     """
     adaptive_labels, opponent_labels, baseline_label = check_config(config)
     own = store is None
@@ -145,6 +148,7 @@ def run_adapt(
             console=console,
             on_game=on_game,
             stop_after=stop_after,
+            backend=backend,
         )
         played = sum(s.played for s in series)
         budget = None if stop_after is None else stop_after - played
@@ -153,7 +157,13 @@ def run_adapt(
             if budget is not None and budget <= 0:
                 budget = 0
             result = run_match(
-                match, db, progress=progress, console=console, on_game=on_game, stop_after=budget
+                match,
+                db,
+                progress=progress,
+                console=console,
+                on_game=on_game,
+                stop_after=budget,
+                backend=backend,
             )
             played += result.played
             if budget is not None:

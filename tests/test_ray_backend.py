@@ -1,0 +1,558 @@
+"""The execution seam and the Ray backend (issue 29).
+
+Without Ray: the seam's cost arithmetic, and ``--backend ray`` failing in one line when Ray is
+missing.  With Ray: a real two-node Ray cluster on this machine (``ray start --head`` plus a
+second ``ray start --address``, one CPU each), started and stopped by the tests inside a
+private network and PID namespace (``unshare -n -p -f --mount-proc``, then
+``ip link set lo up``), so every Ray process binds to and talks over 127.0.0.1 only and none
+outlives the test.  In it a driver (this file run as a script) plays:
+
+* a match through ``sparring match --backend ray``,
+* a DSA experiment through ``sparring adapt --backend ray`` (series and baseline match),
+* a match whose driver kills itself (SIGKILL) after 4 stored games, then runs again,
+* a match through the CLI stopped by Ctrl-C (SIGINT) once games are stored, then run again,
+* series during which the second node is killed (its raylet and all its processes),
+
+and the tests compare the stores with those the local backend writes for the same commands:
+the same game keys and, game by game, the same moves, results, seeds, players, annotations
+and saved player states (everything but the think times and the finishing time, which are
+clock readings).
+
+The cluster tests skip when Ray is not installed or ``unshare`` cannot make the namespaces,
+except with ``SPARRING_CI=1``, where they fail instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparring.evaluation.backend import LocalBackend, RunCost
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+SPARRING = str(Path(PYTHON).parent / "sparring")
+PORT = 6379
+ADDRESS = f"127.0.0.1:{PORT}"
+
+MATCH = ["connect4", "mcts1", "random", "--games", "8", "--seed", "3"]
+ADAPT = [
+    "connect4",
+    "dsa:mode=inter,model=connect4,sims=8",
+    "--opponents",
+    "random,minimax1",
+    "--games",
+    "3",
+    "--repeats",
+    "2",
+    "--baseline-games",
+    "2",
+    "--seed",
+    "1",
+    "--trace-games",
+    "0",
+]
+KILLED_DRIVER = {"game": "connect4", "spec_a": "mcts1", "spec_b": "minimax1", "games": 12}
+KILLED_DRIVER_SEED = 5
+KILL_AFTER = 4
+NODE_SERIES = {
+    "game": "connect4",
+    "spec_a": "uct:sims=20000",
+    "spec_b": "uct:sims=20000",
+    "games_per_series": 3,
+    "series": 4,
+}
+NODE_SERIES_SEED = 7
+INTERRUPTED = ["connect4", "uct:sims=20000", "random", "--games", "16", "--seed", "9"]
+
+
+# ---- without Ray --------------------------------------------------------------------------
+def test_run_cost_rates() -> None:
+    cost = RunCost("local (2 workers)", games=8, seconds=2.0, cpu_seconds=3.0)
+    assert cost.games_per_second == 4.0
+    assert cost.cpu_seconds_per_game == 0.375
+    assert cost.line() == "local (2 workers): 8 games in 2.0 s, 4.00 games/s, 0.375 CPU-s per game"
+    empty = RunCost("local (in-process)", games=0, seconds=0.0, cpu_seconds=0.0)
+    assert (empty.games_per_second, empty.cpu_seconds_per_game) == (0.0, 0.0)
+
+
+def test_local_backend_describes_itself_and_checks_workers() -> None:
+    assert LocalBackend(1).description == "local (in-process)"
+    assert LocalBackend(3).description == "local (3 workers)"
+    from sparring.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="workers must be >= 1"):
+        LocalBackend(0)
+
+
+def test_ray_backend_checks_its_settings_before_importing_ray() -> None:
+    from sparring.errors import BadValueError
+    from sparring.evaluation.ray_backend import RayBackend
+
+    with pytest.raises(BadValueError, match="--ray-address must not be empty"):
+        RayBackend(" ")
+    with pytest.raises(BadValueError, match="max_retries must be >= 0, not -1"):
+        RayBackend("127.0.0.1:1", max_retries=-1)
+    with pytest.raises(BadValueError, match="in_flight must be >= 1, not 0"):
+        RayBackend("127.0.0.1:1", in_flight=0)
+
+
+def _cli_without_ray(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``sparring ARGS`` in a process where ``import ray`` fails."""
+    code = (
+        "import sys; sys.modules['ray'] = None; from sparring.cli import main; "
+        f"sys.argv = ['sparring', *{args!r}]; main()"
+    )
+    return subprocess.run(
+        [PYTHON, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_backend_ray_without_ray_fails_in_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    store = tmp_path / "games.sqlite"
+    done = _cli_without_ray(
+        ["match", *MATCH, "--store", str(store), "--backend", "ray", "--no-progress"], tmp_path
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "error: --backend ray needs Ray, which is not installed: pip install 'sparring[ray]'\n"
+    )
+    assert not store.exists()
+    # everything else still works without Ray
+    done = _cli_without_ray(["match", *MATCH, "--store", str(store), "--no-progress"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "8 of 8 games stored" in " ".join(done.stdout.split())
+
+
+def test_ray_address_needs_backend_ray(tmp_path: Path) -> None:
+    store = tmp_path / "games.sqlite"
+    done = subprocess.run(
+        [SPARRING, "match", *MATCH, "--store", str(store), "--ray-address", ADDRESS],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr == "error: --ray-address needs --backend ray\n"
+    assert not store.exists()
+
+
+# ---- comparing stores ---------------------------------------------------------------------
+def stored_games(path: Path) -> dict[tuple[str, int, int], tuple[Any, ...]]:
+    """Every stored game of the store at ``path`` by key, without its clock readings (think
+    times, finishing time)."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute(
+            "SELECT run_key, pairing, game_index, game, spec_a, spec_b, label_a, label_b, "
+            "a_first, seed, moves, result, plies, annotations, player_states FROM games"
+        ).fetchall()
+    games = {(row[0], row[1], row[2]): tuple(row[3:]) for row in rows}
+    assert len(games) == len(rows)
+    return games
+
+
+def stored_runs(path: Path) -> dict[str, tuple[Any, ...]]:
+    """Every run of the store at ``path`` by key, without its times."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT run_key, kind, game, config FROM runs").fetchall()
+    return {row[0]: tuple(row[1:]) for row in rows}
+
+
+def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([SPARRING, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+# ---- the cluster --------------------------------------------------------------------------
+def _need(reason: str) -> None:
+    if os.environ.get("SPARRING_CI") == "1":
+        pytest.fail(f"{reason} (SPARRING_CI=1: the Ray backend tests must run)")
+    pytest.skip(reason)
+
+
+def _namespaces_work() -> bool:
+    try:
+        done = subprocess.run(
+            ["unshare", "-n", "-p", "-f", "--mount-proc", "sh", "-c", "ip link set lo up"],
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+CLUSTER_SCRIPT = textwrap.dedent(
+    """\
+    set -e
+    ip link set lo up
+    export RAY_USAGE_STATS_ENABLED=0 RAY_health_check_initial_delay_ms=0 \\
+        RAY_health_check_period_ms=300 RAY_health_check_timeout_ms=300 \\
+        RAY_health_check_failure_threshold=2
+    "$RAY" start --head --node-ip-address=127.0.0.1 --port=$PORT --num-cpus=1 \\
+        --disable-usage-stats --include-dashboard=false --temp-dir="$TEMP" >"$WORK/head.log" 2>&1
+    "$RAY" start --address=127.0.0.1:$PORT --node-ip-address=127.0.0.1 --num-cpus=1 \\
+        --node-name=second --disable-usage-stats >"$WORK/second.log" 2>&1
+    exec "$PYTHON" "$TESTS/test_ray_backend.py" scenarios "$WORK" 127.0.0.1:$PORT
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def cluster_run() -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Start the two-node cluster in private namespaces, run every scenario's driver in it
+    and give back the work folder (the stores) and the drivers' report; nothing of the
+    cluster outlives it (the PID namespace ends with the driver).  About a minute on an idle
+    2-core machine; Ray's workers run at a lower priority (nice), so CPU-bound jobs beside
+    the tests can starve them for many minutes."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        _need("Ray is not installed (pip install 'sparring[ray]')")
+    if shutil.which("unshare") is None or not _namespaces_work():
+        _need("unshare -n -p cannot make a private network namespace here (needs root)")
+    work = Path(tempfile.mkdtemp(prefix="sray"))  # short: Ray's socket paths must fit
+    temp = work / "t"
+    env = {
+        **os.environ,
+        "RAY": str(Path(PYTHON).parent / "ray"),
+        "PYTHON": PYTHON,
+        "PORT": str(PORT),
+        "TEMP": str(temp),
+        "WORK": str(work),
+        "TESTS": str(REPOSITORY / "tests"),
+    }
+    env.pop("RAY_ADDRESS", None)
+    try:
+        done = subprocess.run(
+            ["unshare", "-n", "-p", "-f", "--mount-proc", "bash", "-c", CLUSTER_SCRIPT],
+            cwd=REPOSITORY,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        report_path = work / "report.json"
+        logs = "\n".join(
+            (work / name).read_text()[-3000:]
+            for name in ("head.log", "second.log")
+            if (work / name).exists()
+        )
+        assert done.returncode == 0 and report_path.exists(), (
+            f"cluster run failed ({done.returncode}):\n{done.stdout[-5000:]}\n"
+            f"{done.stderr[-5000:]}\n{logs}"
+        )
+        yield work, json.loads(report_path.read_text())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_match_on_ray_stores_the_local_games(
+    cluster_run: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    work, report = cluster_run
+    local = tmp_path / "local.sqlite"
+    run_cli(["match", *MATCH, "--store", str(local), "--no-progress"], tmp_path)
+    ray_games = stored_games(work / "match.sqlite")
+    assert len(ray_games) == 8
+    assert ray_games == stored_games(local)
+    assert stored_runs(work / "match.sqlite") == stored_runs(local)
+    # the cost line, printed after the progress bar
+    assert "ray (2 CPUs): 8 games in" in report["match"]["stdout"]
+    stdout = " ".join(report["match"]["stdout"].split())  # as rich wrapped it
+    assert "8 of 8 games stored (8 played now, 0 already stored)" in stdout
+
+
+def test_adapt_on_ray_stores_the_local_games(
+    cluster_run: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    work, report = cluster_run
+    run_cli(["adapt", *ADAPT, "--out", str(tmp_path / "out"), "--no-progress"], tmp_path)
+    ray_games = stored_games(work / "adapt" / "games.sqlite")
+    local_games = stored_games(tmp_path / "out" / "games.sqlite")
+    # 2 opponents x 2 series x 3 games, and 2 baseline matches of 2 games
+    assert len(ray_games) == 16
+    assert ray_games == local_games
+    states = [g[-1] for g in ray_games.values() if g[-1] is not None]
+    assert len(states) == 12  # the series' games carry the players' states
+    assert "16 of 16 games stored" in " ".join(report["adapt"]["stdout"].split())
+    local_results = json.loads((tmp_path / "out" / "results.json").read_text())
+    ray_results = json.loads((work / "adapt" / "results.json").read_text())
+    for results in (local_results, ray_results):  # the command line and the clock readings
+        del results["command"], results["timing"]
+    assert ray_results == local_results
+
+
+def test_driver_killed_and_restarted_resumes(
+    cluster_run: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    work, report = cluster_run
+    killed = report["killed_driver"]
+    assert killed["returncode"] == -signal.SIGKILL
+    assert killed["stored_after_kill"] == KILL_AFTER
+    assert killed["resumed_played"] == KILLED_DRIVER["games"] - KILL_AFTER
+    assert killed["resumed_skipped"] == KILL_AFTER
+    from sparring.evaluation.match import MatchConfig, run_match
+    from sparring.evaluation.store import GameStore
+
+    local = tmp_path / "local.sqlite"
+    with GameStore(local) as db:
+        run_match(
+            MatchConfig(**KILLED_DRIVER, seed=KILLED_DRIVER_SEED),
+            db,
+            progress=False,
+        )
+    ray_games = stored_games(work / "killed-driver.sqlite")
+    assert len(ray_games) == KILLED_DRIVER["games"]
+    assert ray_games == stored_games(local)
+
+
+def test_ctrl_c_stops_a_ray_run_and_a_rerun_resumes(
+    cluster_run: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    work, report = cluster_run
+    stopped = report["interrupted"]
+    assert stopped["returncode"] == 130
+    stored = stopped["stored_after_interrupt"]
+    assert 1 <= stored < 16
+    store = work / "interrupted.sqlite"
+    assert stopped["stderr"].endswith(
+        f"interrupted: {stored} games of this run are stored in {store} "
+        f"({stored} played now); re-run the same command to resume\n"
+    )
+    assert (
+        f"16 of 16 games stored ({16 - stored} played now, {stored} already stored)"
+        in " ".join(stopped["rerun_stdout"].split())  # as rich wrapped it
+    )
+    local = tmp_path / "local.sqlite"
+    run_cli(["match", *INTERRUPTED, "--store", str(local), "--no-progress"], tmp_path)
+    assert stored_games(store) == stored_games(local)
+
+
+def test_node_killed_mid_run_loses_and_duplicates_nothing(
+    cluster_run: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    work, report = cluster_run
+    node = report["killed_node"]
+    assert node["killed_processes"] >= 2  # the raylet and the worker playing a series
+    assert node["busy_worker_killed"] is True
+    assert node["alive_nodes_after"] == 1
+    expected = NODE_SERIES["games_per_series"] * NODE_SERIES["series"]
+    assert node["played"] == expected
+    assert node["delivered"] == expected  # on_game saw every game once
+    from sparring.evaluation.series import SeriesConfig, run_series
+    from sparring.evaluation.store import GameStore
+
+    local = tmp_path / "local.sqlite"
+    with GameStore(local) as db:
+        run_series(
+            SeriesConfig(**NODE_SERIES, seed=NODE_SERIES_SEED),
+            db,
+            progress=False,
+        )
+    ray_games = stored_games(work / "killed-node.sqlite")
+    assert len(ray_games) == expected
+    assert ray_games == stored_games(local)
+
+
+# ---- the drivers (run inside the namespaces) ----------------------------------------------
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process: pid -> (parent pid, command line)."""
+    found: dict[int, tuple[int, str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
+        found[int(entry.name)] = (parent, cmdline)
+    return found
+
+
+def _kill_second_node() -> tuple[int, bool]:
+    """When a worker of the second node is running a task (``ray::_play_remote``), SIGKILL
+    the node's raylet and every process below it; returns how many were killed (0: none, the
+    node had no task running) and whether one of them was running a task."""
+    processes = _processes()
+    raylets = [
+        pid
+        for pid, (_, cmd) in processes.items()
+        if "raylet" in cmd.split(" ")[0] and "--node-name=second" in cmd
+    ]
+    assert len(raylets) == 1, raylets
+    doomed = set(raylets)
+    grew = True
+    while grew:
+        below = {pid for pid, (parent, _) in processes.items() if parent in doomed}
+        grew = not below <= doomed
+        doomed |= below
+    busy = any(processes[pid][1].startswith("ray::_play_remote") for pid in doomed)
+    if not busy:
+        return 0, False
+    for pid in doomed:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return len(doomed), busy
+
+
+def _run_cli_here(args: list[str]) -> dict[str, Any]:
+    done = subprocess.run([SPARRING, *args], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"sparring {args} failed: {done.stdout}\n{done.stderr}")
+    return {"stdout": done.stdout}
+
+
+def _scenarios(work: Path, address: str) -> None:
+    import sparring.kinds  # noqa: F401  (the player kinds)
+    from sparring.evaluation.match import MatchConfig, run_match
+    from sparring.evaluation.ray_backend import RayBackend
+    from sparring.evaluation.series import SeriesConfig, run_series
+    from sparring.evaluation.store import GameStore
+
+    backend = ["--backend", "ray", "--ray-address", address]
+    report: dict[str, Any] = {}
+    report["match"] = _run_cli_here(
+        ["match", *MATCH, "--store", str(work / "match.sqlite"), *backend]
+    )
+    report["adapt"] = _run_cli_here(
+        ["adapt", *ADAPT, "--out", str(work / "adapt"), "--no-progress", *backend]
+    )
+
+    store = work / "killed-driver.sqlite"
+    killed = subprocess.run(
+        [PYTHON, __file__, "kill-driver", address, str(store)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    with GameStore(store) as db:
+        config = MatchConfig(**KILLED_DRIVER, seed=KILLED_DRIVER_SEED)
+        stored = db.count(config_run_key(config))
+        resumed = run_match(config, db, progress=False, backend=RayBackend(address))
+    report["killed_driver"] = {
+        "returncode": killed.returncode,
+        "stderr": killed.stderr[-2000:],
+        "stored_after_kill": stored,
+        "resumed_played": resumed.played,
+        "resumed_skipped": resumed.skipped,
+    }
+
+    report["interrupted"] = _interrupt_cli(work / "interrupted.sqlite", backend)
+
+    delivered = 0
+    killed_info: tuple[int, bool] = (0, False)
+
+    def on_game(record: object) -> None:
+        nonlocal delivered, killed_info
+        delivered += 1
+        if not killed_info[1]:  # until a busy worker of the second node was killed
+            killed_info = _kill_second_node()
+
+    import ray
+
+    with GameStore(work / "killed-node.sqlite") as db:
+        result = run_series(
+            SeriesConfig(**NODE_SERIES, seed=NODE_SERIES_SEED),
+            db,
+            progress=False,
+            on_game=on_game,
+            backend=RayBackend(address),
+        )
+    time.sleep(1.0)  # the dead node's health checks
+    report["killed_node"] = {
+        "killed_processes": killed_info[0],
+        "busy_worker_killed": killed_info[1],
+        "alive_nodes_after": sum(1 for node in ray.nodes() if node["Alive"]),
+        "played": result.played,
+        "delivered": delivered,
+    }
+    (work / "report.json").write_text(json.dumps(report))
+
+
+def _interrupt_cli(store: Path, backend: list[str]) -> dict[str, Any]:
+    """Start ``sparring match`` on Ray, send it SIGINT once a game is stored, run it again."""
+    args = ["match", *INTERRUPTED, "--store", str(store), "--no-progress", *backend]
+    driver = subprocess.Popen(
+        [SPARRING, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(0.05)
+        if not store.exists():
+            continue
+        try:
+            with sqlite3.connect(store) as db:
+                if db.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 1:
+                    break
+        except sqlite3.OperationalError:  # the tables are not there yet
+            continue
+    driver.send_signal(signal.SIGINT)
+    _, stderr = driver.communicate(timeout=60)
+    with sqlite3.connect(store) as db:
+        stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    rerun = _run_cli_here(args)
+    return {
+        "returncode": driver.returncode,
+        "stderr": stderr,
+        "stored_after_interrupt": stored,
+        "rerun_stdout": rerun["stdout"],
+    }
+
+
+def config_run_key(config: Any) -> str:
+    from sparring.evaluation.match import run_key_for
+
+    return run_key_for("match", config.game, config.specs, config.seed)
+
+
+def _kill_driver(address: str, store: Path) -> None:
+    """A driver that SIGKILLs itself right after its KILL_AFTER-th game is stored."""
+    import sparring.kinds  # noqa: F401
+    from sparring.evaluation.match import MatchConfig, run_match
+    from sparring.evaluation.ray_backend import RayBackend
+    from sparring.evaluation.store import GameRecord, GameStore
+
+    stored = 0
+
+    def on_game(record: GameRecord) -> None:
+        nonlocal stored
+        stored += 1
+        if stored == KILL_AFTER:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    with GameStore(store) as db:
+        run_match(
+            MatchConfig(**KILLED_DRIVER, seed=KILLED_DRIVER_SEED),
+            db,
+            progress=False,
+            on_game=on_game,
+            backend=RayBackend(address, in_flight=2),
+        )
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "scenarios":
+        _scenarios(Path(sys.argv[2]), sys.argv[3])
+    elif sys.argv[1] == "kill-driver":
+        _kill_driver(sys.argv[2], Path(sys.argv[3]))
+    else:
+        raise SystemExit(f"unknown mode {sys.argv[1]!r}")
