@@ -17,7 +17,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sparring.cli.common import check_output_dir, check_output_file
+from sparring.cli.common import (
+    BACKEND_HELP,
+    RAY_ADDRESS_HELP,
+    BackendName,
+    backend_from_options,
+    check_output_dir,
+    check_output_file,
+)
 from sparring.cli.evaluation import exit_on_interrupt
 from sparring.evaluation.store import GameStore
 
@@ -70,6 +77,8 @@ def dda_grid(
         Path | None, typer.Option(help="SQLite game store (default: OUT/games.sqlite).")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
     """Grid search of an AlphaDDA kind's parameters by the metric D (Fujita 2022, appendix 2,
     Eq. 11), in full or by successive halving."""
@@ -116,15 +125,17 @@ def dda_grid(
     check_output_file(db_path, "--store")
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with exit_on_interrupt(db_path):
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-        with GameStore(db_path) as db:
-            result = run_grid(
-                config,
-                db,
-                progress=progress,
-                console=console,
-                on_round=lambda partial: write_report(partial, out, command),
-            )
+        with backend_from_options(backend, ray_address) as runner:
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+            with GameStore(db_path) as db:
+                result = run_grid(
+                    config,
+                    db,
+                    progress=progress,
+                    console=console,
+                    on_round=lambda partial: write_report(partial, out, command),
+                    backend=runner,
+                )
         paths = write_report(result, out, command)
         best = result.best
         console.print(

@@ -11,7 +11,14 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from sparring.cli.common import check_output_dir, check_output_file
+from sparring.cli.common import (
+    BACKEND_HELP,
+    RAY_ADDRESS_HELP,
+    BackendName,
+    backend_from_options,
+    check_output_dir,
+    check_output_file,
+)
 from sparring.errors import (
     BadValueError,
     IncompatibleError,
@@ -567,6 +574,8 @@ def se_strength(
         Path | None, typer.Option(help="SQLite game store (default: OUT/games.sqlite).")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
     """Strength by rank (Fig. 4 / Fig. 7, Table 5, appendix C): programs at each rank against
     the middle rank, a round robin of ranks with Elo, or SA-MCTS's z per rank; resumable."""
@@ -625,11 +634,17 @@ def se_strength(
         return
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with exit_on_interrupt(db_path):
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-        with GameStore(db_path) as db:
-            result = run_se_strength(
-                config, db, progress=progress, console=console, stop_after=max_games
-            )
+        with backend_from_options(backend, ray_address) as runner:
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+            with GameStore(db_path) as db:
+                result = run_se_strength(
+                    config,
+                    db,
+                    progress=progress,
+                    console=console,
+                    stop_after=max_games,
+                    backend=runner,
+                )
         paths = write_report(result, out, command)
     console.print(
         f"{result.played} games played now, {result.skipped} already stored"

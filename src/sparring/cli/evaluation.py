@@ -271,6 +271,8 @@ def ladder_extend(
             "default: every player)."
         ),
     ] = None,
+    backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
     """Add rungs to a ladder: rate new players against it, its ratings held fixed."""
     from sparring.evaluation.ladder import read_ladder, save_ladder
@@ -283,9 +285,9 @@ def ladder_extend(
         None if against is None else tuple(a.strip() for a in against.split(",") if a.strip())
     )
     console = Console()
-    with GameStore(store) as db:
+    with backend_from_options(backend, ray_address) as runner, GameStore(store) as db:
         results = rate_rungs(
-            the_ladder, specs, db, games, seed, workers, console, against=opponents
+            the_ladder, specs, db, games, seed, workers, console, against=opponents, backend=runner
         )
     text = rungs_markdown(the_ladder, results, games, opponents)
     console.print(text)
@@ -313,6 +315,8 @@ def study(
     store: Annotated[Path, typer.Option(help=_STORE_HELP)] = DEFAULT_STORE,
     plot: Annotated[Path | None, typer.Option(help="Save the Elo curve as PNG.")] = None,
     markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
+    backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
     """AlphaZero's Elo against one parameter (AlphaDDA Fig. 3-4), on a fixed ladder."""
     from sparring.evaluation.ladder import read_ladder
@@ -334,8 +338,8 @@ def study(
         player_labels(get_game(game), [config.spec(value)])
     _check_outputs(store, plot, markdown, None)
     console = Console()
-    with GameStore(store) as db:
-        points = run_study(config, the_ladder, db, console)
+    with backend_from_options(backend, ray_address) as runner, GameStore(store) as db:
+        points = run_study(config, the_ladder, db, console, backend=runner)
     text = study_markdown(config, the_ladder, points)
     console.print(text)
     if markdown is not None:

@@ -18,7 +18,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sparring.cli.common import check_output_dir, check_output_file, default_ladder
+from sparring.cli.common import (
+    BACKEND_HELP,
+    RAY_ADDRESS_HELP,
+    BackendName,
+    backend_from_options,
+    check_output_dir,
+    check_output_file,
+    default_ladder,
+)
 from sparring.errors import ConfigError, MissingResourceError
 
 console = Console()
@@ -115,6 +123,8 @@ def calibrate(
         ),
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
     """Calibrate strength adjustment (Wu et al. 2019): Elo over a grid of z and R_th."""
     from sparring.evaluation.store import GameStore
@@ -157,12 +167,13 @@ def calibrate(
     check_output_dir(out_dir, "--out")
     check_output_file(calibration, "--calibration")
     check_output_file(store, "--store")
-    console.print(
-        f"calibrating {game_name} sa:{base}: {len(config.settings())} settings, "
-        f"{games} games each; scale: {ladder_path or 'relative (baseline = 0)'}"
-    )
-    with GameStore(store) as db:
-        result = run_calibration(config, db, console=console, progress=progress)
+    with backend_from_options(backend, ray_address) as runner:
+        console.print(
+            f"calibrating {game_name} sa:{base}: {len(config.settings())} settings, "
+            f"{games} games each; scale: {ladder_path or 'relative (baseline = 0)'}"
+        )
+        with GameStore(store) as db:
+            result = run_calibration(config, db, console=console, progress=progress, backend=runner)
     command = ("sparring calibrate " + " ".join(sys.argv[2:])).strip()
     paths = write_report(result, out_dir, command=command, calibration_path=calibration)
     if previous is not None:
@@ -230,6 +241,8 @@ def strength_check(
     ),
     markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
     """Play players asked for target Elos against the ladder and measure their Elo."""
     from sparring.evaluation.ladder import read_ladder
@@ -245,7 +258,7 @@ def strength_check(
     rungs = read_ladder(ladder_file)
     check_output_file(store, "--store")
     check_output_file(markdown, "--markdown")
-    with GameStore(store) as db:
+    with backend_from_options(backend, ray_address) as runner, GameStore(store) as db:
         checks = check_targets(
             cal,
             calibration,
@@ -257,6 +270,7 @@ def strength_check(
             seed=seed,
             workers=workers,
             console=console if progress else None,
+            backend=runner,
         )
     table = Table("target", "setting", "measured Elo", "± 95%", "error", "games")
     for c in checks:

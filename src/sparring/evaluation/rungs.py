@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from sparring.errors import ConfigError
+from sparring.evaluation.backend import Backend
 from sparring.evaluation.ladder import Ladder, LadderFit, LadderPlayer, fit_against_ladder
 from sparring.evaluation.match import MatchConfig, run_match
 from sparring.evaluation.store import GameStore
@@ -47,10 +48,12 @@ def rate_against(
     seed: int,
     workers: int,
     console: Console | None = None,
+    backend: Backend | None = None,
 ) -> tuple[LadderFit, dict[str, float]]:
     """Play ``spec`` ``games`` games (colours alternating) against each of ``rungs`` and fit
     its Elo with their ratings held fixed; also return its mean score against each rung (by
-    name).  Games go through the resumable match runner, so a re-run replays nothing."""
+    name).  Games go through the resumable match runner, so a re-run replays nothing;
+    ``backend`` plays them (None: the local pool of ``workers`` processes)."""
     elos: list[float] = []
     results: list[float] = []
     scores: dict[str, float] = {}
@@ -58,7 +61,9 @@ def rate_against(
         config = MatchConfig(
             game=game, spec_a=spec, spec_b=rung.spec, games=games, seed=seed, workers=workers
         )
-        run = run_match(config, store, progress=console is not None, console=console)
+        run = run_match(
+            config, store, progress=console is not None, console=console, backend=backend
+        )
         mine = [r.score_a for r in run.records]
         elos += [rung.elo] * len(mine)
         results += mine
@@ -75,6 +80,7 @@ def rate_rungs(
     workers: int = 1,
     console: Console | None = None,
     against: Sequence[str] | None = None,
+    backend: Backend | None = None,
 ) -> list[RungResult]:
     """Play every spec against every player of ``ladder`` (or only the ladder players named
     or specified in ``against``) and rate it (module docstring).
@@ -83,7 +89,8 @@ def rate_rungs(
     Random scores nothing against the strong baselines, games that carry no information).
     Raises :class:`ConfigError` for no specs, ``games < 1``, a player whose name or spec
     the ladder (or an earlier spec) already has, or an ``against`` entry the ladder lacks.
-    Games are stored in ``store`` and a re-run replays nothing."""
+    Games are stored in ``store`` and a re-run replays nothing; ``backend`` plays them
+    (None: the local pool of ``workers`` processes; the games do not depend on it)."""
     if not specs:
         raise ConfigError("name at least one player to add to the ladder")
     if games < 1 or workers < 1:
@@ -99,7 +106,7 @@ def rate_rungs(
     out: list[RungResult] = []
     for name, spec in zip(names, specs, strict=True):
         fit, scores = rate_against(
-            ladder.game, spec, opponents, store, games, seed, workers, console
+            ladder.game, spec, opponents, store, games, seed, workers, console, backend
         )
         out.append(RungResult(LadderPlayer(name, spec, fit.elo, fit.stderr), scores, fit.games))
     return out

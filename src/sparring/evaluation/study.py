@@ -16,6 +16,7 @@ from pathlib import Path
 from rich.console import Console
 
 from sparring.errors import ConfigError
+from sparring.evaluation.backend import Backend
 from sparring.evaluation.ladder import Ladder, LadderFit, fit_against_ladder
 from sparring.evaluation.match import MatchConfig, run_match
 from sparring.evaluation.store import GameStore
@@ -84,9 +85,15 @@ class StudyPoint:
 
 
 def run_study(
-    config: StudyConfig, ladder: Ladder, store: GameStore, console: Console | None = None
+    config: StudyConfig,
+    ladder: Ladder,
+    store: GameStore,
+    console: Console | None = None,
+    *,
+    backend: Backend | None = None,
 ) -> list[StudyPoint]:
-    """Play (or resume) every variant against every ladder opponent and rate it."""
+    """Play (or resume) every variant against every ladder opponent and rate it; ``backend``
+    plays the games (None: the local pool of ``config.workers`` processes)."""
     if ladder.game != config.game:
         raise ConfigError(f"the ladder is for {ladder.game}, not {config.game}")
     rungs = [ladder.by_spec(spec) for spec in config.opponents]
@@ -106,7 +113,9 @@ def run_study(
                 seed=config.seed,
                 workers=config.workers,
             )
-            result = run_match(match, store, progress=console is not None, console=console)
+            result = run_match(
+                match, store, progress=console is not None, console=console, backend=backend
+            )
             mine = [r.score_a for r in result.records]
             elos += [rung.elo] * len(mine)
             scores += mine

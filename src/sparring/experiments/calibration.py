@@ -46,6 +46,7 @@ import numpy.typing as npt
 from rich.console import Console
 
 from sparring.errors import ConfigError, UnknownPlayerError
+from sparring.evaluation.backend import Backend
 from sparring.evaluation.bradley_terry import BradleyTerryFit, PairCounts, fit_bradley_terry
 from sparring.evaluation.ladder import Ladder, LadderPlayer, read_ladder
 from sparring.evaluation.match import MatchConfig, RunResult, run_match
@@ -340,8 +341,10 @@ def run_calibration(
     *,
     console: Console | None = None,
     progress: bool = False,
+    backend: Backend | None = None,
 ) -> CalibrationResult:
-    """Play (or resume) every match of ``config`` into ``store`` and compute the results."""
+    """Play (or resume) every match of ``config`` into ``store`` and compute the results;
+    ``backend`` plays the games (None: the local pool of ``config.workers`` processes)."""
     game = get_game(config.game)
     ladder = read_ladder(Path(config.ladder)) if config.ladder is not None else None
     if ladder is not None and ladder.game != config.game:
@@ -367,7 +370,7 @@ def run_calibration(
             seed=config.seed,
             workers=config.workers,
         )
-        return run_match(mc, store, progress=show, console=console)
+        return run_match(mc, store, progress=show, console=console, backend=backend)
 
     played = skipped = 0
     by_setting: dict[StrengthSetting, list[GameRecord]] = {}

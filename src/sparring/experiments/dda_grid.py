@@ -50,6 +50,7 @@ import numpy as np
 from rich.console import Console
 
 from sparring.errors import ConfigError
+from sparring.evaluation.backend import Backend
 from sparring.evaluation.match import _check_int, _check_text, _config_from_mapping
 from sparring.evaluation.series import SeriesConfig, run_series_set
 from sparring.evaluation.store import GameRecord, GameStore
@@ -526,11 +527,13 @@ def run_grid(
     progress: bool = True,
     console: Console | None = None,
     on_round: Callable[[GridResult], object] | None = None,
+    backend: Backend | None = None,
 ) -> GridResult:
     """Play (or resume) the grid search of ``config`` into ``store`` and score it.
 
     ``on_round`` gets the result so far after every round (e.g. to write the report as the
-    search goes).
+    search goes).  ``backend`` plays the series (None: the local pool of ``config.workers``
+    processes; the games do not depend on it).
     """
     console = console or Console()
     labels = check_config(config)
@@ -552,7 +555,12 @@ def run_grid(
             for opponent in config.opponents
         ]
         results = run_series_set(
-            configs, store, workers=config.workers, progress=progress, console=console
+            configs,
+            store,
+            workers=config.workers,
+            progress=progress,
+            console=console,
+            backend=backend,
         )
         played += sum(r.played for r in results)
         out: dict[int, float] = {}

@@ -59,6 +59,7 @@ from rich.console import Console
 from sparring.errors import ConfigError, SparringError
 from sparring.estimation.heldout import wilson_interval
 from sparring.estimation.human_like import GAMES, ZTable, game_ranks, normalise_rank
+from sparring.evaluation.backend import Backend
 from sparring.evaluation.match import _check_int, _config_from_mapping
 from sparring.evaluation.ratings import Anchor, EloFit, GameResults, fit_elo
 from sparring.evaluation.series import SeriesConfig, SeriesResult, run_series_set
@@ -550,13 +551,15 @@ def run_se_strength(
     console: Console | None = None,
     stop_after: int | None = None,
     on_game: Callable[[GameRecord], None] | None = None,
+    backend: Backend | None = None,
 ) -> SEStrengthResult:
     """Play (or resume) every pairing of ``config``, storing each game in ``store``.
 
     The series runner builds (validates) every spec before any game starts.  ``stop_after``
     plays at most that many new games (a later call resumes; the result then holds the games
-    stored so far).  Ctrl-C raises :class:`~sparring.evaluation.match.RunInterrupted` with every
-    finished game stored.
+    stored so far).  ``backend`` plays the series (None: the local pool of ``config.workers``
+    processes; the games do not depend on it).  Ctrl-C raises
+    :class:`~sparring.evaluation.match.RunInterrupted` with every finished game stored.
     """
     configs = config.series_configs()
     results = run_series_set(
@@ -567,6 +570,7 @@ def run_se_strength(
         console=console,
         stop_after=stop_after,
         on_game=on_game,
+        backend=backend,
     )
     return _collect(config, results)
 

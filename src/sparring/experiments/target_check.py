@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from sparring.errors import ConfigError
+from sparring.evaluation.backend import Backend
 from sparring.evaluation.ladder import Ladder, LadderFit, LadderPlayer
 from sparring.evaluation.rungs import rate_against
 from sparring.evaluation.store import GameStore
@@ -70,8 +71,10 @@ def check_targets(
     seed: int = 0,
     workers: int = 1,
     console: Console | None = None,
+    backend: Backend | None = None,
 ) -> list[TargetCheck]:
-    """Play and rate every target (see the module docstring)."""
+    """Play and rate every target (see the module docstring); ``backend`` plays the games
+    (None: the local pool of ``workers`` processes)."""
     if ladder.game != calibration.game:
         raise ConfigError(f"the ladder is for {ladder.game}, not {calibration.game}")
     if games < 1 or workers < 1:
@@ -89,6 +92,7 @@ def check_targets(
             seed,
             workers,
             console,
+            backend,
         )
         checks.append(TargetCheck(target, spec, chosen, fit, scores))
     return checks
