@@ -9,6 +9,7 @@ outlives the test.  In it a driver (this file run as a script) plays:
 
 * a match through ``sparring match --backend ray``,
 * a DSA experiment through ``sparring adapt --backend ray`` (series and baseline match),
+* new ladder rungs through ``sparring ladder-extend --backend ray``,
 * a match whose driver kills itself (SIGKILL) after 4 stored games, then runs again,
 * a match through the CLI stopped by Ctrl-C (SIGINT) once games are stored, then run again,
 * series during which the second node is killed (its raylet and all its processes),
@@ -39,6 +40,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from sparring.evaluation.backend import LocalBackend, RunCost
@@ -78,6 +80,10 @@ NODE_SERIES = {
 }
 NODE_SERIES_SEED = 7
 INTERRUPTED = ["connect4", "uct:sims=20000", "random", "--games", "16", "--seed", "9"]
+LADDER = REPOSITORY / "docs" / "results" / "baselines-connect4.json"
+CALIBRATION = REPOSITORY / "src" / "sparring" / "models" / "connect4.calibration.json"
+LADDER_EXTEND = [str(LADDER), "uct:sims=20,name=U20", "--against", "random,mcts1", "-n", "2"]
+"""``ladder-extend`` on the cluster: 4 games of a cheap new rung against two ladder players."""
 
 
 # ---- without Ray --------------------------------------------------------------------------
@@ -136,6 +142,48 @@ def test_backend_ray_without_ray_fails_in_one_line_and_writes_nothing(tmp_path: 
     done = _cli_without_ray(["match", *MATCH, "--store", str(store), "--no-progress"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert "8 of 8 games stored" in " ".join(done.stdout.split())
+
+
+# Every other command whose games go through run_match / run_series_set, with tiny arguments
+# (OUT: a path in the test's empty working folder); each must stop before writing anything.
+OTHER_COMMANDS = {
+    "ladder-extend": [*LADDER_EXTEND, "--out", "OUT/ext.json", "--store", "OUT/s.sqlite"],
+    "study": [
+        "connect4", "sims", "2", "--ladder", str(LADDER), "--opponents", "random", "-n", "2",
+        "--store", "OUT/s.sqlite", "--markdown", "OUT/study.md",
+    ],
+    "calibrate": [
+        "tictactoe", "--no-ladder", "--base", "base=uct,sims=2", "--z", "0,1", "--rth", "0.1",
+        "--floor", "none", "--games", "2", "--store", "OUT/s.sqlite", "--out", "OUT/cal",
+        "--no-progress",
+    ],
+    "strength-check": [
+        str(CALIBRATION), "--elo", "1200", "--ladder", str(LADDER), "--opponents", "1",
+        "--games", "2", "--store", "OUT/s.sqlite", "--markdown", "OUT/check.md", "--no-progress",
+    ],
+    "dda-grid": [
+        "tictactoe", "uct", "--grid", "sims=1,9", "-o", "random", "--games", "2",
+        "--out", "OUT/grid", "--no-progress",
+    ],
+    "se-strength": [
+        "chess", "--out", "OUT/se", "-p", "random:name=R{rank}", "--ranks", "r1", "--games", "2",
+        "--no-progress",
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", sorted(OTHER_COMMANDS))
+def test_other_commands_backend_ray_without_ray_fail_in_one_line(
+    command: str, tmp_path: Path
+) -> None:
+    args = [a.replace("OUT", str(tmp_path)) for a in OTHER_COMMANDS[command]]
+    done = _cli_without_ray([command, *args, "--backend", "ray"], tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == (
+        "error: --backend ray needs Ray, which is not installed: pip install 'sparring[ray]'\n"
+    )
+    assert done.stdout == ""
+    assert list(tmp_path.iterdir()) == []  # no store, no report, no folder
 
 
 def test_ray_address_needs_backend_ray(tmp_path: Path) -> None:
@@ -299,6 +347,31 @@ def test_adapt_on_ray_stores_the_local_games(
     assert ray_results == local_results
 
 
+def test_ladder_extend_on_ray_stores_the_local_games(
+    cluster_run: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    work, report = cluster_run
+    local = tmp_path / "local.sqlite"
+    run_cli(
+        [
+            "ladder-extend",
+            *LADDER_EXTEND,
+            "--out",
+            str(tmp_path / "ext.json"),
+            "--store",
+            str(local),
+        ],
+        tmp_path,
+    )
+    ray_games = stored_games(work / "ladder.sqlite")
+    assert len(ray_games) == 4  # 2 games against each of Random and MCTS1
+    assert ray_games == stored_games(local)
+    assert stored_runs(work / "ladder.sqlite") == stored_runs(local)
+    # the same rung: the same Elo, written the same way
+    assert (work / "ladder.json").read_text() == (tmp_path / "ext.json").read_text()
+    assert report["ladder_extend"]["stdout"].count("ray (2 CPUs): 2 games in") == 2
+
+
 def test_driver_killed_and_restarted_resumes(
     cluster_run: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
@@ -437,6 +510,20 @@ def _scenarios(work: Path, address: str) -> None:
         ["adapt", *ADAPT, "--out", str(work / "adapt"), "--no-progress", *backend]
     )
 
+    report["ladder_extend"] = _run_cli_here(
+        [
+            "ladder-extend",
+            *LADDER_EXTEND,
+            "--out",
+            str(work / "ladder.json"),
+            "--store",
+            str(work / "ladder.sqlite"),
+            *backend,
+        ]
+    )
+
+    report["train"] = _train_scenarios(work, address)
+
     store = work / "killed-driver.sqlite"
     killed = subprocess.run(
         [PYTHON, __file__, "kill-driver", address, str(store)],
@@ -549,10 +636,242 @@ def _kill_driver(address: str, store: Path) -> None:
         )
 
 
+# ---- self-play training on Ray (sparring train --backend ray) -----------------------------
+TRAIN_TINY = {
+    "games_per_iteration": 3,
+    "simulations": 8,
+    "parallel_games": 2,
+    "queue_size": 500,
+    "batch_size": 32,
+    "blocks": 1,
+    "channels": 8,
+    "eval_every": 0,
+    "threads": 1,
+    "backend": "torch",
+}
+TRAIN_ACTORS = 2
+
+
+def test_train_backend_ray_without_ray_fails_in_one_line_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "run"
+    done = _cli_without_ray(
+        ["train", "connect4", "--out", str(out), "--iterations", "1", "--backend", "ray"],
+        tmp_path,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "error: --backend ray needs Ray, which is not installed: pip install 'sparring[ray]'\n"
+    )
+    assert not out.exists()
+
+
+def test_train_selfplay_actors_needs_backend_ray(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = subprocess.run(
+        [SPARRING, "train", "connect4", "--out", str(out), "--selfplay-actors", "2"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr == "error: --selfplay-actors needs --backend ray\n"
+    assert not out.exists()
+
+
+def test_games_split_into_shares_with_their_own_generators() -> None:
+    from sparring.training.distributed import share_rng, split_games
+
+    assert split_games(3, 2) == [2, 1]
+    assert split_games(8, 3) == [3, 3, 2]
+    assert split_games(1, 3) == [1, 0, 0]
+    draws = {
+        (s, t, i): share_rng(s, t, i).integers(2**62)
+        for s in (0, 1)
+        for t in (1, 2)
+        for i in (0, 1)
+    }
+    assert len(set(draws.values())) == 8  # every (seed, iteration, share) its own stream
+    assert share_rng(0, 2, 1).integers(2**62) == draws[(0, 2, 1)]  # and reproducible
+
+
+def _local_shares(config: Any, network: dict[str, Any], iteration: int) -> Any:
+    """The merged batch of ``iteration``'s shares, played here by the actors' class."""
+    from sparring.games import get_game
+    from sparring.training.distributed import SelfPlayActor, merge_batches, split_games
+    from sparring.training.selfplay import SelfPlaySettings
+
+    actor = SelfPlayActor(config.game, config.backend, config.threads)
+    settings = SelfPlaySettings.from_config(config)
+    shares = split_games(config.games_per_iteration, TRAIN_ACTORS)
+    batches = [
+        actor.play(network, iteration, settings, n, config.seed, i)[0] for i, n in enumerate(shares)
+    ]
+    game = get_game(config.game)
+    return merge_batches(batches, (game.num_planes, *game.board_shape))
+
+
+def test_an_actors_share_is_play_games_with_the_share_generator() -> None:
+    from sparring.games import get_game
+    from sparring.nn.evaluators import make_evaluator
+    from sparring.nn.model import NetworkConfig, build_model
+    from sparring.training.config import TrainConfig
+    from sparring.training.distributed import network_payload, share_rng
+    from sparring.training.selfplay import SelfPlaySettings, play_games
+
+    config = TrainConfig.for_game("connect4", **TRAIN_TINY)
+    game = get_game("connect4")
+    model = build_model(NetworkConfig.for_game(game, blocks=1, channels=8), seed=0)
+    merged = _local_shares(config, network_payload(model), 1)
+    settings = SelfPlaySettings.from_config(config)
+    evaluator = make_evaluator(model.eval(), backend="torch", threads=1)
+    first = play_games(game, evaluator, settings, 2, share_rng(0, 1, 0))
+    second = play_games(game, evaluator, settings, 1, share_rng(0, 1, 1))
+    assert merged.games == 3 and merged.lengths == first.lengths + second.lengths
+    assert np.array_equal(merged.planes, np.concatenate([first.planes, second.planes]))
+    assert np.array_equal(merged.pi, np.concatenate([first.pi, second.pi]))
+    assert np.array_equal(merged.z, np.concatenate([first.z, second.z]))
+
+
+def test_train_on_ray_runs_two_iterations(cluster_run: tuple[Path, dict[str, Any]]) -> None:
+    work, report = cluster_run
+    assert "model:" in report["train"]["cli"]["stdout"]
+    lines = (work / "train-ray" / "log.jsonl").read_text().splitlines()
+    log = [json.loads(line) for line in lines]
+    assert [r["iteration"] for r in log] == [1, 2]
+    assert [r["games"] for r in log] == [3, 6]
+    samples = 2 * sum(r["positions"] for r in log)  # Connect4: each position and its mirror
+    assert log[-1]["queue"] == samples
+    with np.load(work / "train-ray" / "replay.npz") as replay:
+        assert int(replay["added"]) == samples
+    # iteration 1's samples are those of the shares played here from the same network
+    from sparring.games import get_game
+    from sparring.nn.model import NetworkConfig, build_model
+    from sparring.training.config import TrainConfig
+    from sparring.training.distributed import network_payload
+
+    config = TrainConfig.for_game("connect4", **TRAIN_TINY)
+    model = build_model(
+        NetworkConfig.for_game(get_game("connect4"), blocks=1, channels=8), seed=config.seed
+    )
+    assert log[0]["positions"] == len(_local_shares(config, network_payload(model), 1).z)
+
+
+def test_train_on_ray_resumes_after_kill_9_with_the_same_weights(
+    cluster_run: tuple[Path, dict[str, Any]],
+) -> None:
+    import torch
+
+    work, report = cluster_run
+    killed = report["train"]["killed"]
+    assert killed["returncode"] == -signal.SIGKILL
+    assert killed["iterations_at_kill"] == [1]
+    assert killed["resumed_from"] == 1
+    # an actor killed during the resumed iteration 2: its share played again, once
+    assert killed["actor_killed"] is True
+    assert killed["replacements"] == 1
+    log = (work / "train-killed" / "log.jsonl").read_text().splitlines()
+    assert [json.loads(line)["iteration"] for line in log] == [1, 2]
+    resumed = torch.load(work / "train-killed" / "checkpoint.pt", weights_only=False)
+    uninterrupted = torch.load(work / "train-ray" / "checkpoint.pt", weights_only=False)
+    assert resumed["state"]["games"] == uninterrupted["state"]["games"] == 6
+    for name, value in uninterrupted["model"].items():
+        assert torch.equal(resumed["model"][name], value), name
+
+
+def _train_scenarios(work: Path, address: str) -> dict[str, Any]:
+    """``sparring train --backend ray`` for 2 iterations; the same run killed (SIGKILL) after
+    iteration 1 and resumed with a self-play actor killed during the resumed iteration."""
+    toml = work / "train.toml"
+    toml.write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in TRAIN_TINY.items()))
+    args = ["--config", str(toml), "--iterations", "2", "--backend", "ray"]
+    args += ["--ray-address", address, "--selfplay-actors", str(TRAIN_ACTORS)]
+    report: dict[str, Any] = {}
+    report["cli"] = _run_cli_here(["train", "connect4", "--out", str(work / "train-ray"), *args])
+    killed_dir = work / "train-killed"
+    killed = subprocess.run(
+        [PYTHON, __file__, "kill-trainer", address, str(killed_dir), str(toml)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    at_kill = [json.loads(line)["iteration"] for line in (killed_dir / "log.jsonl").open()]
+    report["killed"] = {
+        "returncode": killed.returncode,
+        "stderr": killed.stderr[-2000:],
+        "iterations_at_kill": at_kill,
+        **_resume_killing_an_actor(address, killed_dir, toml),
+    }
+    return report
+
+
+def _resume_killing_an_actor(address: str, out: Path, toml: Path) -> dict[str, Any]:
+    """Resume the killed run to iteration 2, SIGKILLing one self-play actor process as soon
+    as it exists (during iteration 2's self-play)."""
+    import threading
+
+    from sparring.evaluation.ray_backend import RayBackend
+    from sparring.training.config import TrainConfig
+    from sparring.training.distributed import RaySelfPlay
+    from sparring.training.trainer import Trainer
+
+    cluster = RayBackend(address)
+    self_play = RaySelfPlay(cluster, actors=TRAIN_ACTORS)
+    trainer = Trainer(TrainConfig.from_toml(toml, "connect4"), out, self_play)
+    resumed_from = trainer.state.iteration
+    stop = threading.Event()
+    killed: list[int] = []
+    # actors of the runs before (ended, maybe not gone yet) are not this run's
+    old = {pid for pid, (_, cmd) in _processes().items() if cmd.startswith("ray::SelfPlayActor")}
+
+    def killer() -> None:
+        while not stop.is_set() and not killed:
+            for pid, (_, cmd) in _processes().items():
+                if cmd.startswith("ray::SelfPlayActor") and pid not in old:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    break
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    try:
+        trainer.run(2)
+    finally:
+        stop.set()
+        thread.join()
+        self_play.close()
+        cluster.close()
+    return {
+        "resumed_from": resumed_from,
+        "actor_killed": bool(killed),
+        "replacements": self_play.replacements,
+    }
+
+
+def _kill_trainer(address: str, out: Path, toml: Path) -> None:
+    """A training driver on Ray that SIGKILLs itself right after iteration 1's checkpoint."""
+    from sparring.evaluation.ray_backend import RayBackend
+    from sparring.training.config import TrainConfig
+    from sparring.training.distributed import RaySelfPlay
+    from sparring.training.trainer import Trainer
+
+    def report(iteration: int, total: int, record: dict[str, Any]) -> None:
+        if iteration == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    self_play = RaySelfPlay(RayBackend(address), actors=TRAIN_ACTORS)
+    Trainer(TrainConfig.from_toml(toml, "connect4"), out, self_play).run(2, report=report)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "scenarios":
         _scenarios(Path(sys.argv[2]), sys.argv[3])
     elif sys.argv[1] == "kill-driver":
         _kill_driver(sys.argv[2], Path(sys.argv[3]))
+    elif sys.argv[1] == "kill-trainer":
+        _kill_trainer(sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4]))
     else:
         raise SystemExit(f"unknown mode {sys.argv[1]!r}")

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from sparring.cli.common import check_output_dir
+from sparring.cli.common import (
+    RAY_ADDRESS_HELP,
+    BackendName,
+    backend_from_options,
+    check_output_dir,
+)
 from sparring.games import get_game
+
+if TYPE_CHECKING:
+    from sparring.evaluation.backend import Backend
+    from sparring.training.config import TrainConfig
+    from sparring.training.trainer import Trainer
 
 console = Console()
 
@@ -27,12 +37,31 @@ def train(
         int | None, typer.Option(min=1, help="Stop after this many iterations in all.")
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed (overrides the config).")] = None,
+    backend: Annotated[
+        BackendName,
+        typer.Option(
+            help="Where self-play runs: local (this process) or ray (Ray actors on the "
+            "cluster at --ray-address; pip install 'sparring[ray]'; other samples than local, "
+            "see docs/ray.md). The learner runs here either way."
+        ),
+    ] = BackendName.LOCAL,
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
+    selfplay_actors: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Self-play actors with --backend ray (default: the cluster's CPUs). The "
+            "samples depend on it: resume with the same number.",
+        ),
+    ] = None,
 ) -> None:
     """Train (or resume training) a policy/value network by self-play."""
+    from sparring.errors import BadValueError
     from sparring.training.config import TrainConfig
-    from sparring.training.trainer import Trainer
 
     get_game(game_name)
+    if selfplay_actors is not None and BackendName(backend) is not BackendName.RAY:
+        raise BadValueError("--selfplay-actors needs --backend ray", key="--selfplay-actors")
     overrides: dict[str, Any] = {}
     if seed is not None:
         overrides["seed"] = seed
@@ -43,7 +72,38 @@ def train(
     )
     directory = out or Path("runs") / f"train-{game_name}"
     check_output_dir(directory, "--out")
-    trainer = Trainer(cfg, directory)
+    with backend_from_options(backend, ray_address) as runner:
+        _train(cfg, directory, iterations, runner, selfplay_actors)
+
+
+def _train(
+    cfg: TrainConfig,
+    directory: Path,
+    iterations: int | None,
+    runner: Backend | None,
+    actors: int | None,
+) -> None:
+    """Run the training (``runner``: None for local self-play, else the Ray backend)."""
+    from sparring.training.trainer import Trainer
+
+    self_play = None
+    if runner is not None:
+        from sparring.evaluation.ray_backend import RayBackend
+        from sparring.training.distributed import RaySelfPlay
+
+        if not isinstance(runner, RayBackend):
+            raise TypeError(f"self-play runs locally or on Ray, not on {runner!r}")
+        self_play = RaySelfPlay(runner, actors=actors)
+    try:
+        _train_with(Trainer(cfg, directory, self_play), directory, iterations)
+    finally:
+        if self_play is not None:
+            self_play.close()
+
+
+def _train_with(trainer: Trainer, directory: Path, iterations: int | None) -> None:
+    """The progress display around ``trainer.run``."""
+    cfg = trainer.config
     target = iterations or cfg.iterations
     done = trainer.state.iteration
     if done:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -54,6 +54,9 @@ from sparring.search.puct import PUCTConfig
 from sparring.training.config import TrainConfig
 from sparring.training.replay import ReplayQueue
 from sparring.training.selfplay import SelfPlaySettings, augment, play_games
+
+if TYPE_CHECKING:
+    from sparring.training.distributed import SelfPlayBackend
 
 CHECKPOINT_FORMAT = "sparring-train-checkpoint-v1"
 RESUMABLE_CHANGES = frozenset(
@@ -94,9 +97,18 @@ class TrainState:
 class Trainer:
     """Runs (and resumes) one training run in ``out_dir``."""
 
-    def __init__(self, config: TrainConfig, out_dir: Path) -> None:
+    def __init__(
+        self,
+        config: TrainConfig,
+        out_dir: Path,
+        self_play_backend: SelfPlayBackend | None = None,
+    ) -> None:
+        """``self_play_backend``: where self-play runs (None: this process, from the run's
+        generator; a :class:`~sparring.training.distributed.RaySelfPlay`: Ray actors, with
+        other samples, see :mod:`sparring.training.distributed`)."""
         config.check_opponents()  # now, not at the first evaluation
         self.config = config
+        self.self_play_backend = self_play_backend
         self.out = out_dir
         self.game: Game = get_game(config.game)
         self.game.require_compiled("training")
@@ -220,9 +232,15 @@ class Trainer:
         the searches, and ``mean_length`` the moves per game, so the cost of a sample shows
         with playout cap randomization."""
         c = self.config
-        evaluator = make_evaluator(self.model.eval(), backend=c.backend, threads=c.threads)
-        settings = SelfPlaySettings.from_config(c)
-        batch = play_games(self.game, evaluator, settings, c.games_per_iteration, self.rng)
+        remote: dict[str, Any] = {}
+        if self.self_play_backend is None:
+            evaluator = make_evaluator(self.model.eval(), backend=c.backend, threads=c.threads)
+            settings = SelfPlaySettings.from_config(c)
+            batch = play_games(self.game, evaluator, settings, c.games_per_iteration, self.rng)
+        else:
+            backend = self.self_play_backend
+            batch = backend.play(c, self.model.eval(), self.state.iteration + 1)
+            remote = {"selfplay_remote_cpu_seconds": backend.last_cpu_seconds}
         planes, pi, z = augment(self.game, batch.planes, batch.pi, batch.z)
         self.replay.add(planes, pi, z)
         self.state.games += batch.games
@@ -238,7 +256,7 @@ class Trainer:
             "first_wins": first,
             "second_wins": second,
             "draws": batch.games - first - second,
-        }
+        } | remote
 
     def learn(self) -> dict[str, float]:
         """*Learning*: ``N_epoch`` passes of mini-batch SGD over the queue (Eq. 10)."""
