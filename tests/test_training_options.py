@@ -514,3 +514,36 @@ def test_gumbel_pcr_run_resumes_exactly_after_kill_9(tmp_path: Path) -> None:
     weights = torch.load(killed / "checkpoint.pt", weights_only=False)["model"]
     for name, value in straight.model.state_dict().items():
         assert torch.equal(weights[name], value), name
+
+
+def test_gumbel_opening_only_plays_the_sampled_move_only_in_the_opening() -> None:
+    from dataclasses import replace
+
+    from sparring.search.stats import RootStats
+
+    game = get_game("connect4")
+    # Two moves share the most visits; the improved policy prefers move 5; the Gumbel draw
+    # selected move 2.
+    stats = replace(
+        RootStats.from_visits([1, 2, 5], [3, 10, 10]),
+        improved_policy=np.array([0.5, 0.2, 0.3], dtype=np.float32),
+        selected_move=2,
+    )
+    assert selfplay.improved_best_move(stats) == 5  # 0.5 belongs to a less visited move
+    config = TrainConfig.for_game(
+        "connect4", search_variant="gumbel", gumbel_opening_only=True, opening_moves=2
+    )
+    settings = SelfPlaySettings.from_config(config)
+    assert settings.play_selected and settings.selected_plies == 2
+    rng = np.random.default_rng(0)
+    state = game.initial_state()
+    plies = []
+    for _ in range(3):
+        plies.append(selfplay.choose_move(game, state, stats, settings, rng))
+        state = game.play(state, 3)
+    assert plies == [2, 2, 5]
+    paper = SelfPlaySettings.from_config(replace(config, gumbel_opening_only=False))
+    assert paper.selected_plies is None
+    assert selfplay.choose_move(game, state, stats, paper, rng) == 2
+    with pytest.raises(ConfigError, match="gumbel_opening_only"):
+        TrainConfig.for_game("connect4", gumbel_opening_only="yes")

@@ -92,6 +92,11 @@ class TrainConfig:
     eq. 8: 50)."""
     gumbel_c_scale: float = 1.0
     """``gumbel``: ``c_scale`` of the same ``sigma`` (paper: 1.0)."""
+    gumbel_opening_only: bool = False
+    """``gumbel``: play the Gumbel-sampled move (the sequential halving's winner) only for the
+    first ``opening_moves`` plies, and afterwards the most visited move with the largest
+    improved-policy weight, no Gumbel draw in the choice (as AlphaZero samples by Eq. 9 only
+    in the opening).  False (the paper): the sampled move on every ply."""
     forced_k: float = 2.0
     """``forced``: ``k`` of KataGo's forced playouts ``n_forced(c) = sqrt(k P(c) sum_b N(b))``
     (Wu 2019: 2)."""

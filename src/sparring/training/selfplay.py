@@ -73,6 +73,10 @@ class SelfPlaySettings:
     play_selected: bool = False
     """Play the root plan's :attr:`~sparring.search.stats.RootStats.selected_move` on every
     ply (Gumbel AlphaZero) instead of Eq. 9 / the most visited move."""
+    selected_plies: int | None = None
+    """With :attr:`play_selected`: play the selected move only on plies below this, and
+    afterwards :func:`improved_best_move` (``TrainConfig.gumbel_opening_only``); None: on
+    every ply."""
 
     def __post_init__(self) -> None:
         if not 0 < self.full_search_fraction <= 1:
@@ -126,6 +130,7 @@ class SelfPlaySettings:
             fast_search=fast if pcr else None,
             full_search_fraction=config.full_search_fraction,
             play_selected=config.search_variant == "gumbel",
+            selected_plies=config.opening_moves if config.gumbel_opening_only else None,
         )
 
 
@@ -163,6 +168,16 @@ def best_move(result: SearchResult, rng: np.random.Generator) -> int:
     return int(best[rng.integers(len(best))])
 
 
+def improved_best_move(result: SearchResult) -> int:
+    """Among the most visited moves, the one with the largest improved-policy weight (the
+    first in move order on ties): the Gumbel root's choice without the Gumbel draw."""
+    if result.improved_policy is None:
+        raise RuntimeError("the self-play search gave no improved policy")
+    most = result.visits == result.visits.max()
+    weights = np.where(most, result.improved_policy, -1.0)
+    return int(result.moves[int(np.argmax(weights))])
+
+
 def choose_move(
     game: Game,
     state: State,
@@ -171,11 +186,14 @@ def choose_move(
     rng: np.random.Generator,
 ) -> int:
     """The move self-play plays after ``result``: the root plan's selected move with
-    :attr:`~SelfPlaySettings.play_selected`, else Eq. 9 for the first ``T_opening`` plies and
+    :attr:`~SelfPlaySettings.play_selected` (after :attr:`~SelfPlaySettings.selected_plies`
+    plies, :func:`improved_best_move`), else Eq. 9 for the first ``T_opening`` plies and
     the most visited move afterwards."""
     if settings.play_selected:
         if result.selected_move is None:
             raise RuntimeError("the self-play search selected no move to play")
+        if settings.selected_plies is not None and game.ply(state) >= settings.selected_plies:
+            return improved_best_move(result)
         return int(result.selected_move)
     if game.ply(state) < settings.opening_moves:
         return opening_move(result, settings.temperature, rng)
