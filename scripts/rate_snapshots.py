@@ -183,7 +183,10 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
     for p in points:
         if p["variant"] == "reference":
             axes[0][0].axhline(p["elo"], color="grey", linestyle="--", linewidth=1)
-            axes[0][0].text(0, p["elo"], f" {p['run']}", va="bottom", fontsize=8, color="grey")
+            axes[0][0].text(
+                0.01, p["elo"], p["run"], va="bottom", fontsize=8, color="grey",
+                transform=axes[0][0].get_yaxis_transform(),
+            )  # fmt: skip
             if panels == 2 and "value_optimal" in p:
                 axes[0][1].axhline(100 * p["value_optimal"], color="grey", linestyle="--")
     for run in dict.fromkeys(p["run"] for p in points if p["variant"] != "reference"):
@@ -195,6 +198,8 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
         )  # fmt: skip
         if panels == 2:
             axes[0][1].plot(x, [100 * p.get("value_optimal", math.nan) for p in rows], "o-")
+    for ax in axes[0]:
+        ax.set_xlim(left=0)
     axes[0][0].set_xlabel("training CPU-hours")
     axes[0][0].set_ylabel("Elo on the baseline ladder (95% CI)")
     axes[0][0].legend(fontsize=8)
