@@ -20,6 +20,8 @@ from sparring.games import get_game
 if TYPE_CHECKING:
     from sparring.evaluation.backend import Backend
     from sparring.training.config import TrainConfig
+    from sparring.training.distributed import RaySelfPlay
+    from sparring.training.processes import ProcessSelfPlay
     from sparring.training.trainer import Trainer
 
 console = Console()
@@ -54,6 +56,23 @@ def train(
             "samples depend on it: resume with the same number.",
         ),
     ] = None,
+    selfplay_workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Self-play in this many local worker processes (spawned; each plays a "
+            "share of the iteration's games, on the config's device). The samples depend "
+            "on it (the same as that many Ray actors): resume with the same number.",
+        ),
+    ] = None,
+    minutes: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="Stop (checkpointed, resumable) after the first iteration that ends this "
+            "many minutes after the start.",
+        ),
+    ] = None,
 ) -> None:
     """Train (or resume training) a policy/value network by self-play."""
     from sparring.errors import BadValueError
@@ -62,6 +81,11 @@ def train(
     get_game(game_name)
     if selfplay_actors is not None and BackendName(backend) is not BackendName.RAY:
         raise BadValueError("--selfplay-actors needs --backend ray", key="--selfplay-actors")
+    if selfplay_workers is not None and BackendName(backend) is not BackendName.LOCAL:
+        raise BadValueError(
+            "--selfplay-workers is for --backend local; with Ray use --selfplay-actors",
+            key="--selfplay-workers",
+        )
     overrides: dict[str, Any] = {}
     if seed is not None:
         overrides["seed"] = seed
@@ -73,7 +97,7 @@ def train(
     directory = out or Path("runs") / f"train-{game_name}"
     check_output_dir(directory, "--out")
     with backend_from_options(backend, ray_address) as runner:
-        _train(cfg, directory, iterations, runner, selfplay_actors)
+        _train(cfg, directory, iterations, runner, selfplay_actors, selfplay_workers, minutes)
 
 
 def _train(
@@ -82,11 +106,18 @@ def _train(
     iterations: int | None,
     runner: Backend | None,
     actors: int | None,
+    workers: int | None = None,
+    minutes: float | None = None,
 ) -> None:
-    """Run the training (``runner``: None for local self-play, else the Ray backend)."""
+    """Run the training (``runner``: None for local self-play, in this process or in
+    ``workers`` processes; else the Ray backend)."""
     from sparring.training.trainer import Trainer
 
-    self_play = None
+    self_play: RaySelfPlay | ProcessSelfPlay | None = None
+    if runner is None and workers is not None:
+        from sparring.training.processes import ProcessSelfPlay
+
+        self_play = ProcessSelfPlay(workers)
     if runner is not None:
         from sparring.evaluation.ray_backend import RayBackend
         from sparring.training.distributed import RaySelfPlay
@@ -95,13 +126,15 @@ def _train(
             raise TypeError(f"self-play runs locally or on Ray, not on {runner!r}")
         self_play = RaySelfPlay(runner, actors=actors)
     try:
-        _train_with(Trainer(cfg, directory, self_play), directory, iterations)
+        _train_with(Trainer(cfg, directory, self_play), directory, iterations, minutes)
     finally:
         if self_play is not None:
             self_play.close()
 
 
-def _train_with(trainer: Trainer, directory: Path, iterations: int | None) -> None:
+def _train_with(
+    trainer: Trainer, directory: Path, iterations: int | None, minutes: float | None = None
+) -> None:
     """The progress display around ``trainer.run``."""
     cfg = trainer.config
     target = iterations or cfg.iterations
@@ -131,7 +164,8 @@ def _train_with(trainer: Trainer, directory: Path, iterations: int | None) -> No
             if scores:
                 progress.console.print(f"iteration {iteration}: {info}")
 
-        trainer.run(target, report=report, phase=phase)
+        seconds = None if minutes is None else 60.0 * minutes
+        trainer.run(target, report=report, phase=phase, seconds=seconds)
     console.print(f"model: {directory / 'model.pt'}; log: {directory / 'log.jsonl'}")
 
 

@@ -43,7 +43,9 @@ if TYPE_CHECKING:
 
 
 class TorchEvaluator:
-    """A :class:`~sparring.nn.model.PolicyValueNet` run by PyTorch on the CPU.
+    """A :class:`~sparring.nn.model.PolicyValueNet` run by PyTorch, on the CPU or on
+    ``device`` (e.g. ``"cuda"``: the model is moved there; None: where the model is);
+    batches go there and back.
 
     The network is put in evaluation mode (batch norm uses its running statistics) and run
     under :func:`torch.inference_mode`.  Its head dropout stays active while its probability
@@ -53,22 +55,29 @@ class TorchEvaluator:
     process-wide PyTorch setting.
     """
 
-    def __init__(self, model: PolicyValueNet, threads: int | None = 1) -> None:
+    def __init__(
+        self, model: PolicyValueNet, threads: int | None = 1, device: str | None = None
+    ) -> None:
         import torch
 
         if threads is not None:
             torch.set_num_threads(int(threads))
         self._torch = torch
+        if device is None:  # where the model is
+            self.device = next(model.parameters()).device
+        else:
+            self.device = torch.device(device)
+            model = model.to(self.device)
         self.model = model.eval()
 
     def forward(self, planes: PlanesBatch) -> tuple[npt.NDArray[np.float32], Values]:
-        """Raw network outputs: policy logits ``[B, A]`` and values ``[B]``."""
+        """Raw network outputs: policy logits ``[B, A]`` and values ``[B]`` (computed on
+        ``device``, returned as CPU arrays)."""
         torch = self._torch
         with torch.inference_mode():
-            logits, values = self.model(torch.from_numpy(np.ascontiguousarray(planes)))
-        return logits.numpy().astype(np.float32, copy=False), values.numpy().astype(
-            np.float32, copy=False
-        )
+            x = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device)
+            logits, values = self.model(x)
+        return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
     def evaluate(
         self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
@@ -157,15 +166,18 @@ def onnxruntime_available() -> bool:
 
 
 def make_evaluator(
-    model: PolicyValueNet, backend: str = "auto", threads: int = 1
+    model: PolicyValueNet, backend: str = "auto", threads: int = 1, device: str = "cpu"
 ) -> TorchEvaluator | OnnxEvaluator:
     """The fastest suitable evaluator for ``model``.
 
     ``backend``: ``"torch"``, ``"onnx"`` or ``"auto"`` (ONNX Runtime when it is installed and
-    the network has no dropout, else PyTorch).
+    the network has no dropout, else PyTorch).  ``device`` other than ``"cpu"`` (a GPU,
+    ``"cuda"``): always PyTorch on that device, whatever ``backend`` says.
     """
     if backend not in ("auto", "torch", "onnx"):
         raise ValueError(f"unknown evaluator backend {backend!r}; use auto, torch or onnx")
+    if device != "cpu":
+        return TorchEvaluator(model, threads=threads, device=device)
     if backend == "onnx" or (
         backend == "auto" and model.dropout == 0.0 and onnxruntime_available()
     ):

@@ -8,6 +8,7 @@ error that names the key.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,10 @@ class TrainConfig:
     """PyTorch / ONNX Runtime threads."""
     backend: str = "auto"
     """Self-play evaluator: ``auto``, ``torch`` or ``onnx``."""
+    device: str = "cpu"
+    """Where the network learns and where self-play evaluates it: ``cpu``, or a PyTorch CUDA
+    device (``cuda``, ``cuda:1``; self-play then uses PyTorch there whatever ``backend``
+    says).  A resumed run may change it (GPU arithmetic is not bit-identical to the CPU's)."""
 
     def __post_init__(self) -> None:
         check_fields(self, "train config")
@@ -194,6 +199,11 @@ class TrainConfig:
             raise ConfigError("train config: momentum must be in [0, 1)", "momentum")
         if self.backend not in ("auto", "torch", "onnx"):
             raise ConfigError(f"train config: unknown backend {self.backend!r}", "backend")
+        if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", self.device):
+            raise ConfigError(
+                f"train config: device must be cpu, cuda or cuda:N, not {self.device!r}",
+                "device",
+            )
         self._check_search_options()
 
     def _check_search_options(self) -> None:

@@ -117,14 +117,18 @@ def network_payload(model: PolicyValueNet) -> dict[str, Any]:
 
 
 class SelfPlayActor:
-    """One self-play worker (a Ray actor): the game and an evaluator of the network of the
-    iteration it last played."""
+    """One self-play worker (a Ray actor, or a task of a local worker process): the game and an
+    evaluator of the network of the iteration it last played (on ``device``; Ray actors use
+    the CPU)."""
 
-    def __init__(self, game: str, evaluator_backend: str, threads: int) -> None:
+    def __init__(
+        self, game: str, evaluator_backend: str, threads: int, device: str = "cpu"
+    ) -> None:
         torch.set_num_threads(threads)
         self.game = get_game(game)
         self.evaluator_backend = evaluator_backend
         self.threads = threads
+        self.device = device
         self.iteration: int | None = None
         self.evaluator: Any = None
 
@@ -145,7 +149,10 @@ class SelfPlayActor:
             model = build_model(network["config"])
             model.load_state_dict(network["weights"])
             self.evaluator = make_evaluator(
-                model.eval(), backend=self.evaluator_backend, threads=self.threads
+                model.eval(),
+                backend=self.evaluator_backend,
+                threads=self.threads,
+                device=self.device,
             )
             self.iteration = iteration
         batch = play_games(

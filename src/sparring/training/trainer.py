@@ -70,6 +70,7 @@ RESUMABLE_CHANGES = frozenset(
         "learning_rate_drops",
         "learning_rate_factor",
         "snapshot_every",
+        "device",
     }
 )
 """Config fields a resumed run may change; any other difference is refused."""
@@ -107,6 +108,7 @@ class Trainer:
         generator; a :class:`~sparring.training.distributed.RaySelfPlay`: Ray actors, with
         other samples, see :mod:`sparring.training.distributed`)."""
         config.check_opponents()  # now, not at the first evaluation
+        self.device = _torch_device(config.device)  # before anything is written
         self.config = config
         self.self_play_backend = self_play_backend
         self.out = out_dir
@@ -119,7 +121,7 @@ class Trainer:
         net_config = NetworkConfig.for_game(
             self.game, blocks=config.blocks, channels=config.channels
         )
-        self.model: PolicyValueNet = build_model(net_config, seed=config.seed)
+        self.model: PolicyValueNet = build_model(net_config, seed=config.seed).to(self.device)
         self.optimizer = torch.optim.SGD(
             self.model.parameters(),
             lr=config.learning_rate,
@@ -234,7 +236,9 @@ class Trainer:
         c = self.config
         remote: dict[str, Any] = {}
         if self.self_play_backend is None:
-            evaluator = make_evaluator(self.model.eval(), backend=c.backend, threads=c.threads)
+            evaluator = make_evaluator(
+                self.model.eval(), backend=c.backend, threads=c.threads, device=c.device
+            )
             settings = SelfPlaySettings.from_config(c)
             batch = play_games(self.game, evaluator, settings, c.games_per_iteration, self.rng)
         else:
@@ -276,9 +280,9 @@ class Trainer:
             order = self.rng.permutation(n)
             for start in range(0, n - c.batch_size + 1 if n >= c.batch_size else 1, c.batch_size):
                 idx = np.sort(order[start : start + c.batch_size])
-                x = torch.from_numpy(planes[idx].astype(np.float32))
-                target_pi = torch.from_numpy(pi[idx])
-                target_z = torch.from_numpy(z[idx])
+                x = torch.from_numpy(planes[idx].astype(np.float32)).to(self.device)
+                target_pi = torch.from_numpy(pi[idx]).to(self.device)
+                target_z = torch.from_numpy(z[idx]).to(self.device)
                 logits, value = self.model(x)
                 loss_value = F.mse_loss(value, target_z)
                 loss_policy = -(target_pi * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
@@ -300,7 +304,9 @@ class Trainer:
         from sparring.players.alphazero import AlphaZeroPlayer
 
         c = self.config
-        evaluator = make_evaluator(self.model.eval(), backend=c.backend, threads=c.threads)
+        evaluator = make_evaluator(
+            self.model.eval(), backend=c.backend, threads=c.threads, device=c.device
+        )
         scores: dict[str, float] = {}
         for spec in c.eval_opponents:
             total = 0.0
@@ -321,10 +327,14 @@ class Trainer:
         iterations: int | None = None,
         report: Callable[[int, int, dict[str, Any]], None] | None = None,
         phase: Callable[[str], None] | None = None,
+        seconds: float | None = None,
     ) -> TrainState:
-        """Iterate until ``iterations`` (default: the config's ``N_iter``) are done."""
+        """Iterate until ``iterations`` (default: the config's ``N_iter``) are done, or (with
+        ``seconds``) until the first iteration that ends ``seconds`` or more after the call,
+        which is then checkpointed whatever ``checkpoint_every`` says."""
         c = self.config
         target = c.iterations if iterations is None else iterations
+        deadline = None if seconds is None else time.monotonic() + seconds
         while self.state.iteration < target:
             start = time.perf_counter()
             cpu_start = time.process_time()
@@ -359,13 +369,39 @@ class Trainer:
                 snapshots.mkdir(exist_ok=True)
                 self.save_model(snapshots / f"iter-{self.state.iteration:04d}.pt")
             self._log(record)  # before the checkpoint: a resume drops it if that never came
-            if self.state.iteration % c.checkpoint_every == 0 or self.state.iteration == target:
+            out_of_time = deadline is not None and time.monotonic() >= deadline
+            if (
+                self.state.iteration % c.checkpoint_every == 0
+                or self.state.iteration == target
+                or out_of_time
+            ):
                 self.save_checkpoint()
             if any(k.startswith("score_vs_") for k in record):
                 TRAINING_PLOT.write(self.out / "log.jsonl", self.out / "training.png")
             if report:
                 report(self.state.iteration, target, record)
+            if out_of_time:
+                break
         return self.state
+
+
+def _torch_device(name: str) -> torch.device:
+    """The PyTorch device of :attr:`TrainConfig.device`; :class:`ConfigError` when it is a
+    GPU that PyTorch cannot use here."""
+    if name != "cpu" and not torch.cuda.is_available():
+        raise ConfigError(
+            f"train config: device {name!r}, but PyTorch sees no CUDA GPU here "
+            '(torch.cuda.is_available() is False); use device = "cpu"',
+            "device",
+        )
+    device = torch.device(name)
+    if device.type == "cuda" and (device.index or 0) >= torch.cuda.device_count():
+        raise ConfigError(
+            f"train config: device {name!r}, but PyTorch sees "
+            f"{torch.cuda.device_count()} CUDA GPU(s) here (cuda:0 is the first)",
+            "device",
+        )
+    return device
 
 
 def _replay_added(path: Path) -> int:
