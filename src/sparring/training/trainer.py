@@ -71,9 +71,13 @@ RESUMABLE_CHANGES = frozenset(
         "learning_rate_factor",
         "snapshot_every",
         "device",
+        "parallel_games",
     }
 )
-"""Config fields a resumed run may change; any other difference is refused."""
+"""Config fields a resumed run may change; any other difference is refused.  ``device`` and
+``parallel_games`` change how fast self-play runs on a machine (GPU or CPU, games in flight:
+a machine with a GPU wants large batches), not what it learns from, though the samples drawn
+differ from an unchanged run's."""
 
 
 @dataclass
