@@ -1,8 +1,9 @@
 """Where self-play's time goes: the network against everything else (issue 27).
 
 Plays ``--games`` self-play games of a run config with a saved network on this machine's CPU
-(ONNX Runtime, one thread) under cProfile, and prints the simulations per second and the
-share of the time spent in the network's ``run`` calls, e.g.::
+(``--backend``: ONNX Runtime by default, ``onnx-int8`` for the int8 network; one thread)
+under cProfile, and prints the simulations per second and the share of the time spent in
+the evaluator, e.g.::
 
     .venv/bin/python scripts/profile_selfplay.py othello configs/othello.toml \\
         checkpoints/othello/model.pt --games 16
@@ -19,10 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from sparring.games import get_game
-from sparring.nn.evaluators import make_evaluator
 from sparring.nn.model import load_model
 from sparring.training.config import TrainConfig
-from sparring.training.selfplay import SelfPlaySettings, play_games
+from sparring.training.selfplay import SelfPlaySettings, play_games, selfplay_evaluator
 
 
 def main() -> None:
@@ -41,7 +41,7 @@ def main() -> None:
         parallel_games=args.games,
         games_per_iteration=args.games,
     )
-    evaluator = make_evaluator(load_model(args.model).eval(), backend=args.backend, threads=1)
+    evaluator = selfplay_evaluator(game, load_model(args.model).eval(), args.backend, 1, "cpu")
     warm = TrainConfig.from_mapping(
         config.to_mapping() | {"simulations": 8, "fast_simulations": 2, "parallel_games": 2}
     )

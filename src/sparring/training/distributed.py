@@ -44,10 +44,14 @@ import torch
 from sparring.errors import BadValueError
 from sparring.evaluation.ray_backend import DEFAULT_RETRIES, RayBackend
 from sparring.games import get_game
-from sparring.nn.evaluators import make_evaluator
 from sparring.nn.model import PolicyValueNet, build_model
 from sparring.training.config import TrainConfig
-from sparring.training.selfplay import SelfPlayBatch, SelfPlaySettings, play_games
+from sparring.training.selfplay import (
+    SelfPlayBatch,
+    SelfPlaySettings,
+    play_games,
+    selfplay_evaluator,
+)
 
 
 class SelfPlayBackend(Protocol):
@@ -148,11 +152,8 @@ class SelfPlayActor:
         if self.iteration != iteration or self.evaluator is None:
             model = build_model(network["config"])
             model.load_state_dict(network["weights"])
-            self.evaluator = make_evaluator(
-                model.eval(),
-                backend=self.evaluator_backend,
-                threads=self.threads,
-                device=self.device,
+            self.evaluator = selfplay_evaluator(
+                self.game, model.eval(), self.evaluator_backend, self.threads, self.device
             )
             self.iteration = iteration
         batch = play_games(

@@ -38,6 +38,7 @@ by game, the draw of the move played (Eq. 9, or the tie break of the most visite
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +49,9 @@ from sparring.search.evaluator import Evaluator
 from sparring.search.puct import PUCTConfig, SearchResult, search_batch
 from sparring.session import advance
 from sparring.training.config import TrainConfig
+
+if TYPE_CHECKING:
+    from sparring.nn.model import PolicyValueNet
 
 Sample = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], int]
 """One position of a game in progress: input planes, search probabilities, player to move."""
@@ -279,6 +283,45 @@ def play_games(
         moves,
         full_searches,
         simulations,
+    )
+
+
+CALIBRATION_POSITIONS = 512
+"""Positions the int8 evaluator (``backend = "onnx-int8"``) is calibrated on."""
+
+
+def random_positions(game: Game, count: int, seed: int = 0) -> npt.NDArray[np.float32]:
+    """The encoded planes of the first ``count`` positions of uniformly random games from
+    the start (generator ``seed``): the calibration set of an int8 network, the same for
+    every iteration and every worker."""
+    rng = np.random.default_rng(seed)
+    planes: list[npt.NDArray[np.float32]] = []
+    while len(planes) < count:
+        state = game.initial_state()
+        while len(planes) < count:
+            planes.append(np.asarray(game.encode(state), dtype=np.float32))
+            moves = game.legal_moves(state)
+            state = game.play(state, int(moves[int(rng.integers(len(moves)))]))
+            if game.status(state) is not Outcome.ONGOING:
+                break
+    return np.stack(planes)
+
+
+def selfplay_evaluator(
+    game: Game, model: PolicyValueNet, backend: str, threads: int, device: str
+) -> Evaluator:
+    """The evaluator self-play (and the trainer's evaluation) uses for ``model``: the
+    config's ``backend`` on ``device``; ``onnx-int8`` is calibrated on
+    :func:`random_positions` (:data:`CALIBRATION_POSITIONS`)."""
+    from sparring.nn.evaluators import make_evaluator
+
+    calibration = (
+        random_positions(game, CALIBRATION_POSITIONS)
+        if backend == "onnx-int8" and device == "cpu"
+        else None
+    )
+    return make_evaluator(
+        model, backend=backend, threads=threads, device=device, calibration=calibration
     )
 
 

@@ -38,7 +38,6 @@ import torch.nn.functional as F
 from sparring.errors import ConfigError, IncompatibleError
 from sparring.games import get_game
 from sparring.games.base import Game
-from sparring.nn.evaluators import make_evaluator
 from sparring.nn.model import NetworkConfig, PolicyValueNet, build_model, save_model
 from sparring.rundir import (
     Curve,
@@ -53,7 +52,12 @@ from sparring.rundir import (
 from sparring.search.puct import PUCTConfig
 from sparring.training.config import TrainConfig
 from sparring.training.replay import ReplayQueue
-from sparring.training.selfplay import SelfPlaySettings, augment, play_games
+from sparring.training.selfplay import (
+    SelfPlaySettings,
+    augment,
+    play_games,
+    selfplay_evaluator,
+)
 
 if TYPE_CHECKING:
     from sparring.training.distributed import SelfPlayBackend
@@ -240,8 +244,8 @@ class Trainer:
         c = self.config
         remote: dict[str, Any] = {}
         if self.self_play_backend is None:
-            evaluator = make_evaluator(
-                self.model.eval(), backend=c.backend, threads=c.threads, device=c.device
+            evaluator = selfplay_evaluator(
+                self.game, self.model.eval(), c.backend, c.threads, c.device
             )
             settings = SelfPlaySettings.from_config(c)
             batch = play_games(self.game, evaluator, settings, c.games_per_iteration, self.rng)
@@ -308,9 +312,7 @@ class Trainer:
         from sparring.players.alphazero import AlphaZeroPlayer
 
         c = self.config
-        evaluator = make_evaluator(
-            self.model.eval(), backend=c.backend, threads=c.threads, device=c.device
-        )
+        evaluator = selfplay_evaluator(self.game, self.model.eval(), c.backend, c.threads, c.device)
         scores: dict[str, float] = {}
         for spec in c.eval_opponents:
             total = 0.0

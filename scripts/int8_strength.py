@@ -1,0 +1,82 @@
+"""Does the int8 network play as well as the float one? (issue 27: ``backend = "onnx-int8"``)
+
+Plays ``--games`` games between the same network run in float32 and in int8 (ONNX Runtime
+static quantization, :func:`sparring.nn.evaluators.quantize_onnx`, calibrated on random
+positions), each a PUCT search of ``--sims`` simulations playing its most visited move.
+Each game starts from ``--random-plies`` uniformly random moves (seeded by the game's index;
+each opening is played twice, colours swapped), so that the games differ.  Prints the int8
+side's score with a 95% interval, its Elo difference, and each side's search time, e.g.::
+
+    .venv/bin/python scripts/int8_strength.py othello6 --games 200 --sims 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+
+from sparring.games import get_game
+from sparring.games.base import Outcome
+from sparring.nn.evaluators import make_evaluator
+from sparring.nn.model import load_model
+from sparring.players.alphazero import network_file
+from sparring.search.puct import PUCTConfig, search_batch
+from sparring.training.selfplay import CALIBRATION_POSITIONS, best_move, random_positions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("game")
+    parser.add_argument("--model", default=None, help="network name or path (default: shipped)")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--sims", type=int, default=200)
+    parser.add_argument("--random-plies", type=int, default=4)
+    args = parser.parse_args()
+    game = get_game(args.game)
+    model = load_model(network_file(game, args.model)).eval()
+    evaluators = {
+        "float32": make_evaluator(model, backend="onnx", threads=1),
+        "int8": make_evaluator(
+            model,
+            backend="onnx-int8",
+            threads=1,
+            calibration=random_positions(game, CALIBRATION_POSITIONS),
+        ),
+    }
+    config = PUCTConfig(simulations=args.sims)
+    seconds = {"float32": 0.0, "int8": 0.0}
+    score = 0.0
+    for index in range(args.games):
+        rng = np.random.default_rng(index // 2)  # one opening per pair of games
+        state = game.initial_state()
+        for _ in range(args.random_plies):
+            moves = game.legal_moves(state)
+            state = game.play(state, int(moves[int(rng.integers(len(moves)))]))
+        int8_first = index % 2 == 0
+        first_mover = game.to_move(game.initial_state())
+        int8_player = first_mover if int8_first else 1 - first_mover  # by the game's player ids
+        search_rng = np.random.default_rng(10_000 + index)
+        while game.status(state) is Outcome.ONGOING:
+            side = "int8" if game.to_move(state) == int8_player else "float32"
+            start = time.perf_counter()
+            (result,) = search_batch(game, [state], evaluators[side], config, search_rng)
+            seconds[side] += time.perf_counter() - start
+            state = game.play(state, best_move(result, search_rng))
+        outcome = game.status(state)
+        score += outcome.score_for(int8_player)
+    p = score / args.games
+    half = 1.96 * math.sqrt(max(p * (1 - p), 1e-9) / args.games)
+    clipped = min(max(p, 1e-3), 1 - 1e-3)
+    elo = -400 * math.log10(1 / clipped - 1)
+    print(
+        f"int8 scored {score:g}/{args.games} = {p:.3f} +- {half:.3f} (95%) against float32 "
+        f"at {args.sims} simulations: {elo:+.0f} Elo; search seconds float32 "
+        f"{seconds['float32']:.1f}, int8 {seconds['int8']:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
