@@ -271,18 +271,27 @@ class Trainer:
         } | remote
 
     def learn(self) -> dict[str, float]:
-        """*Learning*: ``N_epoch`` passes of mini-batch SGD over the queue (Eq. 10)."""
+        """*Learning*: ``N_epoch`` passes of mini-batch SGD over the queue (Eq. 10).  Besides
+        the mean losses the record has ``value_std``, the mean spread of the value head's
+        outputs within a mini-batch: near 0 the value head has died (a constant output; the
+        8x8 Othello run at learning rate 0.08 showed it, docs/training-options.md)."""
         c = self.config
         planes, pi, z = self.replay.arrays()
         n = len(z)
         if n == 0:  # nothing recorded yet (playout cap randomization can record no move)
             nan = float("nan")
             rate = c.learning_rate_at(self.state.iteration + 1)
-            return {"loss_value": nan, "loss_policy": nan, "sgd_steps": 0, "learning_rate": rate}
+            return {
+                "loss_value": nan,
+                "loss_policy": nan,
+                "value_std": nan,
+                "sgd_steps": 0,
+                "learning_rate": rate,
+            }
         for group in self.optimizer.param_groups:
             group["lr"] = c.learning_rate_at(self.state.iteration + 1)
         self.model.train()
-        totals = {"loss_value": 0.0, "loss_policy": 0.0}
+        totals = {"loss_value": 0.0, "loss_policy": 0.0, "value_std": 0.0}
         steps = 0
         for _ in range(c.epochs):
             order = self.rng.permutation(n)
@@ -300,6 +309,7 @@ class Trainer:
                 self.optimizer.step()
                 totals["loss_value"] += loss_value.item()
                 totals["loss_policy"] += loss_policy.item()
+                totals["value_std"] += value.detach().std().item() if len(idx) > 1 else 0.0
                 steps += 1
         self.model.eval()
         means = {k: v / max(steps, 1) for k, v in totals.items()}
