@@ -1,5 +1,6 @@
-"""The int8 network (issue 27): ``backend = "onnx-int8"`` for self-play, through ONNX
-Runtime's static quantization calibrated on random positions."""
+"""Cheaper training iterations (issue 27): the int8 network (``backend = "onnx-int8"``, ONNX
+Runtime's static quantization calibrated on random positions) and ``learn_fraction`` (fewer
+SGD steps per iteration)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from sparring.nn.evaluators import (
 )
 from sparring.nn.model import load_model
 from sparring.players.alphazero import network_file
+from sparring.rundir import read_log
 from sparring.training.config import TrainConfig
 from sparring.training.selfplay import random_positions, selfplay_evaluator
 from sparring.training.trainer import Trainer
@@ -98,3 +100,23 @@ def test_int8_training_resumes_exactly(tmp_path: Path) -> None:
     resumed.run(2)
     for key, value in straight.model.state_dict().items():
         assert np.array_equal(value.numpy(), resumed.model.state_dict()[key].numpy()), key
+
+
+def test_learn_fraction_takes_that_share_of_the_mini_batches(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="learn_fraction"):
+        TrainConfig.for_game("connect4", learn_fraction=0)
+    with pytest.raises(ConfigError, match="learn_fraction"):
+        TrainConfig.for_game("connect4", learn_fraction=1.5)
+    base = TINY | {"games_per_iteration": 6, "batch_size": 8}
+    full = Trainer(TrainConfig.for_game("connect4", **base), tmp_path / "full")
+    full.run(1)
+    quarter = Trainer(
+        TrainConfig.for_game("connect4", **(base | {"learn_fraction": 0.25})), tmp_path / "q"
+    )
+    quarter.run(1)
+    steps_full = [r["sgd_steps"] for r in read_log(tmp_path / "full/log.jsonl")]
+    steps_q = [r["sgd_steps"] for r in read_log(tmp_path / "q/log.jsonl")]
+    # The same self-play (same seed): the queue holds the same samples, n // 8 mini-batches.
+    assert len(full.replay) == len(quarter.replay)
+    assert steps_full == [len(full.replay) // 8]
+    assert steps_q == [max(1, round(0.25 * (len(full.replay) // 8)))]

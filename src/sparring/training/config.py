@@ -113,6 +113,11 @@ class TrainConfig:
     """``N_queue``: positions kept for learning, augmented images included (Table A1)."""
     epochs: int = 1
     """``N_epoch``: passes over the queue per iteration (Table A1: 1)."""
+    learn_fraction: float = 1.0
+    """Share of each pass's mini-batches that are learned (``(0, 1]``; at least one): 1 (Table
+    A1) passes over the whole queue every iteration; less learns from a random part of it,
+    for fewer SGD steps per new sample (the replay ratio), e.g. 0.25 with playout cap
+    randomization at ``p = 0.25``, whose iterations record a quarter of the samples."""
     batch_size: int = 256
     """Mini-batch size (Table A1: 2048; smaller on a CPU)."""
     learning_rate: float = 0.02
@@ -185,6 +190,8 @@ class TrainConfig:
             raise ConfigError("train config: learning_rate_factor must be in (0, 1]")
         if any(i < 1 for i in self.learning_rate_drops):
             raise ConfigError("train config: learning_rate_drops must be iterations >= 1")
+        if not 0 < self.learn_fraction <= 1:
+            raise ConfigError("train config: learn_fraction must be in (0, 1]", "learn_fraction")
         if not 0 <= self.noise_fraction <= 1:
             raise ConfigError("train config: noise_fraction must be in [0, 1]", "noise_fraction")
         nonnegative = (

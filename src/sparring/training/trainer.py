@@ -295,7 +295,10 @@ class Trainer:
         steps = 0
         for _ in range(c.epochs):
             order = self.rng.permutation(n)
-            for start in range(0, n - c.batch_size + 1 if n >= c.batch_size else 1, c.batch_size):
+            starts = range(0, n - c.batch_size + 1 if n >= c.batch_size else 1, c.batch_size)
+            if c.learn_fraction < 1:  # the first share of this random order's mini-batches
+                starts = starts[: max(1, round(c.learn_fraction * len(starts)))]
+            for start in starts:
                 idx = np.sort(order[start : start + c.batch_size])
                 x = torch.from_numpy(planes[idx].astype(np.float32)).to(self.device)
                 target_pi = torch.from_numpy(pi[idx]).to(self.device)
