@@ -120,3 +120,24 @@ def test_learn_fraction_takes_that_share_of_the_mini_batches(tmp_path: Path) -> 
     assert len(full.replay) == len(quarter.replay)
     assert steps_full == [len(full.replay) // 8]
     assert steps_q == [max(1, round(0.25 * (len(full.replay) // 8)))]
+
+
+def test_bfloat16_learning_is_checked_learns_and_resumes_exactly(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="learn_precision"):
+        TrainConfig.for_game("connect4", learn_precision="float16")
+    config = TrainConfig.for_game("connect4", **(TINY | {"learn_precision": "bfloat16"}))
+    straight = Trainer(config, tmp_path / "straight")
+    straight.run(2)
+    Trainer(config, tmp_path / "resumed").run(1)
+    resumed = Trainer(config, tmp_path / "resumed")
+    resumed.run(2)
+    plain = Trainer(TrainConfig.for_game("connect4", **TINY), tmp_path / "float32")
+    plain.run(2)
+    differs = False
+    for key, value in straight.model.state_dict().items():
+        assert value.dtype == plain.model.state_dict()[key].dtype  # weights stay float32
+        assert np.array_equal(value.numpy(), resumed.model.state_dict()[key].numpy()), key
+        differs |= not np.array_equal(value.numpy(), plain.model.state_dict()[key].numpy())
+    assert differs  # bfloat16 arithmetic really ran
+    losses = [r["loss_policy"] for r in read_log(tmp_path / "straight/log.jsonl")]
+    assert all(np.isfinite(losses))

@@ -303,7 +303,12 @@ class Trainer:
                 x = torch.from_numpy(planes[idx].astype(np.float32)).to(self.device)
                 target_pi = torch.from_numpy(pi[idx]).to(self.device)
                 target_z = torch.from_numpy(z[idx]).to(self.device)
-                logits, value = self.model(x)
+                if c.learn_precision == "bfloat16":
+                    with torch.autocast(self.device.type, dtype=torch.bfloat16):
+                        logits, value = self.model(x)
+                    logits, value = logits.float(), value.float()
+                else:
+                    logits, value = self.model(x)
                 loss_value = F.mse_loss(value, target_z)
                 loss_policy = -(target_pi * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
                 loss = loss_value + loss_policy
