@@ -56,6 +56,16 @@ def play(
     return game.status(state)
 
 
+def summarize(score: float, games: int) -> tuple[float, float, float]:
+    """A score of ``score`` points in ``games`` games: the share, the half-width of its 95%
+    interval (normal approximation) and the Elo difference (the share clipped to
+    0.001-0.999)."""
+    p = score / games
+    half = 1.96 * math.sqrt(max(p * (1 - p), 1e-9) / games)
+    clipped = min(max(p, 1e-3), 1 - 1e-3)
+    return p, half, -400 * math.log10(1 / clipped - 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game")
@@ -81,10 +91,7 @@ def main() -> None:
         first, second = (nets[0], nets[1]) if a_first else (nets[1], nets[0])
         outcome = play(game, first, second, config, index // 2, args.random_plies, index)
         score += outcome.score_for(0 if a_first else 1)
-    p = score / args.games
-    half = 1.96 * math.sqrt(max(p * (1 - p), 1e-9) / args.games)
-    clipped = min(max(p, 1e-3), 1 - 1e-3)
-    elo = -400 * math.log10(1 / clipped - 1)
+    p, half, elo = summarize(score, args.games)
     print(
         f"{args.a} scored {score:g}/{args.games} = {p:.3f} +- {half:.3f} (95%) against "
         f"{args.b} at {args.sims} simulations: {elo:+.0f} Elo"

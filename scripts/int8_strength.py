@@ -13,10 +13,10 @@ side's score with a 95% interval, its Elo difference, and each side's search tim
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import numpy as np
+from head_to_head import summarize  # scripts/ is on the path of a script run from it
 
 from sparring.games import get_game
 from sparring.games.base import Outcome
@@ -67,10 +67,7 @@ def main() -> None:
             state = game.play(state, best_move(result, search_rng))
         outcome = game.status(state)
         score += outcome.score_for(int8_player)
-    p = score / args.games
-    half = 1.96 * math.sqrt(max(p * (1 - p), 1e-9) / args.games)
-    clipped = min(max(p, 1e-3), 1 - 1e-3)
-    elo = -400 * math.log10(1 / clipped - 1)
+    p, half, elo = summarize(score, args.games)
     print(
         f"int8 scored {score:g}/{args.games} = {p:.3f} +- {half:.3f} (95%) against float32 "
         f"at {args.sims} simulations: {elo:+.0f} Elo; search seconds float32 "

@@ -146,13 +146,8 @@ def test_bfloat16_learning_is_checked_learns_and_resumes_exactly(tmp_path: Path)
 def test_the_lean_options_resume_exactly_after_kill_9(tmp_path: Path) -> None:
     # KataGo's forced playouts with playout cap randomization, the int8 self-play network,
     # learning from half the queue in bfloat16: killed in the middle, resumed, equal to the
-    # uninterrupted run (the pattern of the Gumbel test in test_training_options.py).
-    import os
-    import signal
-    import subprocess
-
-    import torch
-    from tests.test_training_options import KILL_OPTIONS, ROOT, _toml, _train, _wait_for
+    # uninterrupted run.
+    from tests.test_training_options import KILL_OPTIONS, check_resume_after_kill_9
 
     options = KILL_OPTIONS | {
         "search_variant": "forced",
@@ -160,31 +155,4 @@ def test_the_lean_options_resume_exactly_after_kill_9(tmp_path: Path) -> None:
         "learn_fraction": 0.5,
         "learn_precision": "bfloat16",
     }
-    config = tmp_path / "lean.toml"
-    config.write_text(_toml(options))
-    killed = tmp_path / "killed"
-    log = killed / "log.jsonl"
-    env = os.environ | {"PYTHONPATH": str(ROOT / "src")}
-    process = subprocess.Popen(
-        _train(config, killed), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        _wait_for(lambda: len(read_log(log)) >= 2, process, 90)
-        process.send_signal(signal.SIGKILL)
-    finally:
-        process.kill()
-        process.wait()
-    assert process.returncode == -signal.SIGKILL
-    saved = torch.load(killed / "checkpoint.pt", weights_only=False)["state"]["iteration"]
-    assert saved in (1, 2)
-    subprocess.run(_train(config, killed, "--iterations", "3"), cwd=ROOT, env=env, check=True)
-    records = read_log(log)
-    assert [r["iteration"] for r in records] == [1, 2, 3]
-    straight = Trainer(TrainConfig.from_toml(config, "connect4"), tmp_path / "straight")
-    straight.run(3)
-    expected = read_log(tmp_path / "straight" / "log.jsonl")
-    for key in ("positions", "simulations", "loss_value", "sgd_steps", "games"):
-        assert [r[key] for r in records] == [r[key] for r in expected], key
-    weights = torch.load(killed / "checkpoint.pt", weights_only=False)["model"]
-    for name, value in straight.model.state_dict().items():
-        assert torch.equal(weights[name], value), name
+    check_resume_after_kill_9(tmp_path, options)

@@ -161,39 +161,37 @@ def test_a_run_may_be_resumed_on_another_device(tmp_path: Path) -> None:
         check_run_config(out, dict(cpu, channels=16), RESUMABLE_CHANGES)
 
 
-def test_run_stops_after_the_first_iteration_past_the_time_limit(tmp_path: Path) -> None:
+def _run_with_limit(
+    out: Path, iterations: int, seconds: float
+) -> tuple[TrainConfig, int, list[bool], int]:
+    """A tiny run (checkpoint_every 5) to ``iterations`` within ``seconds``: its config, the
+    iterations done, whether a checkpoint existed at each report, the checkpoint's
+    iteration."""
     config = TrainConfig.for_game("connect4", **(TINY | {"checkpoint_every": 5}))
     saved: list[bool] = []
 
     def report(iteration: int, target: int, record: dict[str, Any]) -> None:
-        saved.append((tmp_path / "checkpoint.pt").exists())
+        saved.append((out / "checkpoint.pt").exists())
 
-    state = Trainer(config, tmp_path).run(10, report=report, seconds=0)
-    assert state.iteration == 1
-    assert saved == [True]
+    state = Trainer(config, out).run(iterations, report=report, seconds=seconds)
+    payload = torch.load(out / "checkpoint.pt", map_location="cpu", weights_only=False)
+    return config, state.iteration, saved, payload["state"]["iteration"]
+
+
+def test_run_stops_after_the_first_iteration_past_the_time_limit(tmp_path: Path) -> None:
+    config, done, saved, checkpointed = _run_with_limit(tmp_path, 10, 0)
+    assert (done, saved, checkpointed) == (1, [True], 1)
     assert [r["iteration"] for r in read_log(tmp_path / "log.jsonl")] == [1]
-    payload = torch.load(tmp_path / "checkpoint.pt", map_location="cpu", weights_only=False)
-    assert payload["state"]["iteration"] == 1
     assert (tmp_path / "model.pt").exists()
     again = Trainer(config, tmp_path)
     assert again.state.iteration == 1
-    assert again.state.games == state.games == config.games_per_iteration
+    assert again.state.games == config.games_per_iteration
 
 
 def test_a_far_time_limit_changes_nothing(tmp_path: Path) -> None:
     # The contrast: with time left, iteration 1 of 2 is not checkpointed (checkpoint_every
     # 5), the run goes on to its target and checkpoints that.
-    config = TrainConfig.for_game("connect4", **(TINY | {"checkpoint_every": 5}))
-    saved: list[bool] = []
-
-    def report(iteration: int, target: int, record: dict[str, Any]) -> None:
-        saved.append((tmp_path / "checkpoint.pt").exists())
-
-    state = Trainer(config, tmp_path).run(2, report=report, seconds=3600.0)
-    assert state.iteration == 2
-    assert saved == [False, True]
-    payload = torch.load(tmp_path / "checkpoint.pt", map_location="cpu", weights_only=False)
-    assert payload["state"]["iteration"] == 2
+    assert _run_with_limit(tmp_path, 2, 3600.0)[1:] == (2, [False, True], 2)
 
 
 def test_torch_evaluator_leaves_the_model_where_it_is() -> None:
@@ -251,25 +249,18 @@ def test_cli_selfplay_workers_need_the_local_backend(
     assert not run.exists()
 
 
+def _train_args(config: Path, run: Path, *extra: str) -> list[str]:
+    """``sparring train connect4 --config CONFIG --out RUN EXTRA...`` as arguments."""
+    return ["train", "connect4", "--config", str(config), "--out", str(run), *extra]
+
+
 def test_cli_trains_with_worker_processes(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     config = _tiny_toml(tmp_path / "tiny.toml", games_per_iteration=3)
     run = tmp_path / "run"
-    code, _, err = run_main(
-        monkeypatch,
-        capsys,
-        "train",
-        "connect4",
-        "--config",
-        str(config),
-        "--out",
-        str(run),
-        "--selfplay-workers",
-        "2",
-        "--iterations",
-        "2",
-    )
+    args = _train_args(config, run, "--selfplay-workers", "2", "--iterations", "2")
+    code, _, err = run_main(monkeypatch, capsys, *args)
     assert code == 0, err
     records = read_log(run / "log.jsonl")
     assert [r["iteration"] for r in records] == [1, 2]
@@ -282,20 +273,8 @@ def test_cli_minutes_zero_stops_after_one_iteration(
 ) -> None:
     config = _tiny_toml(tmp_path / "tiny.toml", checkpoint_every=5)
     run = tmp_path / "run"
-    code, _, err = run_main(
-        monkeypatch,
-        capsys,
-        "train",
-        "connect4",
-        "--config",
-        str(config),
-        "--out",
-        str(run),
-        "--iterations",
-        "3",
-        "--minutes",
-        "0",
-    )
+    args = _train_args(config, run, "--iterations", "3", "--minutes", "0")
+    code, _, err = run_main(monkeypatch, capsys, *args)
     assert code == 0, err
     records = read_log(run / "log.jsonl")
     assert [r["iteration"] for r in records] == [1]
