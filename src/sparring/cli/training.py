@@ -118,7 +118,7 @@ def _train(
         from sparring.training.processes import ProcessSelfPlay
 
         self_play = ProcessSelfPlay(workers)
-    if runner is not None:
+    elif runner is not None:
         from sparring.evaluation.ray_backend import RayBackend
         from sparring.training.distributed import RaySelfPlay
 

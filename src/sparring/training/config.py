@@ -15,6 +15,7 @@ from typing import Any
 
 from sparring.configfile import check_at_least, check_fields, dataclass_from_mapping, read_toml
 from sparring.errors import ConfigError, SparringError
+from sparring.nn.evaluators import EVALUATOR_BACKENDS
 from sparring.search.hooks import DEFAULT_C_PUCT
 
 TABLE_A1: dict[str, dict[str, Any]] = {
@@ -216,7 +217,7 @@ class TrainConfig:
         check_at_least(self, "train config", nonnegative, 0)
         if not 0 <= self.momentum < 1:
             raise ConfigError("train config: momentum must be in [0, 1)", "momentum")
-        if self.backend not in ("auto", "torch", "onnx", "onnx-int8"):
+        if self.backend not in EVALUATOR_BACKENDS:
             raise ConfigError(f"train config: unknown backend {self.backend!r}", "backend")
         if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", self.device):
             raise ConfigError(
