@@ -185,3 +185,49 @@ def test_cli_floor_only_run_merged_into_a_calibration(tmp_path: Path) -> None:
     assert after.summary["floor_updates"] == [
         {"floor": [0.5, 1.0], "link_games": 3, "seed": 0, "floor_opponents": ["random"]}
     ]
+
+
+def _with(cal: Calibration, floor: float, **change: object) -> Calibration:
+    """``cal`` with its floor point of level ``floor`` changed."""
+    points = tuple(
+        dataclasses.replace(p, **change) if p.floor == floor else p  # type: ignore[arg-type]
+        for p in cal.points
+    )
+    return dataclasses.replace(cal, points=points)
+
+
+def test_pool_combines_by_inverse_variance_and_adds_the_rest() -> None:
+    old = _with(OLD, 1.0, games=1, score=0.0)  # 650 +- 20
+    update = _with(_with(UPDATE, 1.0, stderr=40.0, games=3, score=1.0), 0.9, stderr=20.0)
+    pooled = merge_floor(old, update, pool=True)
+    by = {(p.z, p.floor): p for p in pooled.points}
+    # Floor 1: weights 1/400 and 1/1600: (650*4 + 600*1)/5 = 640, stderr (5/1600)^-1/2 = 17.889.
+    assert by[(-INF, 1.0)].elo == pytest.approx(640.0)
+    assert by[(-INF, 1.0)].stderr == pytest.approx(1600**0.5 / 5**0.5)
+    assert by[(-INF, 1.0)].games == 4 and by[(-INF, 1.0)].score == pytest.approx(0.75)
+    # Floor 0.9: equal errors, the mean of 900 and 850; stderr 20/sqrt(2).
+    assert by[(-INF, 0.9)].elo == pytest.approx(875.0)
+    assert by[(-INF, 0.9)].stderr == pytest.approx(20.0 / 2**0.5)
+    # A level measured only in the update is added, the rest kept; the order is the old one.
+    assert by[(-INF, 0.95)].elo == 760.0 and by[(-INF, 0.5)].elo == 1500.0
+    assert [(p.z, p.floor) for p in pooled.points][-1] == (-INF, 0.95)
+    assert pooled.summary["floor_updates"][-1]["pooled"] is True  # type: ignore[index]
+    assert pooled.summary["weakest"] == {"setting": "z=-inf,rth=0.1,floor=1", "elo": 640.0}
+
+
+def test_pool_refuses_a_zero_standard_error() -> None:
+    with pytest.raises(ConfigError, match="cannot pool z=-inf,rth=0.1,floor=1"):
+        merge_floor(OLD, _with(UPDATE, 1.0, stderr=0.0), pool=True)
+
+
+def test_cli_pool_floor_needs_merge_floor(tmp_path: Path) -> None:
+    from sparring.cli.strength import register
+
+    app = typer.Typer()
+    register(app)
+    app.command("noop")(lambda: None)
+    result = CliRunner().invoke(
+        app, ["calibrate", "tictactoe", "--pool-floor", "--store", str(tmp_path / "s.sqlite")]
+    )
+    assert result.exit_code == 2 and "--pool-floor needs --merge-floor" in result.output
+    assert not (tmp_path / "s.sqlite").exists()

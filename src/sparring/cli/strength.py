@@ -122,6 +122,13 @@ def calibrate(
             "(replacing its points of the same setting), e.g. after a floor-only run."
         ),
     ] = None,
+    pool_floor: Annotated[
+        bool,
+        typer.Option(
+            help="With --merge-floor: pool a floor point measured in both files (inverse-"
+            "variance weights; e.g. the same levels on another seed) instead of replacing it."
+        ),
+    ] = False,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
     backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
@@ -133,6 +140,8 @@ def calibrate(
     from sparring.games import get_game
 
     get_game(game_name)
+    if pool_floor and merge_floor is None:
+        raise typer.BadParameter("--pool-floor needs --merge-floor FILE", param_hint="--pool-floor")
     previous = None  # read before anything is written: --calibration may be the same file
     if merge_floor is not None:
         from sparring.strength.target import load_calibration
@@ -180,8 +189,9 @@ def calibrate(
         from sparring.experiments.calibration import merge_floor as merge
         from sparring.strength.target import save_calibration
 
-        save_calibration(merge(previous, result.calibration), paths["calibration"])
-        console.print(f"{paths['calibration']}: {merge_floor}'s points with this run's floor")
+        save_calibration(merge(previous, result.calibration, pool=pool_floor), paths["calibration"])
+        how = "pooled with" if pool_floor else "with"
+        console.print(f"{paths['calibration']}: {merge_floor}'s points {how} this run's floor")
     table = Table("z", "R_th", "floor", "games", "score", "Elo", "± 95%", title=result.scale)
     for p in result.points:
         table.add_row(

@@ -36,6 +36,7 @@ Fig. 3 and the strength analysis (Table 2, Fig. 4; :mod:`sparring.experiments.st
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -597,7 +598,9 @@ def _summary(
 
 
 # ---- re-measuring the floor of an existing calibration ---------------------------------------
-def merge_floor(calibration: Calibration, update: Calibration) -> Calibration:
+def merge_floor(
+    calibration: Calibration, update: Calibration, *, pool: bool = False
+) -> Calibration:
     """``calibration`` with the floor points (``floor > 0``) of ``update`` put in: a point of
     ``update`` replaces the point of ``calibration`` with the same setting, or is added.
 
@@ -609,6 +612,13 @@ def merge_floor(calibration: Calibration, update: Calibration) -> Calibration:
     Points are ordered as in ``calibration``, the added ones after it by floor level.  The
     summary's ``weakest`` / ``strongest`` are recomputed and the list ``floor_updates`` gets
     one more record: the update's floor levels, link games, seed and floor opponents.
+
+    With ``pool``, a setting measured in both is not replaced but pooled: the two ratings are
+    independent estimates against the same fixed ladder (games on another seed), so they are
+    combined by inverse-variance weights, ``elo = (e1/s1^2 + e2/s2^2) / (1/s1^2 + 1/s2^2)``
+    with ``stderr = (1/s1^2 + 1/s2^2)^(-1/2)`` (the pooled fit's estimate to first order);
+    games against the baseline add up and their mean scores are weighted by games.  The
+    record says ``"pooled": true``.
     """
     for what, mine, theirs in (
         ("game", calibration.game, update.game),
@@ -622,14 +632,19 @@ def merge_floor(calibration: Calibration, update: Calibration) -> Calibration:
     new = {p.setting: p for p in update.points if p.floor > 0.0}
     if not new:
         raise ConfigError("the update has no floor points")
-    points = [new.pop(p.setting, p) for p in calibration.points]
+    if pool:
+        points = [
+            _pooled(p, new.pop(p.setting)) if p.setting in new else p for p in calibration.points
+        ]
+    else:
+        points = [new.pop(p.setting, p) for p in calibration.points]
     points += sorted(new.values(), key=lambda p: p.floor)
     weakest = min(points, key=lambda p: p.elo)
     strongest = max(points, key=lambda p: p.elo)
     summary = dict(calibration.summary)
     summary["weakest"] = {"setting": weakest.setting.label(), "elo": round(weakest.elo, 1)}
     summary["strongest"] = {"setting": strongest.setting.label(), "elo": round(strongest.elo, 1)}
-    record = {
+    record: dict[str, object] = {
         "floor": sorted(p.floor for p in update.points if p.floor > 0.0),
         **{
             key: update.summary[key]
@@ -637,6 +652,8 @@ def merge_floor(calibration: Calibration, update: Calibration) -> Calibration:
             if key in update.summary
         },
     }
+    if pool:
+        record["pooled"] = True
     earlier = summary.get("floor_updates")
     summary["floor_updates"] = [*(earlier if isinstance(earlier, list) else []), record]
     return Calibration(
@@ -648,6 +665,27 @@ def merge_floor(calibration: Calibration, update: Calibration) -> Calibration:
         games_per_point=calibration.games_per_point,
         model_sha256=calibration.model_sha256,
         summary=summary,
+    )
+
+
+def _pooled(old: CalibrationPoint, new: CalibrationPoint) -> CalibrationPoint:
+    """Inverse-variance pool of two measurements of one setting (see :func:`merge_floor`)."""
+    if not (old.stderr > 0.0 and new.stderr > 0.0):
+        raise ConfigError(
+            f"cannot pool {old.setting.label()}: a standard error is not positive "
+            f"({old.stderr}, {new.stderr})"
+        )
+    w_old, w_new = old.stderr**-2, new.stderr**-2
+    games = old.games + new.games
+    score = old.score if new.score is None else new.score
+    if old.score is not None and new.score is not None and games > 0:
+        score = (old.score * old.games + new.score * new.games) / games
+    return dataclasses.replace(
+        old,
+        elo=(old.elo * w_old + new.elo * w_new) / (w_old + w_new),
+        stderr=(w_old + w_new) ** -0.5,
+        games=games,
+        score=score,
     )
 
 
