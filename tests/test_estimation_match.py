@@ -283,3 +283,33 @@ def test_random_player_program_on_real_chess_positions() -> None:
     table = run_match(pos, [parse_program("player:random")])
     assert sum(table.results[0].positions) == 3
     assert table.results[0].positions == (1, 2)
+
+
+def test_player_program_closes_each_player_even_when_a_move_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An engine player (Stockfish through python-chess) keeps a non-daemon thread until it is
+    closed, and a process that never closes it does not exit: every player built is closed,
+    also when its move raises."""
+    import sparring.players.registry as registry
+    from sparring.players.base import RandomPlayer
+
+    closed: list[str] = []
+
+    class Recording(RandomPlayer):
+        def close(self) -> None:
+            closed.append(self.name)
+
+    class Failing(Recording):
+        def select_move(self, game: object, state: object, limit: object = None) -> int:
+            raise RuntimeError("engine gone")
+
+    pos = _chess_positions()
+    monkeypatch.setattr(registry, "make_player", lambda spec, game, seed=None: Recording(spec))
+    parse_program("player:random,name=r{rank}").moves(pos)
+    assert closed == ["random,name=r2400-2600", "random,name=r1000-1200"]
+    closed.clear()
+    monkeypatch.setattr(registry, "make_player", lambda spec, game, seed=None: Failing(spec))
+    with pytest.raises(RuntimeError, match="engine gone"):
+        parse_program("player:random").moves(pos)
+    assert closed == ["random"]

@@ -195,6 +195,27 @@ def test_a_fixed_depth_stockfish_repeats_its_games() -> None:
     assert games[0] == games[1]
 
 
+
+@needs_stockfish
+def test_a_closed_stockfish_player_lets_the_process_exit() -> None:
+    """python-chess runs a non-daemon thread per engine: a process that moved with a Stockfish
+    player and closed it (``Player.close``, as ``se-match`` does) exits at once."""
+    import subprocess
+
+    script = (
+        "import sparring.kinds\n"
+        "from sparring.games import get_game\n"
+        "from sparring.players import make_player\n"
+        "game = get_game('chess')\n"
+        "player = make_player('stockfish:depth=1,movetime=none', game)\n"
+        "print(player.select_move(game, game.initial_state()))\n"
+        "player.close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert int(done.stdout.strip()) >= 0
+
 @needs_gnugo
 def test_gnugo_plays_from_a_handicap_and_after_an_undo() -> None:
     game = get_game("go9")

@@ -93,9 +93,12 @@ class PlayerProgram:
             if idx.size == 0:
                 continue
             player = make_player(self.spec.replace("{rank}", rank), rules, seed=self.seed + r)
-            for i in idx.tolist():
-                player.new_game(rules, rules.to_move(pos.states[i]))
-                out[i] = player.select_move(rules, pos.states[i].copy())
+            try:
+                for i in idx.tolist():
+                    player.new_game(rules, rules.to_move(pos.states[i]))
+                    out[i] = player.select_move(rules, pos.states[i].copy())
+            finally:
+                player.close()  # an engine player's process (python-chess's thread) ends here
         return out
 
 

@@ -67,6 +67,11 @@ class Player(ABC):
     def game_over(self, game: Game, final_state: State, score: float) -> None:  # noqa: B027
         """Called after a game with this player's score (1 win, 0.5 draw, 0 loss)."""
 
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release what the player holds outside this process (an engine process, a pipe);
+        called by whoever built it when it is done with it, also when no game ended.  A later
+        move may start them again.  Engine players implement it; the default does nothing."""
+
     def observe(self, game: Game, move: int, state: State) -> None:  # noqa: B027 - optional hook
         """Called after every move of the game, by either side: ``move`` was played and
         ``state`` is the position after it (must not be modified)."""
