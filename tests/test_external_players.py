@@ -195,7 +195,6 @@ def test_a_fixed_depth_stockfish_repeats_its_games() -> None:
     assert games[0] == games[1]
 
 
-
 @needs_stockfish
 def test_a_closed_stockfish_player_lets_the_process_exit() -> None:
     """python-chess runs a non-daemon thread per engine: a process that moved with a Stockfish
@@ -215,6 +214,7 @@ def test_a_closed_stockfish_player_lets_the_process_exit() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
     )
     assert int(done.stdout.strip()) >= 0
+
 
 @needs_gnugo
 def test_gnugo_plays_from_a_handicap_and_after_an_undo() -> None:
