@@ -12,6 +12,7 @@ import torch
 
 from sparring.errors import UnknownPlayerError
 from sparring.games import get_game
+from sparring.games.base import Game
 from sparring.search.evaluator import EdgeAuxEvaluator
 from sparring.search.puct import PUCTConfig, search
 from sparring.search.semcts import SEMCTSConfig, se_mcts_score
@@ -244,6 +245,7 @@ def test_rank_and_elo_parsing() -> None:
         ("sa-mcts:sims=10", "sa-mcts needs z=Z"),
         ("human-mcts:rank=3d", "unknown option 'rank'"),
         ("se-inf-mcts:rank=3d,sims=0", "sims must be >= 1"),
+        ("human-mcts:fpu_parent=maybe", "fpu_parent='maybe' is not yes or no"),
     ],
 )
 def test_bad_specs_are_one_line_errors(spec: str, message: str) -> None:
@@ -267,6 +269,34 @@ def test_specs_round_trip_and_ranks_must_fit_the_game() -> None:
         make_player("se-mcts:rank=3d", get_game("connect4"))
     with pytest.raises(UnknownPlayerError, match=r"is for go, not chess"):
         make_player("se-mcts:elo=1500,model=go-se", get_game("chess"))
+
+
+def _first_play_parent(player: object, game: Game) -> bool:
+    """The ``first_play_parent`` of a human-like player's search (SA-MCTS keeps its search
+    in ``player.search.config``)."""
+    search = getattr(player, "search", None)
+    config = (
+        search.config
+        if search is not None
+        else player.search_config(  # type: ignore[attr-defined]
+            game, game.initial_state()
+        )
+    )
+    return bool(config.first_play_parent)
+
+
+def test_fpu_parent_turns_on_the_searchs_first_play_value() -> None:
+    from sparring.players.registry import make_player, parse_player
+
+    chess = get_game("chess")
+    for kind in ("human-mcts", "sa-mcts:z=0", "se-mcts:rank=1000-1200", "se-inf-mcts:elo=1500"):
+        text = kind + ("," if ":" in kind else ":") + "fpu_parent=yes"
+        settings = parse_player(text)
+        assert settings.spec().endswith("fpu_parent=true")
+        assert parse_player(settings.spec()) == settings
+        assert _first_play_parent(make_player(text, chess, 0), chess)
+        assert not _first_play_parent(make_player(kind, chess, 0), chess)
+        assert "fpu_parent" not in parse_player(kind).spec()
 
 
 def test_se_inf_mcts_follows_the_target_per_move_number() -> None:

@@ -79,6 +79,7 @@ from sparring.players.registry import (
     option_int,
 )
 from sparring.players.searching import SearchPlayer
+from sparring.players.settings import option_bool
 from sparring.players.settings_base import (
     MAX_SIMULATIONS,
     SettingsBase,
@@ -324,7 +325,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
     kind: ClassVar[str]
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "simulations": "sims", "c_puct": "cpuct", "model": "model", "name": "name",
-        "sf_nodes": "sf_nodes",
+        "sf_nodes": "sf_nodes", "first_play_parent": "fpu_parent",
     }  # fmt: skip
     BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
         "simulations": (1, MAX_SIMULATIONS),
@@ -354,6 +355,9 @@ class _HumanLikeSettings(SettingsBase, ABC):
     sf_nodes: int = 0
     """Chess: Stockfish nodes per leaf for the leaf's value (0 .. 1000000; 0: the network's
     own value)."""
+    first_play_parent: bool = False
+    """An untried move starts at its position's value instead of 0 (a draw):
+    :attr:`~sparring.search.puct.PUCTConfig.first_play_parent` (spec ``fpu_parent=true``)."""
 
     def __post_init__(self) -> None:
         self.check_types()
@@ -401,6 +405,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append(f"name={self.name}")
         if self.sf_nodes:
             items.append(f"sf_nodes={self.sf_nodes}")
+        if self.first_play_parent:
+            items.append("fpu_parent=true")
         return self.kind + (":" + ",".join(items) if items else "")
 
     @abstractmethod
@@ -463,7 +469,11 @@ class _HumanLikeSettings(SettingsBase, ABC):
             raise IncompatiblePlayerError(str(exc)) from None
 
     def _config(self) -> PUCTConfig:
-        return PUCTConfig(simulations=self.simulations, c_puct=self.c_puct)
+        return PUCTConfig(
+            simulations=self.simulations,
+            c_puct=self.c_puct,
+            first_play_parent=self.first_play_parent,
+        )
 
 
 @dataclass(frozen=True)
@@ -493,6 +503,7 @@ class SAMCTSSettings(_HumanLikeSettings):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "rank": "rank", "z": "z", "simulations": "sims", "c_puct": "cpuct", "model": "model",
         "name": "name", "ztable": "ztable", "sf_nodes": "sf_nodes",
+        "first_play_parent": "fpu_parent",
     }  # fmt: skip
 
     ztable: str | None = None
@@ -572,7 +583,7 @@ class SEMCTSSettings(_HumanLikeSettings):
     LABEL: ClassVar[str] = "SE-MCTS"
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "rank": "rank", "simulations": "sims", "c_puct": "cpuct", "c1": "c1", "model": "model",
-        "name": "name", "sf_nodes": "sf_nodes",
+        "name": "name", "sf_nodes": "sf_nodes", "first_play_parent": "fpu_parent",
     }  # fmt: skip
 
     def display_name(self) -> str:
@@ -596,7 +607,7 @@ class SEInfMCTSSettings(SEMCTSSettings):
     LABEL: ClassVar[str] = "SE-inf-MCTS"
 
 
-_COMMON = {"sims", "cpuct", "model", "name", "sf_nodes"}
+_COMMON = {"sims", "cpuct", "model", "name", "sf_nodes", "fpu_parent"}
 
 
 def _common(spec: PlayerSpec) -> dict[str, Any]:
@@ -606,6 +617,7 @@ def _common(spec: PlayerSpec) -> dict[str, Any]:
         "model": spec.options.get("model"),
         "name": spec.options.get("name"),
         "sf_nodes": option_int(spec, "sf_nodes", 0, low=0),
+        "first_play_parent": bool(option_bool(spec, "fpu_parent")),
     }
 
 
@@ -622,7 +634,7 @@ _RANK_HELP = "rank=9d..1d|1-2k|3-5k (Go) or rank=BAND|elo=E (chess)"
 
 
 def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
-    """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME,sf_nodes=N]``."""
+    """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME,sf_nodes=N,fpu_parent=B]``."""
     check_options(spec, _COMMON)
     return HumanMCTSSettings(**_common(spec))
 
@@ -658,25 +670,25 @@ KINDS: dict[str, tuple[type[Any], Any, str]] = {
         HumanMCTSSettings,
         parse_human_mcts,
         "MCTS with a strength estimator's policy/value (Go, chess): "
-        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N]",
+        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true]",
     ),
     "sa-mcts": (
         SAMCTSSettings,
         parse_sa_mcts,
         "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
-        "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...,sf_nodes=N]",
+        "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...,sf_nodes=N,fpu_parent=true]",
     ),
     "se-mcts": (
         SEMCTSSettings,
         parse_se_mcts,
         f"SE-MCTS at a rank (Chen et al. Eq. 6, SE network; Go, chess): "
-        f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N]",
+        f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true]",
     ),
     "se-inf-mcts": (
         SEInfMCTSSettings,
         parse_se_inf_mcts,
         f"SE-inf-MCTS at a rank (Eq. 6, SE-inf network; Go, chess): "
-        f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N]",
+        f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true]",
     ),
 }
 """The human-like kinds: kind -> (settings class, spec parser, help), for the composition
