@@ -299,6 +299,30 @@ def test_fpu_parent_turns_on_the_searchs_first_play_value() -> None:
         assert "fpu_parent" not in parse_player(kind).spec()
 
 
+def test_sweep_gives_the_search_the_root_sweep() -> None:
+    from sparring.players.registry import make_player, parse_player
+    from sparring.search.sweep import RootSweep
+
+    chess = get_game("chess")
+    for kind in ("human-mcts", "sa-mcts:z=0", "se-inf-mcts:elo=1500"):
+        text = kind + ("," if ":" in kind else ":") + "sweep=on"
+        assert parse_player(text).spec().endswith("sweep=true")
+        for spec, plan in ((text, RootSweep), (kind, type(None))):
+            player = make_player(spec, chess, 0)
+            search = getattr(player, "search", None)
+            config = (
+                search.config
+                if search is not None
+                else player.search_config(chess, chess.initial_state())  # type: ignore[attr-defined]
+            )
+            assert isinstance(config.root_plan, plan)
+    # one search with the sweep: 20 simulations over the start's 20 moves, one each
+    player = make_player("human-mcts:sims=20,sweep=true", chess, 0)
+    player.select_move(chess, chess.initial_state())
+    visits = player.last_result.visits  # type: ignore[attr-defined]
+    assert sorted(visits.tolist()) == [1] * 20
+
+
 def test_se_inf_mcts_follows_the_target_per_move_number() -> None:
     """The Go player's search aims at its rank's curve: its evaluator subtracts the rank's
     target at each edge's move number, and the hook aims at 0."""

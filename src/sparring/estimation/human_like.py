@@ -93,6 +93,7 @@ from sparring.search.limit import Limit, LimitClock
 from sparring.search.puct import PUCTConfig, search
 from sparring.search.semcts import DEFAULT_C1, SEMCTSConfig
 from sparring.search.stats import RootStats
+from sparring.search.sweep import RootSweep
 
 if TYPE_CHECKING:
     from sparring.estimation.semcts import RankTarget, StrengthEvaluator
@@ -325,7 +326,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
     kind: ClassVar[str]
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "simulations": "sims", "c_puct": "cpuct", "model": "model", "name": "name",
-        "sf_nodes": "sf_nodes", "first_play_parent": "fpu_parent",
+        "sf_nodes": "sf_nodes", "first_play_parent": "fpu_parent", "root_sweep": "sweep",
     }  # fmt: skip
     BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
         "simulations": (1, MAX_SIMULATIONS),
@@ -358,6 +359,10 @@ class _HumanLikeSettings(SettingsBase, ABC):
     first_play_parent: bool = False
     """An untried move starts at its position's value instead of 0 (a draw):
     :attr:`~sparring.search.puct.PUCTConfig.first_play_parent` (spec ``fpu_parent=true``)."""
+    root_sweep: bool = False
+    """Give every root child one simulation first, highest prior first
+    (:class:`~sparring.search.sweep.RootSweep`; spec ``sweep=true``): with Stockfish's leaf
+    values the search then sees the value of every legal move, not only the human policy's."""
 
     def __post_init__(self) -> None:
         self.check_types()
@@ -407,6 +412,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append(f"sf_nodes={self.sf_nodes}")
         if self.first_play_parent:
             items.append("fpu_parent=true")
+        if self.root_sweep:
+            items.append("sweep=true")
         return self.kind + (":" + ",".join(items) if items else "")
 
     @abstractmethod
@@ -473,6 +480,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
             simulations=self.simulations,
             c_puct=self.c_puct,
             first_play_parent=self.first_play_parent,
+            root_plan=RootSweep() if self.root_sweep else None,
         )
 
 
@@ -503,7 +511,7 @@ class SAMCTSSettings(_HumanLikeSettings):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "rank": "rank", "z": "z", "simulations": "sims", "c_puct": "cpuct", "model": "model",
         "name": "name", "ztable": "ztable", "sf_nodes": "sf_nodes",
-        "first_play_parent": "fpu_parent",
+        "first_play_parent": "fpu_parent", "root_sweep": "sweep",
     }  # fmt: skip
 
     ztable: str | None = None
@@ -584,6 +592,7 @@ class SEMCTSSettings(_HumanLikeSettings):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "rank": "rank", "simulations": "sims", "c_puct": "cpuct", "c1": "c1", "model": "model",
         "name": "name", "sf_nodes": "sf_nodes", "first_play_parent": "fpu_parent",
+        "root_sweep": "sweep",
     }  # fmt: skip
 
     def display_name(self) -> str:
@@ -607,7 +616,7 @@ class SEInfMCTSSettings(SEMCTSSettings):
     LABEL: ClassVar[str] = "SE-inf-MCTS"
 
 
-_COMMON = {"sims", "cpuct", "model", "name", "sf_nodes", "fpu_parent"}
+_COMMON = {"sims", "cpuct", "model", "name", "sf_nodes", "fpu_parent", "sweep"}
 
 
 def _common(spec: PlayerSpec) -> dict[str, Any]:
@@ -618,6 +627,7 @@ def _common(spec: PlayerSpec) -> dict[str, Any]:
         "name": spec.options.get("name"),
         "sf_nodes": option_int(spec, "sf_nodes", 0, low=0),
         "first_play_parent": bool(option_bool(spec, "fpu_parent")),
+        "root_sweep": bool(option_bool(spec, "sweep")),
     }
 
 
@@ -634,7 +644,8 @@ _RANK_HELP = "rank=9d..1d|1-2k|3-5k (Go) or rank=BAND|elo=E (chess)"
 
 
 def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
-    """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME,sf_nodes=N,fpu_parent=B]``."""
+    """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME,sf_nodes=N,fpu_parent=B,
+    sweep=B]``."""
     check_options(spec, _COMMON)
     return HumanMCTSSettings(**_common(spec))
 
@@ -670,25 +681,25 @@ KINDS: dict[str, tuple[type[Any], Any, str]] = {
         HumanMCTSSettings,
         parse_human_mcts,
         "MCTS with a strength estimator's policy/value (Go, chess): "
-        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true]",
+        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true,sweep=true]",
     ),
     "sa-mcts": (
         SAMCTSSettings,
         parse_sa_mcts,
         "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
-        "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...,sf_nodes=N,fpu_parent=true]",
+        "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...,sf_nodes=N,fpu_parent=true,sweep=true]",
     ),
     "se-mcts": (
         SEMCTSSettings,
         parse_se_mcts,
         f"SE-MCTS at a rank (Chen et al. Eq. 6, SE network; Go, chess): "
-        f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true]",
+        f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true,sweep=true]",
     ),
     "se-inf-mcts": (
         SEInfMCTSSettings,
         parse_se_inf_mcts,
         f"SE-inf-MCTS at a rank (Eq. 6, SE-inf network; Go, chess): "
-        f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true]",
+        f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true,sweep=true]",
     ),
 }
 """The human-like kinds: kind -> (settings class, spec parser, help), for the composition
