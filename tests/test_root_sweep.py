@@ -82,18 +82,6 @@ def test_the_sweep_finds_the_good_move_the_prior_ignores() -> None:
 
 
 def test_the_plan_draws_nothing_and_repeats() -> None:
-    a = search(
-        TTT,
-        TTT.initial_state(),
-        FixedEvaluator(),
-        PUCTConfig(simulations=20, root_plan=RootSweep()),
-        rng=1,
-    )
-    b = search(
-        TTT,
-        TTT.initial_state(),
-        FixedEvaluator(),
-        PUCTConfig(simulations=20, root_plan=RootSweep()),
-        rng=2,
-    )
-    assert a.visits.tolist() == b.visits.tolist()
+    config = PUCTConfig(simulations=20, root_plan=RootSweep())
+    runs = [search(TTT, TTT.initial_state(), FixedEvaluator(), config, rng=r) for r in (1, 2)]
+    assert runs[0].visits.tolist() == runs[1].visits.tolist()
