@@ -44,6 +44,12 @@ it tried (the policy's favourite) and rarely tries the others, the mating move i
 position's value) is the search's remedy; it is not used here yet: with it (and mates worth
 more the quicker they are) ``human-mcts:sf_nodes=1000`` scored 1 of 6 against Stockfish at
 ``UCI_Elo`` 1350, against 4.5 of 10 without, too few games to choose.
+
+The remedy measured better is the root sweep (``sweep=true``,
+:class:`~sparring.search.sweep.RootSweep`: every legal move gets one simulation, so one
+Stockfish value, before Eq. 8 takes over) with a small ``C_puct`` (``cpuct=0.25``), so that a
+move's value weighs more than the human prior: ``human-mcts:sf_nodes=1000,cpuct=0.25,sweep=true``
+(docs/external-strength.md, "The root sweep").
 """
 
 from __future__ import annotations

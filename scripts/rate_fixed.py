@@ -1,0 +1,47 @@
+"""Rate the players of several game stores together, some players held at fixed Elo.
+
+For matches against reference engines stored apart (e.g. one store per Stockfish setting,
+where every Stockfish is labelled "Stockfish"): players are told apart by their spec, and the
+reference specs are held at the Elo given, so one fit places a player against all of them
+(Bradley-Terry on the Elo scale with the calibration's virtual draws,
+``sparring.experiments.calibration.fit_with_fixed``).
+
+    .venv/bin/python scripts/rate_fixed.py runs/ext/chess-sweep-1600.sqlite \
+        runs/ext/chess-sweep-2000.sqlite --fixed stockfish:elo=1600=1600 \
+        --fixed stockfish:elo=2000=2000
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sparring.evaluation.store import GameStore
+from sparring.experiments.calibration import fit_with_fixed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("stores", nargs="+", type=Path, help="SQLite game stores")
+    parser.add_argument(
+        "--fixed", action="append", required=True, help="SPEC=ELO (the last '=' splits)"
+    )
+    args = parser.parse_args()
+    fixed = {}
+    for item in args.fixed:
+        spec, _, elo = item.rpartition("=")
+        fixed[spec] = float(elo)
+    games: list[tuple[str, str, float]] = []
+    for path in args.stores:
+        with GameStore(path) as store:
+            games += [(r.spec_a, r.spec_b, r.score_a) for r in store.games()]
+    fit = fit_with_fixed(games, fixed)
+    names = sorted({n for a, b, _ in games for n in (a, b)}, key=fit.rating, reverse=True)
+    for name in names:
+        played = [(s if a == name else 1 - s) for a, b, s in games if name in (a, b)]
+        where = "fixed" if name in fixed else f"± {1.96 * fit.rating_stderr(name):.0f}"
+        print(f"{name}: {fit.rating(name):.0f} {where} ({sum(played):g}/{len(played)})")
+
+
+if __name__ == "__main__":
+    main()
