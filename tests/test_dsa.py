@@ -529,8 +529,9 @@ def test_play_adaptive_series_shows_the_estimate_and_keeps_a_profile(tmp_path: P
     # game 1: resign at once (a loss), play another; game 2: resign, stop
     result = _play_adaptive(*args, stdin="resign\ny\nresign\nn\n")
     assert result.exit_code == 0, result.output
-    # The prior's mean over the calibrated range [581, 2267] (1499 when the range began at 607).
-    assert "No estimate of your strength yet; I start at Elo 1498." in result.output
+    # The prior's mean over the calibrated range [614, 2267] (1498 when the range began at 581,
+    # 1499 at 607: the prior's mean moves by about 1 Elo).
+    assert "No estimate of your strength yet; I start at Elo 1499." in result.output
     assert "Game 1: you are X (moves first)" in result.output
     assert "Game 2: you are O (moves second)" in result.output
     estimates = re.findall(r"My estimate of your Elo after (\d) game\(s\): (\d+)", result.output)
