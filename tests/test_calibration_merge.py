@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -216,7 +217,7 @@ def test_pool_combines_by_inverse_variance_and_adds_the_rest() -> None:
 
 
 def test_pool_refuses_a_zero_standard_error() -> None:
-    with pytest.raises(ConfigError, match="cannot pool z=-inf,rth=0.1,floor=1"):
+    with pytest.raises(ConfigError, match=re.escape("cannot pool z=-inf,rth=0.1,floor=1")):
         merge_floor(OLD, _with(UPDATE, 1.0, stderr=0.0), pool=True)
 
 
