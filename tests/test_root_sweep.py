@@ -85,3 +85,37 @@ def test_the_plan_draws_nothing_and_repeats() -> None:
     config = PUCTConfig(simulations=20, root_plan=RootSweep())
     runs = [search(TTT, TTT.initial_state(), FixedEvaluator(), config, rng=r) for r in (1, 2)]
     assert runs[0].visits.tolist() == runs[1].visits.tolist()
+
+
+def test_the_move_is_the_most_visited_with_ties_broken_by_value() -> None:
+    # 5 simulations: moves 1, 3, 5, 4, 6 one visit each (a tie); move 6 holds the winning
+    # cell, so the run selects it (Q +0.9) where a random pick among the five would not.
+    config = PUCTConfig(simulations=5, root_plan=RootSweep())
+    result = search(TTT, TTT.initial_state(), FixedEvaluator(good=6), config)
+    assert result.visits.tolist() == [0, 1, 0, 1, 1, 1, 1, 0, 0]
+    assert result.selected_move == 6
+    # all Q equal (0): the higher prior, move 1 (P 0.5)
+    plain = search(TTT, TTT.initial_state(), FixedEvaluator(), config)
+    assert plain.selected_move == 1
+    # after the sweep the most visited wins outright: move 1 with 4 visits (12 simulations)
+    twelve = search(
+        TTT,
+        TTT.initial_state(),
+        FixedEvaluator(),
+        PUCTConfig(simulations=12, root_plan=RootSweep()),
+    )
+    assert twelve.visits.tolist()[1] == 4 and twelve.selected_move == 1
+
+
+def test_a_searching_player_plays_the_plans_selected_move() -> None:
+    from dataclasses import replace
+
+    from sparring.players.registry import make_player
+
+    chess = get_game("chess")
+    player = make_player("human-mcts:sims=20,sweep=true", chess, 0)
+    move = player.select_move(chess, chess.initial_state())
+    root = player.last_result  # type: ignore[attr-defined]
+    assert root.selected_move == move and sorted(root.visits.tolist()) == [1] * 20
+    other = int(next(m for m in root.moves if m != move))
+    assert player.pick(chess, chess.initial_state(), replace(root, selected_move=other)) == other  # type: ignore[attr-defined]

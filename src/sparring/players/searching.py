@@ -69,8 +69,14 @@ class SearchPlayer(Player):
         (``clock``: the limit's clock, started with the move)."""
 
     def pick(self, game: Game, state: State, root: RootStats) -> int:
-        """The move from a root with visits: the most visited (ties at random), under the
-        game's move filter when :attr:`finish`."""
+        """The move from a root with visits: the root plan's
+        :attr:`~sparring.search.stats.RootStats.selected_move` when it names one and no move
+        filter applies, else the most visited (ties at random), under the game's move filter
+        when :attr:`finish`."""
+        if root.selected_move is not None and not (
+            self.finish and game.move_filter(state) is not None
+        ):
+            return int(root.selected_move)
         if self.finish:
             return go_finishing_move(game, state, root.moves, root.visits, self.rng)
         best = root.best_moves()

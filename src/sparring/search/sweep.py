@@ -20,12 +20,14 @@ reused) is skipped.  With at least as many simulations as legal moves the search
 one-ply search over its leaf evaluator, and every move it could play has a value; with fewer,
 the children with the highest priors are the ones evaluated.  The plan only picks root
 children: below the root the search is unchanged, and the root's statistics (visits, ``Q``,
-the move played: most visits) are the search's own.  Nothing is random.
+the move played: most visits) are the search's own, except that the run names the move to
+play (:attr:`RootStats.selected_move <sparring.search.stats.RootStats.selected_move>`): the
+most visited, ties broken by ``Q`` (see :meth:`SweepRun.finish`).  Nothing is random.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -54,8 +56,16 @@ class SweepRun:
             picks[t, int(arrays.tree_done[t])] = pick
 
     def finish(self, t: int, stats: RootStats) -> RootStats:
-        """The search's own statistics, unchanged."""
-        return stats
+        """The search's statistics with :attr:`~sparring.search.stats.RootStats.selected_move`
+        set: the most visited child, ties broken by the higher ``Q``, then the higher prior,
+        then move order.  Ties are the rule while the sweep lasts (every child tried has one
+        visit: fewer simulations than moves, or a limit that stopped the search early), and
+        a random pick among them would ignore the values the sweep paid for."""
+        if len(stats.moves) == 0 or int(stats.visits.sum()) == 0:
+            return stats
+        tied = np.flatnonzero(stats.visits == stats.visits.max())
+        best = max(tied.tolist(), key=lambda i: (float(stats.q[i]), float(stats.priors[i]), -i))
+        return replace(stats, selected_move=int(stats.moves[best]))
 
 
 @dataclass(frozen=True)
