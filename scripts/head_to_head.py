@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +40,11 @@ def play(
     opening: int,
     plies: int,
     seed: int,
+    seconds: list[float] | None = None,
 ) -> Outcome:
-    """One game from opening ``opening`` (``plies`` random moves), ``first`` moving first."""
+    """One game from opening ``opening`` (``plies`` random moves), ``first`` moving first;
+    the search seconds of ``first`` and ``second`` are added to ``seconds[0]`` and
+    ``seconds[1]`` when given."""
     rng = np.random.default_rng(opening)
     state = game.initial_state()
     for _ in range(plies):
@@ -50,8 +54,11 @@ def play(
             return game.status(state)
     search_rng = np.random.default_rng(seed)
     while game.status(state) is Outcome.ONGOING:
-        evaluator = first if game.to_move(state) == 0 else second
-        (result,) = search_batch(game, [state], evaluator, config, search_rng)
+        side = game.to_move(state)
+        start = time.perf_counter()
+        (result,) = search_batch(game, [state], second if side else first, config, search_rng)
+        if seconds is not None:
+            seconds[side] += time.perf_counter() - start
         state = game.play(state, best_move(result, search_rng))
     return game.status(state)
 

@@ -13,18 +13,15 @@ side's score with a 95% interval, its Elo difference, and each side's search tim
 from __future__ import annotations
 
 import argparse
-import time
 
-import numpy as np
-from head_to_head import summarize  # scripts/ is on the path of a script run from it
+from head_to_head import play, summarize  # scripts/ is on the path of a script run from it
 
 from sparring.games import get_game
-from sparring.games.base import Outcome
 from sparring.nn.evaluators import make_evaluator
 from sparring.nn.model import load_model
 from sparring.players.alphazero import network_file
-from sparring.search.puct import PUCTConfig, search_batch
-from sparring.training.selfplay import CALIBRATION_POSITIONS, best_move, random_positions
+from sparring.search.puct import PUCTConfig
+from sparring.training.selfplay import CALIBRATION_POSITIONS, random_positions
 
 
 def main() -> None:
@@ -50,23 +47,22 @@ def main() -> None:
     seconds = {"float32": 0.0, "int8": 0.0}
     score = 0.0
     for index in range(args.games):
-        rng = np.random.default_rng(index // 2)  # one opening per pair of games
-        state = game.initial_state()
-        for _ in range(args.random_plies):
-            moves = game.legal_moves(state)
-            state = game.play(state, int(moves[int(rng.integers(len(moves)))]))
         int8_first = index % 2 == 0
-        first_mover = game.to_move(game.initial_state())
-        int8_player = first_mover if int8_first else 1 - first_mover  # by the game's player ids
-        search_rng = np.random.default_rng(10_000 + index)
-        while game.status(state) is Outcome.ONGOING:
-            side = "int8" if game.to_move(state) == int8_player else "float32"
-            start = time.perf_counter()
-            (result,) = search_batch(game, [state], evaluators[side], config, search_rng)
-            seconds[side] += time.perf_counter() - start
-            state = game.play(state, best_move(result, search_rng))
-        outcome = game.status(state)
-        score += outcome.score_for(int8_player)
+        order = ("int8", "float32") if int8_first else ("float32", "int8")
+        spent = [0.0, 0.0]
+        outcome = play(
+            game,
+            evaluators[order[0]],
+            evaluators[order[1]],
+            config,
+            index // 2,  # one opening per pair of games
+            args.random_plies,
+            10_000 + index,
+            spent,
+        )
+        for side, name in enumerate(order):
+            seconds[name] += spent[side]
+        score += outcome.score_for(0 if int8_first else 1)
     p, half, elo = summarize(score, args.games)
     print(
         f"int8 scored {score:g}/{args.games} = {p:.3f} +- {half:.3f} (95%) against float32 "

@@ -271,18 +271,13 @@ def test_specs_round_trip_and_ranks_must_fit_the_game() -> None:
         make_player("se-mcts:elo=1500,model=go-se", get_game("chess"))
 
 
-def _first_play_parent(player: object, game: Game) -> bool:
-    """The ``first_play_parent`` of a human-like player's search (SA-MCTS keeps its search
-    in ``player.search.config``)."""
+def _search_config(player: object, game: Game) -> PUCTConfig:
+    """A human-like player's search configuration (SA-MCTS keeps its search in
+    ``player.search.config``)."""
     search = getattr(player, "search", None)
-    config = (
-        search.config
-        if search is not None
-        else player.search_config(  # type: ignore[attr-defined]
-            game, game.initial_state()
-        )
-    )
-    return bool(config.first_play_parent)
+    if search is not None:
+        return search.config  # type: ignore[no-any-return]
+    return player.search_config(game, game.initial_state())  # type: ignore[attr-defined,no-any-return]
 
 
 def test_fpu_parent_turns_on_the_searchs_first_play_value() -> None:
@@ -294,8 +289,8 @@ def test_fpu_parent_turns_on_the_searchs_first_play_value() -> None:
         settings = parse_player(text)
         assert settings.spec().endswith("fpu_parent=true")
         assert parse_player(settings.spec()) == settings
-        assert _first_play_parent(make_player(text, chess, 0), chess)
-        assert not _first_play_parent(make_player(kind, chess, 0), chess)
+        assert _search_config(make_player(text, chess, 0), chess).first_play_parent
+        assert not _search_config(make_player(kind, chess, 0), chess).first_play_parent
         assert "fpu_parent" not in parse_player(kind).spec()
 
 
@@ -308,13 +303,7 @@ def test_sweep_gives_the_search_the_root_sweep() -> None:
         text = kind + ("," if ":" in kind else ":") + "sweep=on"
         assert parse_player(text).spec().endswith("sweep=true")
         for spec, plan in ((text, RootSweep), (kind, type(None))):
-            player = make_player(spec, chess, 0)
-            search = getattr(player, "search", None)
-            config = (
-                search.config
-                if search is not None
-                else player.search_config(chess, chess.initial_state())  # type: ignore[attr-defined]
-            )
+            config = _search_config(make_player(spec, chess, 0), chess)
             assert isinstance(config.root_plan, plan)
     # one search with the sweep: 20 simulations over the start's 20 moves, one each
     player = make_player("human-mcts:sims=20,sweep=true", chess, 0)
