@@ -26,7 +26,14 @@ def main() -> None:
     parser.add_argument(
         "--fixed", action="append", required=True, help="SPEC=ELO (the last '=' splits)"
     )
+    parser.add_argument(
+        "--same",
+        action="append",
+        default=[],
+        help="SPEC==OTHER: rate the games of SPEC as OTHER's (one player written two ways)",
+    )
     args = parser.parse_args()
+    same = dict(item.split("==", 1) for item in args.same)
     fixed = {}
     for item in args.fixed:
         spec, _, elo = item.rpartition("=")
@@ -34,7 +41,10 @@ def main() -> None:
     games: list[tuple[str, str, float]] = []
     for path in args.stores:
         with GameStore(path) as store:
-            games += [(r.spec_a, r.spec_b, r.score_a) for r in store.games()]
+            games += [
+                (same.get(r.spec_a, r.spec_a), same.get(r.spec_b, r.spec_b), r.score_a)
+                for r in store.games()
+            ]
     fit = fit_with_fixed(games, fixed)
     names = sorted({n for a, b, _ in games for n in (a, b)}, key=fit.rating, reverse=True)
     for name in names:

@@ -95,10 +95,11 @@ def test_play_opponent_settings_defaults_and_target_elo() -> None:
 def test_play_go_and_chess_at_a_rank_pick_se_inf_mcts() -> None:
     from sparring.cli.basic import opponent_settings
     from sparring.errors import SparringError
-    from sparring.estimation.human_like import SEInfMCTSSettings
+    from sparring.estimation.human_like import HumanMCTSSettings, SEInfMCTSSettings
 
     assert opponent_settings("go", None, None, "3d") == SEInfMCTSSettings(rank="3d")
-    assert opponent_settings("chess", None, 1500) == SEInfMCTSSettings(rank="1400-1600")
+    # a chess Elo is one on Stockfish's scale (the shipped scale chooses the setting)
+    assert opponent_settings("chess", None, 1500) == HumanMCTSSettings(sf_elo=1500.0)
     assert opponent_settings("chess", None, None, "1400-1600").spec() == (
         "se-inf-mcts:rank=1400-1600"
     )

@@ -20,6 +20,8 @@ import pytest
 
 from sparring.engines.common import strength_settings, value_to_cp, value_to_winrate
 from sparring.engines.uci import (
+    ELO_MAX,
+    ELO_MIN,
     EngineOptions,
     GoParams,
     Opponent,
@@ -33,6 +35,10 @@ from sparring.errors import SparringError
 from sparring.games import get_game
 
 STOCKFISH = Path("/usr/games/stockfish")
+needs_stockfish = pytest.mark.skipif(
+    not STOCKFISH.exists() and os.environ.get("SPARRING_CI") != "1",
+    reason=f"{STOCKFISH} is not installed (Debian package stockfish; the measured Elos use it)",
+)
 COMMAND = [sys.executable, "-m", "sparring", "uci", "--sims", "8", "--seed", "1"]
 
 
@@ -123,13 +129,20 @@ def test_scores_and_strength_settings() -> None:
     assert value_to_cp(float("nan")) == 0
     assert value_to_winrate(0.5) == 0.75
     chess_game = get_game("chess")
-    assert strength_settings(chess_game, elo=1500).spec() == "se-inf-mcts:rank=1400-1600"
+    # measured (the default): the Stockfish scale chooses; simulations are its knob
+    assert strength_settings(chess_game, elo=1500, simulations=8).spec() == (
+        "human-mcts:sf_elo=1500"
+    )
+    assert strength_settings(chess_game, elo=1500, style="human-like").spec() == (
+        "se-inf-mcts:rank=1400-1600"
+    )
     assert strength_settings(chess_game, elo=2600, style="plain").spec() == (
         "sa-mcts:rank=2400-2600"
     )
+    assert strength_settings(chess_game, rank="1400-1600").spec() == "se-inf-mcts:rank=1400-1600"
     assert strength_settings(chess_game, simulations=8).spec() == "human-mcts:sims=8"
     with pytest.raises(SparringError, match="outside the chess Elo bands"):
-        strength_settings(chess_game, elo=999)
+        strength_settings(chess_game, elo=999, style="human-like")
     with pytest.raises(SparringError, match="style"):
         strength_settings(chess_game, style="wild")
 
@@ -140,8 +153,8 @@ def test_a_game_through_python_chess() -> None:
     try:
         assert engine.id["name"].startswith("sparring")
         elo = engine.options["UCI_Elo"]
-        assert (elo.type, elo.min, elo.max) == ("spin", 1000, 2600)
-        assert engine.options["Style"].var == ["human-like", "plain"]
+        assert (elo.type, elo.min, elo.max) == ("spin", ELO_MIN, ELO_MAX)
+        assert engine.options["Style"].var == ["measured", "human-like", "plain"]
         engine.configure({"Simulations": 4})
         board = chess.Board()
         while not board.is_game_over() and board.ply() < 30:
@@ -176,11 +189,14 @@ def test_analysis_info_and_multipv() -> None:
         engine.quit()
 
 
+@needs_stockfish
 def test_limit_strength_builds_the_human_like_player() -> None:
     c = UCIClient()
     try:
         c.send("setoption name UCI_LimitStrength value true")
         c.send("setoption name UCI_Elo value 1500")
+        assert "info string player human-mcts:sf_elo=1500" in c.ready()
+        c.send("setoption name Style value human-like")
         assert "info string player se-inf-mcts:rank=1400-1600,sims=8" in c.ready()
         c.send("setoption name Style value plain")
         assert "info string player sa-mcts:rank=1400-1600,sims=8" in c.ready()
@@ -312,24 +328,25 @@ def test_uci_opponent_is_read_and_can_set_the_strength() -> None:
     # Match Opponent off: UCI_Elo decides (only with UCI_LimitStrength on)
     assert asked_elo(EngineOptions(opponent="1450 human x")) is None
     assert asked_elo(EngineOptions(limit_strength=True, elo=1800, opponent="1450 human x")) == 1800
-    # on: the opponent's rating plus UCI_RatingAdv, clamped to UCI_Elo's 1000..2600
-    on = EngineOptions(match_opponent=True, opponent="1450 human x")
-    assert asked_elo(on) == 1450.0
-    assert asked_elo(EngineOptions(**{**vars(on), "rating_adv": -100})) == 1350.0
-    assert asked_elo(EngineOptions(match_opponent=True, opponent="FM 2900 human y")) == 2600.0
-    assert asked_elo(EngineOptions(match_opponent=True, opponent="500 human z")) == 1000.0
+    # on: the opponent's rating plus UCI_RatingAdv, clamped to UCI_Elo's range
+    on = EngineOptions(match_opponent=True, opponent="1650 human x")
+    assert asked_elo(on) == 1650.0
+    assert asked_elo(EngineOptions(**{**vars(on), "rating_adv": -100})) == 1550.0
+    assert asked_elo(EngineOptions(match_opponent=True, opponent="FM 2900 human y")) == ELO_MAX
+    assert asked_elo(EngineOptions(match_opponent=True, opponent="500 human z")) == ELO_MIN
     unrated = EngineOptions(
         match_opponent=True, limit_strength=True, elo=1700, opponent="none none human u"
     )
     assert asked_elo(unrated) == 1700.0
 
 
+@needs_stockfish
 def test_match_opponent_over_the_protocol(client: UCIClient) -> None:
-    client.send("setoption name UCI_Opponent value none 1450 human somebody")
+    client.send("setoption name UCI_Opponent value none 1650 human somebody")
     client.send("setoption name Match Opponent value true")
     lines = client.ready()
-    assert "info string playing at Elo 1450 for the opponent's 1450" in lines
-    assert any(line.startswith("info string player se-inf-mcts:") for line in lines), lines
+    assert "info string playing at Elo 1650 for the opponent's 1650" in lines
+    assert "info string player human-mcts:sf_elo=1650" in lines, lines
     client.send("setoption name UCI_Opponent value GM lots human x")  # bad: nothing changes
     lines = client.ready()
     assert lines == ["info string error option UCI_Opponent: rating 'lots' is not a number"]
@@ -382,4 +399,5 @@ def test_bad_options_are_one_line_and_exit_2() -> None:
         [*COMMAND, "--elo", "99"], input="uci\n", capture_output=True, text=True, timeout=60
     )
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.strip().splitlines() == ["error: --elo must be 1000..2600, not 99"]
+    expected = f"error: --elo must be {ELO_MIN}..{ELO_MAX}, not 99"
+    assert done.stderr.strip().splitlines() == [expected]

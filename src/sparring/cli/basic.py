@@ -13,7 +13,7 @@ from rich.table import Table
 
 from sparring.cli.common import check_output_file
 from sparring.errors import BadValueError, IncompatibleError, SparringError, is_interrupt
-from sparring.estimation.human_like import SEInfMCTSSettings, elo_band
+from sparring.estimation.human_like import HumanMCTSSettings, SEInfMCTSSettings
 from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import Game, State
 from sparring.nn.zoo import default_model
@@ -60,7 +60,8 @@ def players() -> None:
 
 
 HUMAN_LIKE_GAMES = ("go", "chess")
-"""Games with strength estimators, where ``--rank`` / ``--elo`` pick SE-inf-MCTS."""
+"""Games with strength estimators, where ``--rank`` picks SE-inf-MCTS (and ``--elo``, in chess, the
+Stockfish scale)."""
 
 
 def opponent_settings(
@@ -69,9 +70,10 @@ def opponent_settings(
     """The AI's typed settings for ``sparring play`` (``opponent`` is spec text from the
     command line, parsed here at the edge).
 
-    In Go and chess, ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band) or, in chess,
-    ``elo`` (the Lichess band holding it) asks for SE-inf-MCTS at that rank
-    (:class:`~sparring.estimation.human_like.SEInfMCTSSettings`).  Elsewhere ``elo`` gives a
+    In Go and chess, ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band) asks for
+    SE-inf-MCTS at that rank (:class:`~sparring.estimation.human_like.SEInfMCTSSettings`); in
+    chess ``elo`` asks for the setting the shipped Stockfish scale measured at that Elo
+    (``human-mcts:sf_elo=E``, clamped to the scale's range).  Elsewhere ``elo`` gives a
     strength-adjusted player at that Elo (``opponent``'s ``sa`` settings, or the shipped
     network's: :meth:`~sparring.players.settings.SASettings.at_elo`); otherwise
     ``opponent``, or by default the game's shipped network (``az``) where one exists and
@@ -87,7 +89,7 @@ def opponent_settings(
     if elo is not None and game_name in HUMAN_LIKE_GAMES and opponent is None:
         if game_name == "go":
             raise SparringError("Go strength is a rank: use --rank (9d..1d, 1-2k, 3-5k)")
-        return SEInfMCTSSettings(rank=elo_band(elo))
+        return HumanMCTSSettings(sf_elo=float(elo))
     settings = None if opponent is None else parse_player(opponent)
     if elo is not None:
         if settings is None:
@@ -258,15 +260,15 @@ def play(
         float | None,
         typer.Option(
             help="Play at this Elo (baseline-ladder scale) with the shipped network's "
-            "strength calibration: the spec sa:elo=E; in chess, SE-inf-MCTS at the Lichess "
-            "band holding E (se-inf-mcts:elo=E)."
+            "strength calibration: the spec sa:elo=E; in chess, an Elo on Stockfish's scale "
+            "(human-mcts:sf_elo=E, needs Stockfish)."
         ),
     ] = None,
     rank: Annotated[
         str | None,
         typer.Option(
             help="Go or chess: play SE-inf-MCTS (Chen et al. 2025) at this rank: Go 9d..1d, "
-            "1-2k, 3-5k; chess an Elo band such as 1400-1600 (or --elo E in chess)."
+            "1-2k, 3-5k; chess an Elo band such as 1400-1600."
         ),
     ] = None,
     second: Annotated[bool, typer.Option("--second", help="Let the AI move first.")] = False,

@@ -63,15 +63,22 @@ def gtp(
 def uci(
     elo: Annotated[
         float | None,
-        typer.Option(help="Start with UCI_LimitStrength on at this UCI_Elo (1000-2600)."),
+        typer.Option(
+            help="Start with UCI_LimitStrength on at this UCI_Elo (the range `uci` shows: "
+            "the shipped Stockfish scale's)."
+        ),
     ] = None,
     player: Annotated[
         str | None,
         typer.Option("--player", "-p", help="Any chess player spec (the Player option)."),
     ] = None,
     style: Annotated[
-        str, typer.Option(help="human-like (SE-inf-MCTS) or plain (SA-MCTS): the Style option.")
-    ] = "human-like",
+        str,
+        typer.Option(
+            help="measured (the Stockfish scale's setting for the Elo), human-like "
+            "(SE-inf-MCTS at the Elo's band) or plain (SA-MCTS): the Style option."
+        ),
+    ] = "measured",
     sims: Annotated[int, typer.Option(help="Simulations per move (the Simulations option).")] = 100,
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:

@@ -654,6 +654,89 @@ def se_strength(
         console.print(f"wrote {path}", highlight=False)
 
 
+def scale_fit(
+    game_name: GameArg,
+    stores: Annotated[
+        list[Path], typer.Argument(help="SQLite game stores (sparring match --store).")
+    ],
+    fixed: Annotated[
+        list[str],
+        typer.Option(
+            "--fixed",
+            help="SPEC=ELO: a player held at that Elo (the last '=' splits), e.g. "
+            "stockfish:elo=1600=1600; repeat for each.",
+        ),
+    ],
+    out: Annotated[Path, typer.Option(help="The scale file to write (JSON).")],
+    knob: Annotated[
+        str,
+        typer.Option(
+            help="The option varied: sims (human-mcts players) or z (sa-mcts:z=Z players)."
+        ),
+    ] = "sims",
+    search: Annotated[
+        str,
+        typer.Option(
+            help="The other search options of the scale's players, as spec options; the "
+            "players with other options are rated apart."
+        ),
+    ] = "cpuct=0.25,sf_nodes=1000,sweep=true",
+    scale: Annotated[
+        str, typer.Option(help="What the fixed Elos are, in words (stored in the file).")
+    ] = "Stockfish 15.1 UCI_Elo, 0.1 s a move",
+) -> None:
+    """Fit a strength scale: the measured Elo of the human-like search per value of one knob
+    (sims or z) against engines held at fixed Elo (the file behind ``human-mcts:sf_elo=E``,
+    ``--elo`` and ``UCI_Elo`` in chess)."""
+    import shlex
+    import sys
+
+    from sparring.errors import ConfigError
+    from sparring.evaluation.store import GameStore
+    from sparring.experiments.external_scale import fit_scale, search_options
+
+    game = _game(game_name)
+    held: dict[str, float] = {}
+    for item in fixed:
+        spec, _, elo = item.rpartition("=")
+        try:
+            held[spec] = float(elo)
+        except ValueError:
+            raise ConfigError(f"--fixed {item!r}: expected SPEC=ELO") from None
+        if not spec:
+            raise ConfigError(f"--fixed {item!r}: expected SPEC=ELO")
+    games: list[tuple[str, str, float]] = []
+    for path in stores:
+        if not path.is_file():
+            raise MissingResourceError(f"game store {str(path)!r} not found")
+        with GameStore(path) as store:
+            games += [(r.spec_a, r.spec_b, r.score_a) for r in store.games()]
+    missing = [spec for spec in held if not any(spec in (a, b) for a, b, _ in games)]
+    if missing:
+        raise ConfigError(f"--fixed players with no games in the stores: {', '.join(missing)}")
+    check_output_file(out, "--out")
+    command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    options = search_options(knob, search)
+    result, others = fit_scale(games, held, game, knob, options, scale, command)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(result.to_json())
+    fitted = result.fitted()
+    console.print(f"search: {dict(result.search)}", highlight=False)
+    for point, fit in zip(result.points, fitted, strict=True):
+        console.print(
+            f"{knob}={point.value:g}: {point.elo:.0f} +- {point.plus_minus:.0f} "
+            f"({point.score:g}/{point.games}); monotone {fit:.0f}",
+            highlight=False,
+        )
+    for other in others:
+        console.print(
+            f"{other.spec}: {other.elo:.0f} +- {other.plus_minus:.0f} "
+            f"({other.score:g}/{other.games})",
+            highlight=False,
+        )
+    console.print(f"wrote {out}", highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
     app.command("se-data")(se_data)
@@ -663,3 +746,4 @@ def register(app: typer.Typer) -> None:
     app.command("se-match")(se_match)
     app.command("se-strength")(se_strength)
     app.command("estimate")(estimate)
+    app.command("scale-fit")(scale_fit)

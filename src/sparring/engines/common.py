@@ -37,10 +37,15 @@ from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
 from sparring.session import GameSession
 
-STYLES: tuple[str, ...] = ("human-like", "plain")
-"""How a limited strength is reached: ``human-like`` plays SE-inf-MCTS at the rank (Chen et
+STYLES: tuple[str, ...] = ("measured", "human-like", "plain")
+"""How a limited strength is reached: ``measured`` (chess, an Elo) plays the human-like
+search with Stockfish's leaf values at the setting the shipped Stockfish scale measured at
+that Elo (``human-mcts:sf_elo=E``, :mod:`sparring.estimation.external_scale`; a rank, and
+Go, fall back to ``human-like``); ``human-like`` plays SE-inf-MCTS at the rank (Chen et
 al., Eq. 6: a search that aims at the rank's strength score), ``plain`` plays SA-MCTS (Wu et
-al.'s strength index ``z`` for the rank, from the shipped z table, over the same search)."""
+al.'s strength index ``z`` for the rank, from the shipped z table, over the same search).
+Only ``measured`` is rated on an external scale (docs/external-strength.md): the rank
+styles choose how human-like the moves are for a rating band, not how strong they are."""
 
 HUMAN_LIKE_GAMES: tuple[str, ...] = ("go", "chess")
 """Games (19x19 Go, chess) whose human-like player kinds take a rank or an Elo."""
@@ -51,16 +56,19 @@ def strength_settings(
     *,
     rank: str | None = None,
     elo: float | None = None,
-    style: str = "human-like",
+    style: str = "measured",
     simulations: int | None = None,
 ) -> PlayerSettings:
     """The player settings for a strength asked in a protocol's terms.
 
-    In 19x19 Go and chess (:data:`HUMAN_LIKE_GAMES`), ``rank`` (Go ``9d`` ... ``3-5k``, chess
-    an Elo band such as ``1400-1600``) or, in chess, ``elo`` (the band holding it, 1000 to
-    2600) gives ``se-inf-mcts`` at that rank (``style="human-like"``) or ``sa-mcts`` at it
-    (``style="plain"``); without either, the full strength of the same search
-    (``human-mcts``).  Elsewhere (9x9 or 13x13 Go) only the default exists: UCT with
+    In chess, ``elo`` with ``style="measured"`` gives ``human-mcts:sf_elo=E`` (the shipped
+    Stockfish scale chooses the simulations; ``simulations`` is ignored, and an Elo outside
+    the scale is clamped, as the player's analysis says).  In 19x19 Go and chess
+    (:data:`HUMAN_LIKE_GAMES`), ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band such as
+    ``1400-1600``) or, in chess with the other styles, ``elo`` (the band holding it, 1000 to
+    2600) gives ``se-inf-mcts`` at that rank (``style="human-like"``, and ``measured`` for a
+    rank) or ``sa-mcts`` at it (``style="plain"``); without either, the full strength of
+    the same search (``human-mcts``).  Elsewhere (9x9 or 13x13 Go) only the default exists: UCT with
     MCTS1's 300 simulations (no shipped Go network for these sizes).  ``simulations``
     overrides the player's default count.  Raises
     :class:`~sparring.errors.IncompatiblePlayerError` for a rank or Elo in a game without
@@ -89,6 +97,8 @@ def strength_settings(
     if elo is not None:
         if game.name != "chess":
             raise IncompatiblePlayerError("Go strength is a rank (9d..1d, 1-2k, 3-5k)", key="elo")
+        if style == "measured":
+            return HumanMCTSSettings(sf_elo=float(elo))
         rank = elo_band(elo)
     sims = DEFAULT_SIMULATIONS if simulations is None else simulations
     if rank is None:

@@ -28,10 +28,12 @@ Time
     ``left``, minus ``Move Overhead``.  ``nodes N``: the search's node bound.
 
 Options
-    ``UCI_LimitStrength`` and ``UCI_Elo`` (1000-2600: the chess Elo bands of the shipped
-    estimators; the Elo picks the 200-point Lichess band holding it), ``Style``
-    (``human-like``: SE-inf-MCTS at the band; ``plain``: SA-MCTS at the band's ``z``),
-    ``Simulations`` (the player's simulations per move), ``Player`` (a player spec that
+    ``UCI_LimitStrength`` and ``UCI_Elo`` (:data:`ELO_MIN` .. :data:`ELO_MAX`, the range of
+    the shipped Stockfish scale), ``Style`` (``measured``: the setting the Stockfish scale
+    measured at that Elo, ``human-mcts:sf_elo=E``, whose simulations the scale chooses;
+    ``human-like``: SE-inf-MCTS at the 200-point Lichess band holding the Elo; ``plain``:
+    SA-MCTS at the band's ``z``), ``Simulations`` (the player's simulations per move,
+    except under ``measured`` with a limited strength), ``Player`` (a player spec that
     replaces the strength options, e.g. ``uct:sims=50``), ``MultiPV``, ``UCI_ShowWDL``,
     ``Move Overhead``, ``Ponder``.  Without a limited strength the player is ``human-mcts``
     (the same search at full strength).  ``UCI_Opponent`` (sent by GUIs and lichess-bot:
@@ -43,6 +45,7 @@ Options
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
@@ -71,9 +74,20 @@ from sparring.search.limit import Limit
 from sparring.session import GameSession
 from sparring.version import __version__
 
-ELO_MIN, ELO_MAX = 1000, 2600
-"""``UCI_Elo``'s range: the chess Elo bands of the shipped estimators
-(:data:`sparring.estimation.human_like.ELO_RANGE`)."""
+
+def _elo_range() -> tuple[int, int]:
+    from sparring.estimation.external_scale import shipped_range
+    from sparring.estimation.human_like import ELO_RANGE
+
+    measured = shipped_range("chess")
+    low, high = ELO_RANGE if measured is None else measured
+    return math.ceil(low), math.floor(high)
+
+
+ELO_MIN, ELO_MAX = _elo_range()
+"""``UCI_Elo``'s range: the Elo range of the shipped Stockfish scale
+(:func:`sparring.estimation.external_scale.shipped_range`), or without one the chess Elo
+bands of the shipped estimators (:data:`sparring.estimation.human_like.ELO_RANGE`)."""
 MAX_DEPTH = 17
 """The deepest iteration: ``2**17`` simulations, above the players' 100,000 cap."""
 DEFAULT_MOVES_TO_GO = 30
@@ -99,7 +113,7 @@ class EngineOptions:
 
     limit_strength: bool = False
     elo: int = 1500
-    style: str = "human-like"
+    style: str = "measured"
     simulations: int = 100
     player: str = ""
     multipv: int = 1
@@ -170,7 +184,7 @@ def option_lines() -> list[str]:
     return [
         "option name UCI_LimitStrength type check default false",
         f"option name UCI_Elo type spin default 1500 min {ELO_MIN} max {ELO_MAX}",
-        "option name Style type combo default human-like" + "".join(f" var {s}" for s in STYLES),
+        "option name Style type combo default measured" + "".join(f" var {s}" for s in STYLES),
         "option name Simulations type spin default 100 min 1 max 100000",
         "option name Player type string default <empty>",
         "option name MultiPV type spin default 1 min 1 max 64",
@@ -505,6 +519,8 @@ class UCIEngine:
         # here rather than inside the first timed go
         self.seat.player.select_move(self.game, self.game.initial_state(), Limit(simulations=1))
         self.send(f"info string player {self.seat.settings.spec()}")
+        for notice in getattr(self.seat.player, "notices", ()):
+            self.send(f"info string {notice}")
         return self.seat
 
     def _search(self, flag: StopFlag, seat: PlayerSeat, params: GoParams) -> str:

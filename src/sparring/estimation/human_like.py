@@ -96,8 +96,11 @@ from sparring.search.stats import RootStats
 from sparring.search.sweep import RootSweep
 
 if TYPE_CHECKING:
+    from sparring.estimation.external_scale import ScaleChoice
     from sparring.estimation.semcts import RankTarget, StrengthEvaluator
     from sparring.players.cache import PlayerCache
+    from sparring.players.strength import EloTarget
+    from sparring.search.analysis import StrengthReport
 
 DEFAULT_SIMULATIONS = 100
 """Simulations per move of the human-like kinds on a CPU (the paper: 800)."""
@@ -270,7 +273,8 @@ class RankedSearchPlayer(SearchPlayer):
     must then be a :class:`~sparring.estimation.semcts.StrengthEvaluator`; the player wraps
     it in a :class:`~sparring.estimation.semcts.CentredStrengthEvaluator`).  ``leaf_value``,
     when given, wraps the search's evaluator last (``sf_nodes``: Stockfish's values behind the
-    network's priors and ``beta``)."""
+    network's priors and ``beta``).  ``elo`` (a player built for an Elo on an external
+    scale, ``sf_elo``) and ``notices`` go into every move's analysis."""
 
     info_root = True
 
@@ -283,9 +287,13 @@ class RankedSearchPlayer(SearchPlayer):
         name: str = "MCTS",
         seed: int | None = None,
         leaf_value: Callable[[Evaluator], Evaluator] | None = None,
+        elo: EloTarget | None = None,
+        notices: tuple[str, ...] = (),
     ) -> None:
         super().__init__(name, seed, finish=True)
         self.evaluator = evaluator
+        self.elo = elo
+        self.notices = tuple(notices)
         if target is not None:
             from sparring.estimation.semcts import CentredStrengthEvaluator, StrengthEvaluator
 
@@ -297,6 +305,15 @@ class RankedSearchPlayer(SearchPlayer):
         self.config = config
         self.target = target
         self.c1 = c1
+
+    def strength_report(self) -> StrengthReport | None:
+        """With ``elo``: plain play (``z = +inf``) with the Elo asked and played."""
+        if self.elo is None:
+            return None
+        from sparring.search.analysis import StrengthReport
+
+        return StrengthReport(z=math.inf, rth=0.0, elo_asked=self.elo.asked,
+                              elo_played=self.elo.played, clamped=self.elo.clamped)  # fmt: skip
 
     def search_config(self, game: Game, state: State) -> PUCTConfig:
         """The search of the move at ``state``: Eq. 6 with target 0 on the centred scores
@@ -363,6 +380,13 @@ class _HumanLikeSettings(SettingsBase, ABC):
     """Give every root child one simulation first, highest prior first
     (:class:`~sparring.search.sweep.RootSweep`; spec ``sweep=true``): with Stockfish's leaf
     values the search then sees the value of every legal move, not only the human policy's."""
+    sf_elo: float | None = None
+    """Chess (``human-mcts``, ``sa-mcts``): the Elo on Stockfish's scale to play at; the
+    knob (``sims`` or ``z``) and the search options come from the scale file
+    (:mod:`sparring.estimation.external_scale`)."""
+    scale: str | None = None
+    """With ``sf_elo``: the scale file (None: the shipped
+    :func:`~sparring.estimation.external_scale.default_scale`)."""
 
     def __post_init__(self) -> None:
         self.check_types()
@@ -381,6 +405,12 @@ class _HumanLikeSettings(SettingsBase, ABC):
         check_number("cpuct", self.c_puct, 0.0)
         check_number("c1", self.c1, 0.0)
         check_int("sf_nodes", self.sf_nodes, 0, MAX_SF_NODES)
+        if self.scale is not None and self.sf_elo is None:
+            raise PlayerSettingsError(f"{self.kind}: scale=PATH needs sf_elo=E", key="scale")
+        if self.sf_elo is not None and not math.isfinite(self.sf_elo):
+            raise PlayerSettingsError(
+                f"sf_elo must be a finite number, not {self.sf_elo!r}", key="sf_elo"
+            )
         if self.sf_nodes and self.rank in GO_RANKS:
             raise PlayerSettingsError(
                 f"sf_nodes (Stockfish's value) is for chess, not the Go rank {self.rank}",
@@ -414,7 +444,72 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append("fpu_parent=true")
         if self.root_sweep:
             items.append("sweep=true")
+        if self.sf_elo is not None:
+            items.append(f"sf_elo={_number(self.sf_elo)}")
+        if self.scale is not None:
+            items.append(f"scale={self.scale}")
         return self.kind + (":" + ",".join(items) if items else "")
+
+    def on_scale(self, game: Game) -> tuple[Any, ScaleChoice]:
+        """With ``sf_elo``: these settings with the scale file's search options (and, for
+        the ``sims`` knob, its simulations), and what the scale chose.
+        :class:`~sparring.errors.IncompatiblePlayerError` for a game other than the scale's,
+        a scale of another kind's knob, or a search option given that differs from the
+        scale's (its Elo numbers would not hold)."""
+        from sparring.estimation.external_scale import KNOBS, ExternalScale, default_scale
+
+        assert self.sf_elo is not None
+        path = Path(self.scale).expanduser() if self.scale else default_scale(game.name)
+        if not self.scale and not path.is_file():
+            raise IncompatiblePlayerError(
+                f"sf_elo: {game.name} has no shipped Stockfish scale (only chess does)",
+                key="sf_elo",
+            )
+        scale = ExternalScale.read(path)
+        if scale.game != game.name:
+            raise IncompatiblePlayerError(
+                f"strength scale {str(path)!r} is for {scale.game}, not {game.name}",
+                key="scale",
+            )
+        if KNOBS[scale.knob] != self.kind:
+            raise IncompatiblePlayerError(
+                f"strength scale {str(path)!r} varies {scale.knob}: it is for "
+                f"{KNOBS[scale.knob]}:sf_elo=E, not {self.kind}",
+                key="scale",
+            )
+        defaults = {f.name: f.default for f in fields(self)}
+        changes: dict[str, Any] = {}
+        for key, value in scale.search.items():
+            attr = _SCALE_FIELDS[key]
+            mine = getattr(self, attr)
+            if mine != defaults[attr] and mine != value:
+                raise IncompatiblePlayerError(
+                    f"the strength scale was measured with {key}={value}; drop {key}={mine}",
+                    key=key,
+                )
+            changes[attr] = value
+        choice = scale.choose(self.sf_elo)
+        if scale.knob == "sims":
+            if self.simulations != defaults["simulations"]:
+                raise IncompatiblePlayerError(
+                    f"sf_elo chooses the simulations; drop sims={self.simulations}", key="sims"
+                )
+            changes["simulations"] = int(choice.value)
+        return replace(self, **changes), choice
+
+    def elo_target(self, choice: ScaleChoice) -> tuple[EloTarget, tuple[str, ...]]:
+        """The :class:`~sparring.players.strength.EloTarget` of ``sf_elo`` and the notice of
+        a clamped target."""
+        from sparring.players.strength import EloTarget
+
+        assert self.sf_elo is not None
+        notices: tuple[str, ...] = ()
+        if choice.clamped:
+            notices = (
+                f"Elo {self.sf_elo:g} is outside the measured Stockfish scale; playing "
+                f"{choice.played:.0f}",
+            )
+        return EloTarget(self.sf_elo, choice.played, choice.clamped), notices
 
     @abstractmethod
     def display_name(self) -> str:
@@ -490,14 +585,27 @@ class HumanMCTSSettings(_HumanLikeSettings):
 
     kind: ClassVar[str] = "human-mcts"
     USES_RANK: ClassVar[bool] = False
+    OPTION_KEYS: ClassVar[dict[str, str]] = {
+        **_HumanLikeSettings.OPTION_KEYS, "sf_elo": "sf_elo", "scale": "scale",
+    }  # fmt: skip
 
     def display_name(self) -> str:
-        return self.name or "MCTS"
+        if self.name:
+            return self.name
+        return "MCTS" if self.sf_elo is None else f"MCTS(Stockfish {self.sf_elo:g})"
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator, _ = self._evaluator(game, cache)
-        return RankedSearchPlayer(evaluator, self._config(), None, name=self.display_name(),
-                                  seed=seed, leaf_value=self._leaf_value(game, cache))  # fmt: skip
+        resolved: HumanMCTSSettings = self
+        elo: EloTarget | None = None
+        notices: tuple[str, ...] = ()
+        if self.sf_elo is not None:
+            resolved, choice = self.on_scale(game)
+            elo, notices = self.elo_target(choice)
+        return RankedSearchPlayer(evaluator, resolved._config(), None,
+                                  name=self.display_name(), seed=seed,
+                                  leaf_value=resolved._leaf_value(game, cache), elo=elo,
+                                  notices=notices)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -511,7 +619,8 @@ class SAMCTSSettings(_HumanLikeSettings):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "rank": "rank", "z": "z", "simulations": "sims", "c_puct": "cpuct", "model": "model",
         "name": "name", "ztable": "ztable", "sf_nodes": "sf_nodes",
-        "first_play_parent": "fpu_parent", "root_sweep": "sweep",
+        "first_play_parent": "fpu_parent", "root_sweep": "sweep", "sf_elo": "sf_elo",
+        "scale": "scale",
     }  # fmt: skip
 
     ztable: str | None = None
@@ -519,14 +628,20 @@ class SAMCTSSettings(_HumanLikeSettings):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.z is not None and self.rank is not None:
-            raise PlayerSettingsError("sa-mcts takes z=Z or rank=R, not both", key="z")
+        given = [key for key, value in (("z", self.z), ("rank", self.rank),
+                                        ("sf_elo", self.sf_elo)) if value is not None]  # fmt: skip
+        if len(given) > 1:
+            raise PlayerSettingsError(
+                f"sa-mcts takes one of z=Z, rank=R and sf_elo=E, not {' and '.join(given)}",
+                key=given[-1],
+            )
         if self.ztable is not None and self.rank is None:
             raise PlayerSettingsError("sa-mcts: ztable=PATH needs rank=R", key="ztable")
-        if self.rank is None and (self.z is None or math.isnan(self.z)):
+        if not given or (self.z is not None and math.isnan(self.z)):
             raise PlayerSettingsError(
-                "sa-mcts needs z=Z, or rank=R with a z-per-rank table (ztable=PATH; "
-                "`sparring se-strength GAME --z-fit` measures one)",
+                "sa-mcts needs z=Z, rank=R with a z-per-rank table (ztable=PATH; "
+                "`sparring se-strength GAME --z-fit` measures one), or in chess sf_elo=E "
+                "(an Elo on Stockfish's scale)",
                 key="z",
             )
 
@@ -534,11 +649,13 @@ class SAMCTSSettings(_HumanLikeSettings):
         text = super().spec()
         if self.ztable is None:
             return text
-        return f"{text},ztable={self.ztable}"
+        return text + ("," if text != self.kind else ":") + f"ztable={self.ztable}"
 
     def display_name(self) -> str:
         if self.name:
             return self.name
+        if self.sf_elo is not None:
+            return f"SA-MCTS(Stockfish {self.sf_elo:g})"
         return f"SA-MCTS({self.rank})" if self.rank is not None else f"SA-MCTS(z={self.z:g})"
 
     def z_for(self, game: Game) -> float:
@@ -566,19 +683,29 @@ class SAMCTSSettings(_HumanLikeSettings):
 
         if game.name not in GAMES:
             self._evaluator(game, cache)  # the one-line "plays go or chess" error
-        z = self.z_for(game)
+        resolved: SAMCTSSettings = self
+        elo: EloTarget | None = None
+        notices: tuple[str, ...] = ()
+        if self.sf_elo is not None:
+            resolved, choice = self.on_scale(game)
+            z = choice.value
+            elo, notices = self.elo_target(choice)
+        else:
+            z = self.z_for(game)
         evaluator: Evaluator
         evaluator, _ = self._evaluator(game, cache)
-        leaf_value = self._leaf_value(game, cache)
+        leaf_value = resolved._leaf_value(game, cache)
         if leaf_value is not None:
             evaluator = leaf_value(evaluator)
         setting = StrengthSetting(z, PAPER_RTH, 0.0)
         return StrengthAdjustedPlayer(
-            network_root_search(evaluator, self._config()),
+            network_root_search(evaluator, resolved._config()),
             setting,
             self.display_name(),
             seed,
             finish_go=True,
+            elo=elo,
+            notices=notices,
         )
 
 
@@ -640,23 +767,41 @@ def _rank_option(spec: PlayerSpec) -> str | None:
     return None if rank is None else normalise_rank(rank)
 
 
+def _number(value: float) -> str:
+    """Spec text of a number that parses back to the same float (``1600``, ``1600.5``)."""
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+_SCALE_FIELDS = {"sims": "simulations", "cpuct": "c_puct", "sf_nodes": "sf_nodes",
+                 "sweep": "root_sweep"}  # fmt: skip
+"""Scale file search keys -> :class:`SAMCTSSettings` fields."""
+
 _RANK_HELP = "rank=9d..1d|1-2k|3-5k (Go) or rank=BAND|elo=E (chess)"
+
+
+def _scale_options(spec: PlayerSpec) -> dict[str, Any]:
+    sf_elo = option_float(spec, "sf_elo", math.nan) if "sf_elo" in spec.options else None
+    return {"sf_elo": sf_elo, "scale": spec.options.get("scale")}
 
 
 def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
     """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME,sf_nodes=N,fpu_parent=B,
-    sweep=B]``."""
-    check_options(spec, _COMMON)
-    return HumanMCTSSettings(**_common(spec))
+    sweep=B]`` or, in chess, ``human-mcts:sf_elo=E[,scale=PATH]`` (an Elo on Stockfish's
+    scale: the simulations and search options from the scale file)."""
+    check_options(spec, _COMMON | {"sf_elo", "scale"})
+    return HumanMCTSSettings(**_common(spec), **_scale_options(spec))
 
 
 def parse_sa_mcts(spec: PlayerSpec) -> SAMCTSSettings:
-    """``sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,cpuct=C,model=NAME|PATH,name=NAME]``
-    (``elo=E`` for ``rank``'s chess band)."""
-    check_options(spec, _COMMON | {"z", "rank", "elo", "ztable"})
+    """``sa-mcts:z=Z|rank=R[,ztable=PATH]|sf_elo=E[,scale=PATH][,sims=N,cpuct=C,
+    model=NAME|PATH,name=NAME]`` (``elo=E`` for ``rank``'s chess band; ``sf_elo=E`` for an
+    Elo on Stockfish's scale)."""
+    check_options(spec, _COMMON | {"z", "rank", "elo", "ztable", "sf_elo", "scale"})
     z = option_float(spec, "z", math.nan) if "z" in spec.options else None
-    ztable = spec.options.get("ztable")
-    return SAMCTSSettings(z=z, rank=_rank_option(spec), ztable=ztable, **_common(spec))
+    return SAMCTSSettings(
+        z=z, rank=_rank_option(spec), ztable=spec.options.get("ztable"), **_common(spec),
+        **_scale_options(spec),
+    )  # fmt: skip
 
 
 def _parse_se(spec: PlayerSpec, settings: type[SEMCTSSettings]) -> SEMCTSSettings:
@@ -681,13 +826,15 @@ KINDS: dict[str, tuple[type[Any], Any, str]] = {
         HumanMCTSSettings,
         parse_human_mcts,
         "MCTS with a strength estimator's policy/value (Go, chess): "
-        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true,sweep=true]",
+        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true,sweep=true]"
+        " or human-mcts:sf_elo=E[,scale=PATH] (chess: an Elo on Stockfish's scale)",
     ),
     "sa-mcts": (
         SAMCTSSettings,
         parse_sa_mcts,
         "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
-        "sa-mcts:z=Z|rank=R[,ztable=PATH][,sims=N,model=...,sf_nodes=N,fpu_parent=true,sweep=true]",
+        "sa-mcts:z=Z|rank=R[,ztable=PATH]|sf_elo=E[,scale=PATH]"
+        "[,sims=N,model=...,sf_nodes=N,fpu_parent=true,sweep=true]",
     ),
     "se-mcts": (
         SEMCTSSettings,

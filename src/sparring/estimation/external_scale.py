@@ -1,0 +1,279 @@
+"""Chess strength on Stockfish's scale: the setting of one knob for an Elo measured against
+Stockfish (issue 26, item 5).
+
+``--elo``, ``UCI_Elo`` and ``human-mcts:sf_elo=E`` must give a player whose strength,
+measured against Debian's Stockfish 15.1 at fixed ``UCI_Elo`` settings, is ``E``.  A scale
+varies one *knob* of the human-like search and fixes the rest (the scale file's ``search``:
+the human policy as the prior, Stockfish's leaf values, the root sweep), so the moves stay
+the human-like search's:
+
+* ``sims`` (the ``human-mcts`` kind): the simulations.  With the root sweep
+  (:class:`~sparring.search.sweep.RootSweep`) and ``k`` simulations up to the number of
+  legal moves, each of the ``k`` moves the human policy likes best gets one Stockfish value
+  and the best of them is played: ``k = 1`` is the policy's favourite human move, and a
+  larger ``k`` lets fewer human mistakes through.
+* ``z`` (the ``sa-mcts`` kind): Wu et al.'s strength index (AAAI 2019, section *Strength
+  Adjustment*): move ``i`` is drawn with probability ``N_i^z / sum_j N_j^z`` over the
+  candidates ``N_j >= R_th N_max`` (:func:`sparring.strength.selection.sa_distribution`).
+
+A *scale file* (JSON, :meth:`ExternalScale.read` / :meth:`ExternalScale.to_json`)::
+
+    {"game": "chess", "scale": "Stockfish 15.1 UCI_Elo, 0.1 s a move", "knob": "sims",
+     "search": {"cpuct": 0.25, "sf_nodes": 1000, "sweep": true},
+     "points": [{"value": 4, "elo": 1402.0, "plus_minus": 150.0, "games": 20, "score": 9.5},
+                ...],
+     "command": "..."}
+
+Each point is one knob value, rated with the Stockfish rungs held at their ``UCI_Elo``
+(Bradley-Terry, :func:`sparring.experiments.calibration.fit_with_fixed`; ``sparring
+scale-fit`` writes the file from the game stores).  :meth:`ExternalScale.choose` inverts it:
+
+1. the points, in increasing knob value, get a *monotone* Elo: the weighted least-squares
+   non-decreasing fit (pool adjacent violators, weights ``1 / plus_minus^2``), since both
+   knobs make a stronger player as they grow and measured points are noisy;
+2. an asked Elo between two fitted Elos gets the knob value linearly interpolated between
+   their points' values (a flat run of fitted points counts as one point at its lowest
+   value); ``sims`` is then rounded to the nearest whole number and the Elo played is the
+   fit's at that number (linear between points).  Below the lowest fitted Elo or above the
+   highest the nearest end is played and the target is *clamped* (said in the player's
+   analysis, like ``sa:elo=E``).
+
+Knob values must be finite (full strength is ``human-mcts`` without ``sf_elo``) and
+``sims`` whole numbers from 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from sparring.errors import PlayerResourceError
+
+SCALE_KEYS = ("sims", "cpuct", "sf_nodes", "sweep")
+"""The search options a scale file may fix (spec keys of the human-like kinds)."""
+KNOBS = {"sims": "human-mcts", "z": "sa-mcts"}
+"""The knobs a scale can vary -> the player kind that takes ``sf_elo``."""
+
+
+@dataclass(frozen=True)
+class ScalePoint:
+    """One measured knob value."""
+
+    value: float
+    """The knob's value (``sims``: a whole number >= 1; ``z``: finite)."""
+    elo: float
+    """Measured Elo on the external scale."""
+    plus_minus: float
+    """Half width of the 95% interval of ``elo`` (> 0)."""
+    games: int
+    """Games the point rests on."""
+    score: float
+    """Points scored in those games."""
+
+
+class ScaleChoice(NamedTuple):
+    """What :meth:`ExternalScale.choose` chose for an asked Elo."""
+
+    value: float
+    """The knob value to play."""
+    played: float
+    """The Elo the scale gives that value (the asked Elo unless clamped or rounded)."""
+    clamped: bool
+    """Whether the asked Elo lay outside the measured range."""
+
+
+def monotone_fit(values: Sequence[float], weights: Sequence[float]) -> list[float]:
+    """The weighted least-squares non-decreasing fit of ``values`` (pool adjacent
+    violators): a run of values that goes down is replaced by its weighted mean."""
+    if len(values) != len(weights):
+        raise ValueError("values and weights differ in length")
+    blocks: list[list[float]] = []  # [weighted mean, total weight, count]
+    for v, w in zip(values, weights, strict=True):
+        if not w > 0:
+            raise ValueError("weights must be positive")
+        blocks.append([float(v), float(w), 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            v2, w2, n2 = blocks.pop()
+            v1, w1, n1 = blocks.pop()
+            blocks.append([(v1 * w1 + v2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
+    out: list[float] = []
+    for mean, _, count in blocks:
+        out += [mean] * int(count)
+    return out
+
+
+@dataclass(frozen=True)
+class ExternalScale:
+    """Measured Elo per value of one knob of one search (see the module doc)."""
+
+    game: str
+    scale: str
+    """What the Elo numbers are measured against, in words."""
+    knob: str
+    """The option varied (:data:`KNOBS`)."""
+    search: Mapping[str, Any]
+    """The other search options (:data:`SCALE_KEYS`) every point was played with."""
+    points: tuple[ScalePoint, ...]
+    """In increasing knob value."""
+    command: str = ""
+
+    def __post_init__(self) -> None:
+        if self.knob not in KNOBS:
+            raise ValueError(f"knob is one of {', '.join(KNOBS)}, not {self.knob!r}")
+        if not self.points:
+            raise ValueError("a scale needs at least one point")
+        values = [p.value for p in self.points]
+        if any(not math.isfinite(v) for v in values):
+            raise ValueError("a scale's knob values must be finite (full strength is human-mcts)")
+        if self.knob == "sims" and any(v < 1 or not float(v).is_integer() for v in values):
+            raise ValueError("a sims scale's values must be whole numbers >= 1")
+        if values != sorted(values) or len(set(values)) != len(values):
+            raise ValueError("a scale's points must have increasing, distinct knob values")
+        for p in self.points:
+            if not (math.isfinite(p.elo) and p.plus_minus > 0 and p.games >= 1):
+                raise ValueError(f"bad scale point {p}")
+        unknown = set(self.search) - (set(SCALE_KEYS) - {self.knob})
+        if unknown:
+            raise ValueError(
+                f"unknown search options {sorted(unknown)} (known: "
+                f"{', '.join(k for k in SCALE_KEYS if k != self.knob)})"
+            )
+
+    def fitted(self) -> list[float]:
+        """Each point's monotone Elo (step 1 of the module doc)."""
+        return monotone_fit(
+            [p.elo for p in self.points], [1.0 / p.plus_minus**2 for p in self.points]
+        )
+
+    @property
+    def elo_range(self) -> tuple[float, float]:
+        """The lowest and highest Elo the scale can play."""
+        fit = self.fitted()
+        return fit[0], fit[-1]
+
+    def elo_at(self, value: float) -> float:
+        """The fitted Elo at a knob value (linear between points; the ends beyond)."""
+        fit = self.fitted()
+        values = [p.value for p in self.points]
+        if value <= values[0]:
+            return fit[0]
+        for (v0, e0), (v1, e1) in itertools.pairwise(zip(values, fit, strict=True)):
+            if value <= v1:
+                return e0 + (e1 - e0) * (value - v0) / (v1 - v0)
+        return fit[-1]
+
+    def choose(self, elo: float) -> ScaleChoice:
+        """The knob value for an asked ``elo`` (step 2 of the module doc)."""
+        if not math.isfinite(elo):
+            raise ValueError(f"elo must be a finite number, not {elo!r}")
+        # one point per distinct fitted Elo, at the lowest value of its run
+        pairs: list[tuple[float, float]] = []
+        for point, fit in zip(self.points, self.fitted(), strict=True):
+            if not pairs or fit > pairs[-1][1]:
+                pairs.append((point.value, fit))
+        low, high = pairs[0], pairs[-1]
+        if elo <= low[1]:
+            return ScaleChoice(low[0], low[1], elo < low[1])
+        if elo >= high[1]:
+            return ScaleChoice(high[0], high[1], elo > high[1])
+        for (v0, e0), (v1, e1) in itertools.pairwise(pairs):
+            if e0 <= elo <= e1:
+                value = v0 + (v1 - v0) * (elo - e0) / (e1 - e0)
+                if self.knob == "sims":
+                    value = float(math.floor(value + 0.5))
+                    return ScaleChoice(value, self.elo_at(value), False)
+                return ScaleChoice(value, elo, False)
+        raise AssertionError("unreachable: elo lies inside the fitted range")
+
+    def to_json(self) -> str:
+        data = {
+            "game": self.game,
+            "scale": self.scale,
+            "knob": self.knob,
+            "search": dict(self.search),
+            "points": [
+                {
+                    "value": p.value,
+                    "elo": p.elo,
+                    "plus_minus": p.plus_minus,
+                    "games": p.games,
+                    "score": p.score,
+                }
+                for p in self.points
+            ],
+            "command": self.command,
+        }
+        return json.dumps(data, indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ExternalScale:
+        known = {"game", "scale", "knob", "search", "points", "command"}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown keys {sorted(unknown)}")
+        points = []
+        for item in data["points"]:
+            extra = set(item) - {"value", "elo", "plus_minus", "games", "score"}
+            if extra:
+                raise ValueError(f"unknown point keys {sorted(extra)}")
+            values = (item["value"], item["elo"], item["plus_minus"], item["score"])
+            value, elo, plus_minus, score = (float(v) for v in values)
+            points.append(ScalePoint(value, elo, plus_minus, int(item["games"]), score))
+        search = dict(data["search"])
+        for key in ("sims", "sf_nodes"):
+            value = search.get(key, 0)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"search option {key} must be an integer")
+        if "sweep" in search and not isinstance(search["sweep"], bool):
+            raise ValueError("search option sweep must be true or false")
+        return cls(str(data["game"]), str(data["scale"]), str(data["knob"]), search,
+                   tuple(points), str(data.get("command", "")))  # fmt: skip
+
+    @classmethod
+    def read(cls, path: Path) -> ExternalScale:
+        """The scale in ``path``; :class:`~sparring.errors.PlayerResourceError` (one line,
+        key ``scale``) when it is missing or not a scale file."""
+        if not path.is_file():
+            raise PlayerResourceError(
+                f"strength scale {str(path)!r} not found (write one with `sparring scale-fit`)",
+                key="scale",
+            )
+        try:
+            return cls.from_json(json.loads(path.read_text()))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise PlayerResourceError(
+                f"{path}: not a strength scale file ({exc})", key="scale"
+            ) from None
+
+
+def default_scale(game_name: str) -> Path:
+    """Where the shipped Stockfish scale of ``game_name`` lives (it may not exist):
+    ``models/estimators/GAME-stockfish-scale.json`` beside the shipped estimators."""
+    from sparring.estimation.shipped import ESTIMATOR_DIR
+
+    return ESTIMATOR_DIR / f"{game_name}-stockfish-scale.json"
+
+
+def shipped_range(game_name: str) -> tuple[float, float] | None:
+    """The Elo range of ``game_name``'s shipped Stockfish scale (None: none shipped)."""
+    path = default_scale(game_name)
+    if not path.is_file():
+        return None
+    return ExternalScale.read(path).elo_range
+
+
+__all__ = [
+    "KNOBS",
+    "SCALE_KEYS",
+    "ExternalScale",
+    "ScaleChoice",
+    "ScalePoint",
+    "default_scale",
+    "monotone_fit",
+    "shipped_range",
+]

@@ -1,0 +1,306 @@
+"""The Stockfish strength scale (issue 26, item 5): the monotone fit, the inverse (the knob
+value for an asked Elo, rounded for sims, clamped at the ends), the file, ``sf_elo=E`` on
+``human-mcts`` and ``sa-mcts``, and ``sparring scale-fit``."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+import sparring.kinds  # noqa: F401  (registers the player kinds)
+from sparring.errors import (
+    ConfigError,
+    IncompatiblePlayerError,
+    PlayerResourceError,
+    UnknownPlayerError,
+)
+from sparring.estimation.external_scale import (
+    ExternalScale,
+    ScaleChoice,
+    ScalePoint,
+    default_scale,
+    monotone_fit,
+)
+from sparring.estimation.human_like import HumanMCTSSettings, SAMCTSSettings
+from sparring.experiments.external_scale import fit_scale, search_options
+from sparring.games import get_game
+from sparring.players import make_player
+from sparring.players.cache import PlayerCache
+from sparring.players.external import find_program
+from sparring.players.registry import parse_player, settings_from_json
+
+SEARCH = {"cpuct": 0.25, "sf_nodes": 1000, "sweep": True}
+
+
+def _scale(*points: tuple[float, float], knob: str = "z", pm: float = 100.0) -> ExternalScale:
+    return ExternalScale(
+        "chess", "test", knob, SEARCH, tuple(ScalePoint(v, e, pm, 20, 10.0) for v, e in points)
+    )
+
+
+def test_monotone_fit_pools_adjacent_violators_by_hand() -> None:
+    assert monotone_fit([1500, 1400, 1600], [1, 1, 2]) == [1450, 1450, 1600]
+    # 1500 (w 1) and 1400 (w 3) pool to 5700 / 4 = 1425; 1600 and 1550 (w 1 each) to 1575
+    assert monotone_fit([1500, 1400, 1600, 1550], [1, 3, 1, 1]) == [1425, 1425, 1575, 1575]
+    # a later violation reaches back over a pooled block: 1500, 1400 -> 1450 (w 2); then 1200
+    # pools with it: (2900 + 1200) / 3
+    assert monotone_fit([1500, 1400, 1200], [1, 1, 1]) == pytest.approx([4100 / 3] * 3)
+    assert monotone_fit([1, 2, 3], [1, 1, 1]) == [1, 2, 3]
+    with pytest.raises(ValueError):
+        monotone_fit([1, 2], [1, 0])
+
+
+def test_choose_interpolates_and_clamps() -> None:
+    scale = _scale((-1, 1400), (0, 1600), (2, 1800))
+    assert scale.choose(1500) == ScaleChoice(-0.5, 1500, False)
+    assert scale.choose(1700) == ScaleChoice(1.0, 1700, False)
+    assert scale.choose(1400) == ScaleChoice(-1, 1400, False)
+    assert scale.choose(1300) == ScaleChoice(-1, 1400, True)
+    assert scale.choose(1900) == ScaleChoice(2, 1800, True)
+    assert scale.elo_range == (1400, 1800)
+    with pytest.raises(ValueError):
+        scale.choose(math.nan)
+
+
+def test_choose_rounds_sims_and_plays_the_elo_of_the_whole_number() -> None:
+    scale = _scale((2, 1000), (4, 1300), (8, 1500), knob="sims")
+    # 1200 -> 2 + 2 * 200 / 300 = 3.33 -> 3 simulations, whose Elo is 1000 + 300 / 2 = 1150
+    assert scale.choose(1200) == ScaleChoice(3.0, 1150, False)
+    # 1450 -> 4 + 4 * 150 / 200 = 7 exactly
+    assert scale.choose(1450) == ScaleChoice(7.0, 1450, False)
+    # 1360 -> 4 + 4 * 60 / 200 = 5.2 -> 5: 1300 + 200 / 4 = 1350
+    assert scale.choose(1360) == ScaleChoice(5.0, 1350, False)
+    assert scale.choose(900) == ScaleChoice(2, 1000, True)
+    assert (scale.elo_at(6), scale.elo_at(1), scale.elo_at(20)) == (1400, 1000, 1500)
+
+
+def test_choose_uses_the_monotone_fit_and_the_lowest_value_of_a_flat_run() -> None:
+    # 1500 > 1400 violates: both become 1450; the run is one point at z = -1
+    scale = _scale((-1, 1500), (0, 1400), (1, 1700))
+    assert scale.fitted() == [1450, 1450, 1700]
+    assert scale.choose(1575) == ScaleChoice(0.0, 1575, False)  # -1 + 2 * 125 / 250
+    assert scale.choose(1450) == ScaleChoice(-1, 1450, False)
+
+
+def test_scale_rejects_bad_points() -> None:
+    with pytest.raises(ValueError, match="finite"):
+        _scale((0, 1500), (math.inf, 1800))
+    with pytest.raises(ValueError, match="increasing"):
+        _scale((1, 1500), (0, 1400))
+    with pytest.raises(ValueError, match="whole numbers"):
+        _scale((1.5, 1500), knob="sims")
+    with pytest.raises(ValueError, match="whole numbers"):
+        _scale((0, 1500), knob="sims")
+    with pytest.raises(ValueError, match="knob is one of"):
+        _scale((0, 1500), knob="depth")
+    with pytest.raises(ValueError, match="at least one"):
+        ExternalScale("chess", "t", "z", SEARCH, ())
+    with pytest.raises(ValueError, match="unknown search"):
+        ExternalScale("chess", "t", "z", {"depth": 3}, (ScalePoint(0, 1500, 50, 2, 1),))
+    with pytest.raises(ValueError, match="unknown search"):  # the knob is not a search option
+        ExternalScale("chess", "t", "sims", {"sims": 3}, (ScalePoint(1, 1500, 50, 2, 1),))
+
+
+def test_scale_file_round_trip_and_bad_files(tmp_path: Path) -> None:
+    scale = _scale((1, 1400), (3, 1600), knob="sims")
+    path = tmp_path / "s.json"
+    path.write_text(scale.to_json())
+    assert ExternalScale.read(path) == scale
+    for change, message in [
+        (lambda d: d.update(extra=1), "unknown keys"),
+        (lambda d: d["search"].update(sf_nodes="100"), "integer"),
+        (lambda d: d["search"].update(sweep=1), "true or false"),
+        (lambda d: d["points"][0].update(z=1), "unknown point keys"),
+        (lambda d: d.pop("knob"), "knob"),
+    ]:
+        data = json.loads(scale.to_json())
+        change(data)
+        path.write_text(json.dumps(data))
+        with pytest.raises(PlayerResourceError, match=message):
+            ExternalScale.read(path)
+    with pytest.raises(PlayerResourceError, match="not found"):
+        ExternalScale.read(tmp_path / "none.json")
+
+
+def test_sf_elo_spec_and_json() -> None:
+    for text, name in [
+        ("human-mcts:sf_elo=1600.5,scale=/x/s.json", "MCTS(Stockfish 1600.5)"),
+        ("sa-mcts:sf_elo=1600.5,scale=/x/s.json", "SA-MCTS(Stockfish 1600.5)"),
+    ]:
+        settings = parse_player(text)
+        assert settings.spec() == text
+        assert parse_player(text) == settings
+        assert settings_from_json(settings.to_json()) == settings
+        assert settings.display_name() == name  # type: ignore[attr-defined]
+    assert parse_player("human-mcts:sf_elo=1600").spec() == "human-mcts:sf_elo=1600"
+    for text, key in [
+        ("sa-mcts:sf_elo=1600,z=1", "sf_elo"),
+        ("sa-mcts:sf_elo=1600,rank=3d", "sf_elo"),
+        ("sa-mcts:z=1,scale=s.json", "scale"),
+        ("human-mcts:scale=s.json", "scale"),
+        ("human-mcts:sf_elo=inf", "sf_elo"),
+        ("human-mcts:sf_elo=abc", "sf_elo"),
+        ("se-inf-mcts:elo=1500,sf_elo=1500", "sf_elo"),
+    ]:
+        with pytest.raises(UnknownPlayerError) as err:
+            parse_player(text)
+        assert err.value.key == key, text
+
+
+def test_on_scale_takes_the_scale_search_and_knob(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(_scale((2, 1000), (4, 1300), (8, 1500), knob="sims").to_json())
+    chess = get_game("chess")
+    settings = parse_player(f"human-mcts:sf_elo=1450,scale={path}")
+    assert isinstance(settings, HumanMCTSSettings)
+    resolved, choice = settings.on_scale(chess)
+    assert choice == ScaleChoice(7.0, 1450, False)
+    assert (resolved.simulations, resolved.c_puct, resolved.sf_nodes, resolved.root_sweep) == (
+        7, 0.25, 1000, True,
+    )  # fmt: skip
+    # a search option equal to the scale's is fine; another value, or sims, is refused
+    same = parse_player(f"human-mcts:sf_elo=1450,scale={path},cpuct=0.25")
+    assert isinstance(same, HumanMCTSSettings)
+    assert same.on_scale(chess)[1] == choice
+    for option, message in [("cpuct=1", "cpuct=0.25; drop cpuct=1"), ("sims=50", "drop sims=50")]:
+        other = parse_player(f"human-mcts:sf_elo=1450,scale={path},{option}")
+        assert isinstance(other, HumanMCTSSettings)
+        with pytest.raises(IncompatiblePlayerError, match=message):
+            other.on_scale(chess)
+    with pytest.raises(IncompatiblePlayerError, match="for chess, not go"):
+        settings.on_scale(get_game("go"))
+    sa = parse_player(f"sa-mcts:sf_elo=1450,scale={path}")
+    assert isinstance(sa, SAMCTSSettings)
+    with pytest.raises(IncompatiblePlayerError, match="varies sims"):
+        sa.on_scale(chess)
+
+
+def test_sa_mcts_on_a_z_scale(tmp_path: Path) -> None:
+    path = tmp_path / "z.json"
+    path.write_text(_scale((-1, 1400), (0, 1600)).to_json())
+    sa = parse_player(f"sa-mcts:sf_elo=1500,scale={path}")
+    assert isinstance(sa, SAMCTSSettings)
+    resolved, choice = sa.on_scale(get_game("chess"))
+    assert choice == ScaleChoice(-0.5, 1500, False)
+    assert resolved.simulations == 100 and resolved.sf_nodes == 1000 and resolved.root_sweep
+
+
+def test_sf_elo_without_a_shipped_scale_says_so() -> None:
+    assert not default_scale("go").is_file()
+    settings = parse_player("human-mcts:sf_elo=1700")
+    assert isinstance(settings, HumanMCTSSettings)
+    with pytest.raises(IncompatiblePlayerError, match="only chess"):
+        settings.on_scale(get_game("go"))
+
+
+def test_fit_scale_from_games() -> None:
+    k = "human-mcts:sims={},sf_nodes=1000,cpuct=0.25,sweep=true"
+    sf16, sf20 = "stockfish:elo=1600", "stockfish:elo=2000"
+    fixed = {sf16: 1600.0, sf20: 2000.0}
+    games: list[tuple[str, str, float]] = []
+    # sims=4 scores 50% against 1600 and sims=16 50% against 2000, colours alternating
+    for _ in range(10):
+        games += [(k.format(4), sf16, 1.0), (sf16, k.format(4), 1.0)]
+        games += [(k.format(16), sf20, 1.0), (sf20, k.format(16), 1.0)]
+    games.append(("human-mcts:sf_nodes=1000", sf20, 0.5))  # another search: rated apart
+    games.append(("sa-mcts:z=1,sf_nodes=1000,cpuct=0.25,sweep=true", sf20, 0.5))
+    search = search_options("sims", "cpuct=0.25,sf_nodes=1000,sweep=true")
+    assert search == SEARCH
+    scale, others = fit_scale(games, fixed, "chess", "sims", search, "test", "cmd")
+    assert scale.knob == "sims" and scale.search == SEARCH and scale.command == "cmd"
+    assert [p.value for p in scale.points] == [4.0, 16.0]
+    assert scale.points[0].elo == pytest.approx(1600, abs=1)
+    assert scale.points[1].elo == pytest.approx(2000, abs=1)
+    assert (scale.points[0].games, scale.points[0].score) == (20, 10.0)
+    assert [o.spec for o in others] == [
+        "human-mcts:sf_nodes=1000", "sa-mcts:z=1,sf_nodes=1000,cpuct=0.25,sweep=true",
+    ]  # fmt: skip
+    # on the z knob, the sa-mcts player is the one point
+    z_search = search_options("z", "cpuct=0.25,sf_nodes=1000,sweep=true")
+    assert z_search == {"sims": 100, **SEARCH}
+    z_scale, _ = fit_scale(games, fixed, "chess", "z", z_search, "test")
+    assert [p.value for p in z_scale.points] == [1.0]
+    with pytest.raises(ConfigError, match="only sims"):
+        fit_scale([*games, ("human-mcts:sims=8,sf_nodes=1000,cpuct=0.25,sweep=true,name=x",
+                            sf16, 1.0)], fixed, "chess", "sims", search, "test")  # fmt: skip
+    with pytest.raises(ConfigError, match="no sa-mcts"):
+        fit_scale([("human-mcts", sf16, 0.5)], fixed, "chess", "z", z_search, "test")
+    with pytest.raises(ConfigError, match="knob is one of"):
+        search_options("depth", "")
+
+
+def test_scale_fit_command(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from sparring.cli import app
+    from sparring.evaluation.store import GameRecord, GameStore, RunInfo
+
+    k = "human-mcts:sims={},sf_nodes=1000,cpuct=0.25,sweep=true"
+    store = tmp_path / "g.sqlite"
+    with GameStore(store) as db:
+        db.ensure_run(RunInfo("r", "match", "chess", {}))
+        for i in range(8):  # sims=4 wins half against 1600 (the first player always wins)
+            a = (k.format(4), "stockfish:elo=1600")
+            db.add_game(GameRecord("chess", *a, "A", "B", i % 2 == 0, 0, (), (), 1.0, "r", 0, i))
+    out = tmp_path / "scale.json"
+    runner = CliRunner()
+    fixed = ["--fixed", "stockfish:elo=1600=1600"]
+    result = runner.invoke(app, ["scale-fit", "chess", str(store), *fixed, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "sims=4: 1600 +-" in result.output
+    scale = ExternalScale.read(out)
+    assert scale.knob == "sims" and [p.value for p in scale.points] == [4.0]
+    assert scale.points[0].elo == pytest.approx(1600, abs=1)
+    before = out.read_text()
+    for args, message in [
+        ([str(tmp_path / "none.sqlite"), *fixed], "not found"),
+        ([str(store), "--fixed", "stockfish:elo=2000=2000"], "no games"),
+        ([str(store), "--fixed", "stockfish:elo=1600=high"], "SPEC=ELO"),
+        ([str(store), *fixed, "--knob", "depth"], "knob is one of"),
+    ]:
+        result = runner.invoke(app, ["scale-fit", "chess", *args, "--out", str(out)])
+        said = result.output + str(result.exception)  # (the CLI's main prints the exception)
+        assert result.exit_code != 0 and message in said, said
+        assert out.read_text() == before  # a refused command changes nothing
+
+
+CI = os.environ.get("SPARRING_CI") == "1"
+needs_stockfish = pytest.mark.skipif(
+    find_program("stockfish") is None and not CI,
+    reason="stockfish is not installed (apt-get install stockfish; SPARRING_CI=1 fails instead)",
+)
+
+
+@needs_stockfish
+def test_the_built_player_plays_the_scale_setting_and_reports_it(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    scale = ExternalScale(
+        "chess", "test", "sims", {"cpuct": 0.25, "sf_nodes": 50, "sweep": True},
+        (ScalePoint(2, 1000, 100, 20, 5), ScalePoint(4, 1300, 100, 20, 10)),
+    )  # fmt: skip
+    path.write_text(scale.to_json())
+    game = get_game("chess")
+    cache = PlayerCache()
+    inside = make_player(f"human-mcts:sf_elo=1150,scale={path}", game, 1, cache)
+    inside.select_move(game, game.initial_state())
+    analysis = inside.last_analysis
+    assert analysis is not None and analysis.strength is not None
+    assert analysis.simulations == 3  # 1150 -> 2 + 2 * 150 / 300 = 3 simulations
+    strength = analysis.strength
+    assert (strength.elo_asked, strength.elo_played, strength.clamped) == (1150, 1150, False)
+    assert analysis.notices == ()
+    above = make_player(f"human-mcts:sf_elo=2000,scale={path}", game, 1, cache)
+    above.select_move(game, game.initial_state())
+    analysis = above.last_analysis
+    assert analysis is not None and analysis.strength is not None
+    assert analysis.simulations == 4
+    assert (analysis.strength.elo_played, analysis.strength.clamped) == (1300, True)
+    assert analysis.notices == ("Elo 2000 is outside the measured Stockfish scale; playing 1300",)
+    for value in cache._shared.values():
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()
