@@ -6,7 +6,8 @@ Usage (from the repository root)::
 
 For each store (the SQLite file ``sparring match`` / ``sparring tournament --store`` write):
 the games, the wall time from the first to the last finished game, and per player label its
-moves, mean and largest seconds a move (the stored think times) and the mean plies of its
+moves, mean and largest seconds a move (the stored think times), the moves over one second,
+and the mean plies of its
 games.  Standard library only; reads the store, changes nothing.
 """
 
@@ -38,8 +39,9 @@ def summary(path: str) -> str:
     for label in sorted(plies):
         t = times.get(label, [0.0])
         lines.append(
-            f"  {label}: {len(t)} moves, {statistics.mean(t):.3f} s a move (max {max(t):.2f}), "
-            f"games of {statistics.mean(plies[label]):.0f} plies on average"
+            f"  {label}: {len(t)} moves, {statistics.mean(t):.3f} s a move (max {max(t):.2f}, "
+            f"{sum(x > 1.0 for x in t)} over 1 s), games of {statistics.mean(plies[label]):.0f} "
+            "plies on average"
         )
     return "\n".join(lines)
 
