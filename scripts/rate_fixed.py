@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sparring.evaluation.store import GameStore
 from sparring.experiments.calibration import fit_with_fixed
+from sparring.experiments.external_scale import parse_fixed, stored_results
 
 
 def main() -> None:
@@ -34,17 +34,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     same = dict(item.split("==", 1) for item in args.same)
-    fixed = {}
-    for item in args.fixed:
-        spec, _, elo = item.rpartition("=")
-        fixed[spec] = float(elo)
-    games: list[tuple[str, str, float]] = []
-    for path in args.stores:
-        with GameStore(path) as store:
-            games += [
-                (same.get(r.spec_a, r.spec_a), same.get(r.spec_b, r.spec_b), r.score_a)
-                for r in store.games()
-            ]
+    fixed = parse_fixed(args.fixed)
+    games = stored_results(args.stores, same)
     fit = fit_with_fixed(games, fixed)
     names = sorted({n for a, b, _ in games for n in (a, b)}, key=fit.rating, reverse=True)
     for name in names:

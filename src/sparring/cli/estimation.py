@@ -692,25 +692,16 @@ def scale_fit(
     import sys
 
     from sparring.errors import ConfigError
-    from sparring.evaluation.store import GameStore
-    from sparring.experiments.external_scale import fit_scale, search_options
+    from sparring.experiments.external_scale import (
+        fit_scale,
+        parse_fixed,
+        search_options,
+        stored_results,
+    )
 
     game = _game(game_name)
-    held: dict[str, float] = {}
-    for item in fixed:
-        spec, _, elo = item.rpartition("=")
-        try:
-            held[spec] = float(elo)
-        except ValueError:
-            raise ConfigError(f"--fixed {item!r}: expected SPEC=ELO") from None
-        if not spec:
-            raise ConfigError(f"--fixed {item!r}: expected SPEC=ELO")
-    games: list[tuple[str, str, float]] = []
-    for path in stores:
-        if not path.is_file():
-            raise MissingResourceError(f"game store {str(path)!r} not found")
-        with GameStore(path) as store:
-            games += [(r.spec_a, r.spec_b, r.score_a) for r in store.games()]
+    held = parse_fixed(fixed)
+    games = stored_results(stores)
     missing = [spec for spec in held if not any(spec in (a, b) for a, b, _ in games)]
     if missing:
         raise ConfigError(f"--fixed players with no games in the stores: {', '.join(missing)}")

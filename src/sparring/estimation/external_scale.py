@@ -52,6 +52,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from sparring.errors import PlayerResourceError
 
 SCALE_KEYS = ("sims", "cpuct", "sf_nodes", "sweep")
@@ -89,22 +91,16 @@ class ScaleChoice(NamedTuple):
 
 def monotone_fit(values: Sequence[float], weights: Sequence[float]) -> list[float]:
     """The weighted least-squares non-decreasing fit of ``values`` (pool adjacent
-    violators): a run of values that goes down is replaced by its weighted mean."""
+    violators, :func:`scipy.optimize.isotonic_regression`): a run of values that goes down
+    is replaced by its weighted mean."""
+    from scipy.optimize import isotonic_regression
+
     if len(values) != len(weights):
         raise ValueError("values and weights differ in length")
-    blocks: list[list[float]] = []  # [weighted mean, total weight, count]
-    for v, w in zip(values, weights, strict=True):
-        if not w > 0:
-            raise ValueError("weights must be positive")
-        blocks.append([float(v), float(w), 1])
-        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
-            v2, w2, n2 = blocks.pop()
-            v1, w1, n1 = blocks.pop()
-            blocks.append([(v1 * w1 + v2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
-    out: list[float] = []
-    for mean, _, count in blocks:
-        out += [mean] * int(count)
-    return out
+    if not all(w > 0 for w in weights):
+        raise ValueError("weights must be positive")
+    fit = isotonic_regression(np.asarray(values, float), weights=np.asarray(weights, float))
+    return [float(x) for x in fit.x]
 
 
 @dataclass(frozen=True)
@@ -158,14 +154,7 @@ class ExternalScale:
 
     def elo_at(self, value: float) -> float:
         """The fitted Elo at a knob value (linear between points; the ends beyond)."""
-        fit = self.fitted()
-        values = [p.value for p in self.points]
-        if value <= values[0]:
-            return fit[0]
-        for (v0, e0), (v1, e1) in itertools.pairwise(zip(values, fit, strict=True)):
-            if value <= v1:
-                return e0 + (e1 - e0) * (value - v0) / (v1 - v0)
-        return fit[-1]
+        return float(np.interp(value, [p.value for p in self.points], self.fitted()))
 
     def choose(self, elo: float) -> ScaleChoice:
         """The knob value for an asked ``elo`` (step 2 of the module doc)."""

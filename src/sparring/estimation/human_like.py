@@ -480,7 +480,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         defaults = {f.name: f.default for f in fields(self)}
         changes: dict[str, Any] = {}
         for key, value in scale.search.items():
-            attr = _SCALE_FIELDS[key]
+            attr = SCALE_FIELDS[key]
             mine = getattr(self, attr)
             if mine != defaults[attr] and mine != value:
                 raise IncompatiblePlayerError(
@@ -772,7 +772,7 @@ def _number(value: float) -> str:
     return str(int(value)) if value.is_integer() else repr(value)
 
 
-_SCALE_FIELDS = {"sims": "simulations", "cpuct": "c_puct", "sf_nodes": "sf_nodes",
+SCALE_FIELDS = {"sims": "simulations", "cpuct": "c_puct", "sf_nodes": "sf_nodes",
                  "sweep": "root_sweep"}  # fmt: skip
 """Scale file search keys -> :class:`SAMCTSSettings` fields."""
 

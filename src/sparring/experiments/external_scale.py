@@ -13,8 +13,9 @@ registers them: :mod:`sparring.kinds`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from sparring.errors import ConfigError
@@ -33,13 +34,48 @@ class RatedPlayer:
     score: float
 
 
+def parse_fixed(items: Iterable[str]) -> dict[str, float]:
+    """``SPEC=ELO`` texts (the last ``=`` splits) -> ``{spec: elo}``;
+    :class:`~sparring.errors.ConfigError` for a malformed one."""
+    held: dict[str, float] = {}
+    for item in items:
+        spec, _, elo = item.rpartition("=")
+        try:
+            held[spec] = float(elo)
+        except ValueError:
+            raise ConfigError(f"--fixed {item!r}: expected SPEC=ELO") from None
+        if not spec:
+            raise ConfigError(f"--fixed {item!r}: expected SPEC=ELO")
+    return held
+
+
+def stored_results(
+    paths: Iterable[Path], same: Mapping[str, str] | None = None
+) -> list[tuple[str, str, float]]:
+    """``(spec a, spec b, score of a)`` of every game in the stores ``paths``; ``same`` renames
+    specs (one player written two ways).  :class:`~sparring.errors.MissingResourceError` for
+    a store that is not there."""
+    from sparring.errors import MissingResourceError
+    from sparring.evaluation.store import GameStore
+
+    rename = dict(same or {})
+    games: list[tuple[str, str, float]] = []
+    for path in paths:
+        if not Path(path).is_file():
+            raise MissingResourceError(f"game store {str(path)!r} not found")
+        with GameStore(path) as store:
+            games += [(rename.get(r.spec_a, r.spec_a), rename.get(r.spec_b, r.spec_b), r.score_a)
+                      for r in store.games()]  # fmt: skip
+    return games
+
+
 def _point(name: str, knob: str) -> tuple[float, dict[str, Any]] | None:
     """``name``'s knob value and other search options when it is a point of a ``knob``
     scale (``human-mcts`` without ``sf_elo`` for ``sims``; ``sa-mcts:z=Z`` for ``z``), else
     None.  :class:`~sparring.errors.ConfigError` for such a player with options beyond the
     knob and the search (a name, another model)."""
     from sparring.estimation.external_scale import KNOBS
-    from sparring.estimation.human_like import _SCALE_FIELDS
+    from sparring.estimation.human_like import SCALE_FIELDS
     from sparring.players.registry import parse_player
 
     settings = parse_player(name)
@@ -47,9 +83,9 @@ def _point(name: str, knob: str) -> tuple[float, dict[str, Any]] | None:
         return None
     if knob == "z" and settings.z is None:  # type: ignore[attr-defined]
         return None
-    search = {k: getattr(settings, _SCALE_FIELDS[k]) for k in SCALE_KEYS if k != knob}
-    value = float(getattr(settings, _SCALE_FIELDS.get(knob, knob)))
-    skip = {_SCALE_FIELDS.get(knob, knob), *_SCALE_FIELDS.values()}
+    search = {k: getattr(settings, SCALE_FIELDS[k]) for k in SCALE_KEYS if k != knob}
+    value = float(getattr(settings, SCALE_FIELDS.get(knob, knob)))
+    skip = {SCALE_FIELDS.get(knob, knob), *SCALE_FIELDS.values()}
     extra = [f.name for f in fields(settings)  # type: ignore[arg-type]
              if f.name not in skip and getattr(settings, f.name) != f.default]  # fmt: skip
     if extra:
@@ -61,14 +97,14 @@ def search_options(knob: str, text: str) -> dict[str, Any]:
     """The search options (:data:`SCALE_KEYS` but the knob) of the spec options ``text``
     (``cpuct=0.25,sf_nodes=1000,sweep=true``) of the knob's kind, defaults filled in."""
     from sparring.estimation.external_scale import KNOBS
-    from sparring.estimation.human_like import _SCALE_FIELDS
+    from sparring.estimation.human_like import SCALE_FIELDS
     from sparring.players.registry import parse_player
 
     if knob not in KNOBS:
         raise ConfigError(f"knob is one of {', '.join(KNOBS)}, not {knob!r}")
     options = ",".join(t for t in (text.strip(), "z=0" if knob == "z" else "") if t)
     settings = parse_player(f"{KNOBS[knob]}:{options}" if options else KNOBS[knob])
-    return {k: getattr(settings, _SCALE_FIELDS[k]) for k in SCALE_KEYS if k != knob}
+    return {k: getattr(settings, SCALE_FIELDS[k]) for k in SCALE_KEYS if k != knob}
 
 
 def fit_scale(
@@ -107,4 +143,4 @@ def fit_scale(
     return ExternalScale(game, scale, knob, dict(search), tuple(points), command), others
 
 
-__all__ = ["RatedPlayer", "fit_scale", "search_options"]
+__all__ = ["RatedPlayer", "fit_scale", "parse_fixed", "search_options", "stored_results"]
