@@ -17,7 +17,7 @@ import argparse
 from pathlib import Path
 
 from sparring.experiments.calibration import fit_with_fixed
-from sparring.experiments.external_scale import parse_fixed, stored_results
+from sparring.experiments.external_scale import parse_fixed, parse_same, stored_results
 
 
 def main() -> None:
@@ -33,7 +33,7 @@ def main() -> None:
         help="SPEC==OTHER: rate the games of SPEC as OTHER's (one player written two ways)",
     )
     args = parser.parse_args()
-    same = dict(item.split("==", 1) for item in args.same)
+    same = parse_same(args.same)
     fixed = parse_fixed(args.fixed)
     games = stored_results(args.stores, same)
     fit = fit_with_fixed(games, fixed)

@@ -255,8 +255,20 @@ def test_scale_fit_command(tmp_path: Path) -> None:
     scale = ExternalScale.read(out)
     assert scale.knob == "sims" and [p.value for p in scale.points] == [4.0]
     assert scale.points[0].elo == pytest.approx(1600, abs=1)
+    # --same: a target check's sf_elo player counts as the sims it played (it lost all 4)
+    with GameStore(store) as db:
+        for i in range(4):
+            a = ("stockfish:elo=1600", "human-mcts:sf_elo=1500")
+            db.add_game(GameRecord("chess", *a, "A", "B", True, 0, (), (), 1.0, "r", 0, 8 + i))
+    same = ["--same", f"human-mcts:sf_elo=1500=={k.format(4)}"]
+    args = ["scale-fit", "chess", str(store), *fixed, *same, "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "sims=4:" in result.output and "(4/12)" in result.output
+    assert "sf_elo" not in result.output
     before = out.read_text()
     for args, message in [
+        ([str(store), *fixed, "--same", "human-mcts:sf_elo=1500"], "SPEC==OTHER"),
         ([str(tmp_path / "none.sqlite"), *fixed], "not found"),
         ([str(store), "--fixed", "stockfish:elo=2000=2000"], "no games"),
         ([str(store), "--fixed", "stockfish:elo=1600=high"], "SPEC=ELO"),

@@ -40,6 +40,9 @@ needs_stockfish = pytest.mark.skipif(
     reason=f"{STOCKFISH} is not installed (Debian package stockfish; the measured Elos use it)",
 )
 COMMAND = [sys.executable, "-m", "sparring", "uci", "--sims", "8", "--seed", "1"]
+COMMAND += ["--style", "human-like"]
+"""The engine with the network-only search (fast; Style measured's full strength asks
+Stockfish for each leaf: the tests that want it set it)."""
 
 
 class UCIClient:
@@ -140,7 +143,12 @@ def test_scores_and_strength_settings() -> None:
         "sa-mcts:rank=2400-2600"
     )
     assert strength_settings(chess_game, rank="1400-1600").spec() == "se-inf-mcts:rank=1400-1600"
-    assert strength_settings(chess_game, simulations=8).spec() == "human-mcts:sims=8"
+    assert strength_settings(chess_game, simulations=8, style="human-like").spec() == (
+        "human-mcts:sims=8"
+    )
+    assert strength_settings(chess_game, simulations=8, style="plain").spec() == (
+        "human-mcts:sims=8"
+    )
     with pytest.raises(SparringError, match="outside the chess Elo bands"):
         strength_settings(chess_game, elo=999, style="human-like")
     with pytest.raises(SparringError, match="style"):
@@ -193,6 +201,7 @@ def test_analysis_info_and_multipv() -> None:
 def test_limit_strength_builds_the_human_like_player() -> None:
     c = UCIClient()
     try:
+        c.send("setoption name Style value measured")
         c.send("setoption name UCI_LimitStrength value true")
         c.send("setoption name UCI_Elo value 1500")
         assert "info string player human-mcts:sf_elo=1500" in c.ready()
@@ -205,6 +214,17 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         c.send("setoption name Player value <empty>")
         c.send("setoption name UCI_LimitStrength value false")
         assert "info string player human-mcts:sims=8" in c.ready()
+        # full strength, measured: the strongest measured setting, its own 35 simulations
+        c.send("setoption name Style value measured")
+        strongest = "human-mcts:sims=35,cpuct=0.25,sf_nodes=10000,sweep=true"
+        assert f"info string player {strongest}" in c.ready()
+        assert strength_settings(get_game("chess")).spec() == strongest
+        c.send("position startpos moves e2e4")
+        c.send("go movetime 300")
+        move = c.until("bestmove")[-1].split()[1]
+        board = chess.Board()
+        board.push_uci("e2e4")
+        assert chess.Move.from_uci(move) in board.legal_moves
     finally:
         c.close()
 
@@ -342,6 +362,7 @@ def test_uci_opponent_is_read_and_can_set_the_strength() -> None:
 
 @needs_stockfish
 def test_match_opponent_over_the_protocol(client: UCIClient) -> None:
+    client.send("setoption name Style value measured")
     client.send("setoption name UCI_Opponent value none 1650 human somebody")
     client.send("setoption name Match Opponent value true")
     lines = client.ready()

@@ -75,11 +75,13 @@ def uci(
     style: Annotated[
         str,
         typer.Option(
-            help="measured (the Stockfish scale's setting for the Elo), human-like "
+            help="measured (the Stockfish scale's setting for the Elo; at full strength "
+            "the strongest measured setting, with Stockfish's leaf values), human-like "
             "(SE-inf-MCTS at the Elo's band) or plain (SA-MCTS): the Style option."
         ),
     ] = "measured",
-    sims: Annotated[int, typer.Option(help="Simulations per move (the Simulations option).")] = 100,
+    sims: Annotated[int, typer.Option(help="Simulations per move (the Simulations option; "
+                                "not for Style measured).")] = 100,
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
     """A chess engine speaking UCI on standard input/output (see README, "Engines")."""

@@ -684,6 +684,14 @@ def scale_fit(
     scale: Annotated[
         str, typer.Option(help="What the fixed Elos are, in words (stored in the file).")
     ] = "Stockfish 15.1 UCI_Elo, 0.1 s a move",
+    same: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--same",
+            help="SPEC==OTHER: rate the games of SPEC as OTHER's (one player written two ways, "
+            "e.g. a target check's human-mcts:sf_elo=1600 played as its sims); repeat for each.",
+        ),
+    ] = None,
 ) -> None:
     """Fit a strength scale: the measured Elo of the human-like search per value of one knob
     (sims or z) against engines held at fixed Elo (the file behind ``human-mcts:sf_elo=E``,
@@ -695,13 +703,14 @@ def scale_fit(
     from sparring.experiments.external_scale import (
         fit_scale,
         parse_fixed,
+        parse_same,
         search_options,
         stored_results,
     )
 
     game = _game(game_name)
     held = parse_fixed(fixed)
-    games = stored_results(stores)
+    games = stored_results(stores, parse_same(same or []))
     missing = [spec for spec in held if not any(spec in (a, b) for a, b, _ in games)]
     if missing:
         raise ConfigError(f"--fixed players with no games in the stores: {', '.join(missing)}")

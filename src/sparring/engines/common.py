@@ -45,7 +45,9 @@ Go, fall back to ``human-like``); ``human-like`` plays SE-inf-MCTS at the rank (
 al., Eq. 6: a search that aims at the rank's strength score), ``plain`` plays SA-MCTS (Wu et
 al.'s strength index ``z`` for the rank, from the shipped z table, over the same search).
 Only ``measured`` is rated on an external scale (docs/external-strength.md): the rank
-styles choose how human-like the moves are for a rating band, not how strong they are."""
+styles choose how human-like the moves are for a rating band, not how strong they are.  In
+chess, full strength with ``measured`` is the strongest measured setting
+(:func:`~sparring.estimation.human_like.strongest_chess`) when Stockfish is installed."""
 
 HUMAN_LIKE_GAMES: tuple[str, ...] = ("go", "chess")
 """Games (19x19 Go, chess) whose human-like player kinds take a rank or an Elo."""
@@ -67,10 +69,13 @@ def strength_settings(
     (:data:`HUMAN_LIKE_GAMES`), ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band such as
     ``1400-1600``) or, in chess with the other styles, ``elo`` (the band holding it, 1000 to
     2600) gives ``se-inf-mcts`` at that rank (``style="human-like"``, and ``measured`` for a
-    rank) or ``sa-mcts`` at it (``style="plain"``); without either, the full strength of
-    the same search (``human-mcts``).  Elsewhere (9x9 or 13x13 Go) only the default exists: UCT with
-    MCTS1's 300 simulations (no shipped Go network for these sizes).  ``simulations``
-    overrides the player's default count.  Raises
+    rank) or ``sa-mcts`` at it (``style="plain"``); without either, the full strength: in
+    chess with ``style="measured"`` and Stockfish installed the strongest measured setting
+    (:func:`~sparring.estimation.human_like.strongest_chess`, its own 35 simulations:
+    ``simulations`` is ignored), else the same search as the ranks' (``human-mcts``).
+    Elsewhere (9x9 or 13x13 Go) only the default exists: UCT with MCTS1's 300 simulations
+    (no shipped Go network for these sizes).  ``simulations`` overrides the player's default
+    count.  Raises
     :class:`~sparring.errors.IncompatiblePlayerError` for a rank or Elo in a game without
     human-like players or an Elo in Go, and the settings' own errors for a bad rank or
     Elo (:class:`~sparring.errors.PlayerSettingsError`).
@@ -81,7 +86,9 @@ def strength_settings(
         SAMCTSSettings,
         SEInfMCTSSettings,
         elo_band,
+        strongest_chess,
     )
+    from sparring.players.external import find_program
     from sparring.players.settings import UCTSettings
 
     if style not in STYLES:
@@ -102,6 +109,8 @@ def strength_settings(
         rank = elo_band(elo)
     sims = DEFAULT_SIMULATIONS if simulations is None else simulations
     if rank is None:
+        if game.name == "chess" and style == "measured" and find_program("stockfish"):
+            return strongest_chess()
         return HumanMCTSSettings(simulations=sims)
     if style == "plain":
         return SAMCTSSettings(rank=rank, simulations=sims)

@@ -33,10 +33,14 @@ Options
     measured at that Elo, ``human-mcts:sf_elo=E``, whose simulations the scale chooses;
     ``human-like``: SE-inf-MCTS at the 200-point Lichess band holding the Elo; ``plain``:
     SA-MCTS at the band's ``z``), ``Simulations`` (the player's simulations per move,
-    except under ``measured`` with a limited strength), ``Player`` (a player spec that
-    replaces the strength options, e.g. ``uct:sims=50``), ``MultiPV``, ``UCI_ShowWDL``,
-    ``Move Overhead``, ``Ponder``.  Without a limited strength the player is ``human-mcts``
-    (the same search at full strength).  ``UCI_Opponent`` (sent by GUIs and lichess-bot:
+    except under ``measured``, whose settings come with their own), ``Player`` (a player
+    spec that replaces the strength options, e.g. ``uct:sims=50``), ``MultiPV``,
+    ``UCI_ShowWDL``, ``Move Overhead``, ``Ponder``.  Without a limited strength the player
+    is, under ``measured``, the strongest measured setting
+    (:func:`~sparring.estimation.human_like.strongest_chess`: Stockfish's value at 10,000
+    nodes a leaf over the human policy's root sweep; ``human-mcts`` when Stockfish is not
+    installed), and under the other styles ``human-mcts`` (the ranks' search at full
+    strength).  ``UCI_Opponent`` (sent by GUIs and lichess-bot:
     ``[title] rating|none computer|human name``) is read and checked; with ``Match Opponent``
     on, a rated opponent's rating becomes the strength asked for (as ``UCI_Elo`` with
     ``UCI_LimitStrength``, clamped to ``UCI_Elo``'s range, said in an ``info string``), plus

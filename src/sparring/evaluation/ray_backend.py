@@ -19,7 +19,11 @@ games are deterministic (seeded), so a retried series plays the same games again
 driver keeps only the first copy of each game key (the store ignores a key it holds).
 Killing the driver ends its Ray job (Ray stops the job's tasks); a re-run resumes from the
 store as with the local backend.  Ctrl-C or an error in the driver cancels the tasks in
-flight.
+flight.  Ray can lose a Ctrl-C: its C++ waits run Python's signal handler and turn the
+``KeyboardInterrupt`` into a status that some paths drop (seen under load: a run went on to
+its last game and exited 0).  So while :meth:`RayBackend.run` runs in the main thread, SIGINT
+also sets a flag (:class:`InterruptFlag`), and the loop, which waits at most
+:data:`POLL_SECONDS` at a time, raises ``KeyboardInterrupt`` itself when the flag is set.
 
 Ray is imported only here, and only when a :class:`RayBackend` is made: without Ray
 installed everything else works, and making one raises a one-line
@@ -30,6 +34,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +53,43 @@ RAY_EXTRA = "pip install 'sparring[ray]'"
 
 DEFAULT_RETRIES = 3
 """Times Ray retries a task whose worker or node died."""
+
+
+POLL_SECONDS = 0.5
+"""The longest the driver waits for a game before it looks at the interrupt flag."""
+
+
+class InterruptFlag:
+    """While entered in the main thread: SIGINT sets :attr:`set`, then runs the handler that
+    was there (Python's raises ``KeyboardInterrupt``).  A handler other than Python's
+    default (an ignored SIGINT, or one the program installed) is left alone."""
+
+    def __init__(self) -> None:
+        self.set = False
+        self._previous: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.set = True
+        if callable(self._previous):
+            self._previous(signum, frame)
+
+    def __enter__(self) -> InterruptFlag:
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.getsignal(signal.SIGINT)
+            if previous is signal.default_int_handler:
+                self._previous = previous
+                signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+    def check(self) -> None:
+        """Raise ``KeyboardInterrupt`` when a SIGINT came (whatever became of its own)."""
+        if self.set:
+            raise KeyboardInterrupt
 
 
 def import_ray() -> ModuleType:
@@ -150,36 +193,45 @@ class RayBackend:
         seen: set[tuple[str, int, int]] = set()
         games = 0
         cpu = 0.0
-        try:
-            while queue or running:
-                while queue and len(running) < window:
-                    running.append(remote.remote(job.iterate, queue.pop()))
-                ready, running = ray.wait(running, num_returns=1)
-                for generator in ready:
-                    try:
-                        reference = next(generator)
-                    except StopIteration:
-                        continue  # the task ended: all its games were delivered
-                    running.append(generator)
-                    try:
-                        record, seconds = ray.get(reference)
-                    except ray.exceptions.RayTaskError as error:
-                        cause = getattr(error, "cause", None)
-                        if isinstance(cause, Exception):
-                            raise cause from None
-                        raise
-                    if record.key in seen:
-                        continue
-                    seen.add(record.key)
-                    games += 1
-                    cpu += seconds
-                    deliver(record)
-        except BaseException:
-            for generator in running:
-                with contextlib.suppress(Exception):  # a task that ended meanwhile
-                    ray.cancel(generator, force=True)
-            raise
+        with InterruptFlag() as flag:
+            try:
+                while queue or running:
+                    flag.check()
+                    while queue and len(running) < window:
+                        running.append(remote.remote(job.iterate, queue.pop()))
+                    ready, running = ray.wait(running, num_returns=1, timeout=POLL_SECONDS)
+                    for generator in ready:
+                        try:
+                            reference = next(generator)
+                        except StopIteration:
+                            continue  # the task ended: all its games were delivered
+                        running.append(generator)
+                        try:
+                            record, seconds = ray.get(reference)
+                        except ray.exceptions.RayTaskError as error:
+                            cause = getattr(error, "cause", None)
+                            if isinstance(cause, Exception):
+                                raise cause from None
+                            raise
+                        if record.key in seen:
+                            continue
+                        seen.add(record.key)
+                        games += 1
+                        cpu += seconds
+                        deliver(record)
+            except BaseException:
+                for generator in running:
+                    with contextlib.suppress(Exception):  # a task that ended meanwhile
+                        ray.cancel(generator, force=True)
+                raise
         return RunCost(description, games, time.perf_counter() - start, cpu)
 
 
-__all__ = ["DEFAULT_RETRIES", "RAY_EXTRA", "RayBackend", "import_ray"]
+__all__ = [
+    "DEFAULT_RETRIES",
+    "POLL_SECONDS",
+    "RAY_EXTRA",
+    "InterruptFlag",
+    "RayBackend",
+    "import_ray",
+]

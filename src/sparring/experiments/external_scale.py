@@ -49,6 +49,19 @@ def parse_fixed(items: Iterable[str]) -> dict[str, float]:
     return held
 
 
+def parse_same(items: Iterable[str]) -> dict[str, str]:
+    """``SPEC==OTHER`` texts (the first ``==`` splits) -> ``{SPEC: OTHER}``: rate the games of
+    ``SPEC`` as ``OTHER``'s (one player written two ways, e.g. ``human-mcts:sf_elo=1600``
+    played as ``sims=59``); :class:`~sparring.errors.ConfigError` for a malformed one."""
+    same: dict[str, str] = {}
+    for item in items:
+        spec, sep, other = item.partition("==")
+        if not sep or not spec or not other:
+            raise ConfigError(f"--same {item!r}: expected SPEC==OTHER")
+        same[spec] = other
+    return same
+
+
 def stored_results(
     paths: Iterable[Path], same: Mapping[str, str] | None = None
 ) -> list[tuple[str, str, float]]:
@@ -143,4 +156,11 @@ def fit_scale(
     return ExternalScale(game, scale, knob, dict(search), tuple(points), command), others
 
 
-__all__ = ["RatedPlayer", "fit_scale", "parse_fixed", "search_options", "stored_results"]
+__all__ = [
+    "RatedPlayer",
+    "fit_scale",
+    "parse_fixed",
+    "parse_same",
+    "search_options",
+    "stored_results",
+]

@@ -42,7 +42,12 @@ import numpy as np
 import torch
 
 from sparring.errors import BadValueError
-from sparring.evaluation.ray_backend import DEFAULT_RETRIES, RayBackend
+from sparring.evaluation.ray_backend import (
+    DEFAULT_RETRIES,
+    POLL_SECONDS,
+    InterruptFlag,
+    RayBackend,
+)
 from sparring.games import get_game
 from sparring.nn.model import PolicyValueNet, build_model
 from sparring.training.config import TrainConfig
@@ -226,29 +231,33 @@ class RaySelfPlay:
         pending = {submit(i): i for i, n in enumerate(shares) if n > 0}
         results: dict[int, tuple[SelfPlayBatch, float]] = {}
         retries = [0] * len(shares)
-        try:
-            while pending:
-                ready, _ = ray.wait(list(pending), num_returns=1)
-                share = pending.pop(ready[0])
-                try:
-                    results[share] = ray.get(ready[0])
-                except lost:
-                    retries[share] += 1
-                    if retries[share] > self.max_retries:
+        with InterruptFlag() as flag:  # Ray can lose a Ctrl-C (ray_backend's module doc)
+            try:
+                while pending:
+                    flag.check()
+                    ready, _ = ray.wait(list(pending), num_returns=1, timeout=POLL_SECONDS)
+                    if not ready:
+                        continue
+                    share = pending.pop(ready[0])
+                    try:
+                        results[share] = ray.get(ready[0])
+                    except lost:
+                        retries[share] += 1
+                        if retries[share] > self.max_retries:
+                            raise
+                        with contextlib.suppress(Exception):
+                            ray.kill(self._handles[share])
+                        self._handles[share] = self._new_actor(config, 0.0)
+                        self.replacements += 1
+                        pending[submit(share)] = share
+                    except ray.exceptions.RayTaskError as error:
+                        cause = getattr(error, "cause", None)
+                        if isinstance(cause, Exception):
+                            raise cause from None
                         raise
-                    with contextlib.suppress(Exception):
-                        ray.kill(self._handles[share])
-                    self._handles[share] = self._new_actor(config, 0.0)
-                    self.replacements += 1
-                    pending[submit(share)] = share
-                except ray.exceptions.RayTaskError as error:
-                    cause = getattr(error, "cause", None)
-                    if isinstance(cause, Exception):
-                        raise cause from None
-                    raise
-        except BaseException:
-            self.close_actors()
-            raise
+            except BaseException:
+                self.close_actors()
+                raise
         order = sorted(results)
         self._cpu = sum(results[i][1] for i in order)
         game = get_game(config.game)
