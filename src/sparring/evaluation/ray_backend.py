@@ -19,9 +19,9 @@ games are deterministic (seeded), so a retried series plays the same games again
 driver keeps only the first copy of each game key (the store ignores a key it holds).
 Killing the driver ends its Ray job (Ray stops the job's tasks); a re-run resumes from the
 store as with the local backend.  Ctrl-C or an error in the driver cancels the tasks in
-flight.  Ray can lose a Ctrl-C: its C++ waits run Python's signal handler and turn the
-``KeyboardInterrupt`` into a status that some paths drop (seen under load: a run went on to
-its last game and exited 0).  So while :meth:`RayBackend.run` runs in the main thread, SIGINT
+flight.  Ray can lose a Ctrl-C (seen under load: a run went on to its last game and exited
+0, with no trace of the ``KeyboardInterrupt``; perhaps a wait inside Ray ran Python's
+handler and dropped its exception).  So while :meth:`RayBackend.run` runs in the main thread, SIGINT
 also sets a flag (:class:`InterruptFlag`), and the loop, which waits at most
 :data:`POLL_SECONDS` at a time, raises ``KeyboardInterrupt`` itself when the flag is set.
 
