@@ -78,12 +78,21 @@ def test_choose_rounds_sims_and_plays_the_elo_of_the_whole_number() -> None:
     assert (scale.elo_at(6), scale.elo_at(1), scale.elo_at(20)) == (1400, 1000, 1500)
 
 
-def test_choose_uses_the_monotone_fit_and_the_lowest_value_of_a_flat_run() -> None:
-    # 1500 > 1400 violates: both become 1450; the run is one point at z = -1
+def test_choose_inverts_the_monotone_fit_and_takes_the_lowest_value_of_a_flat_run() -> None:
+    # 1500 > 1400 violates: both become 1450, a flat run from z = -1 to 0
     scale = _scale((-1, 1500), (0, 1400), (1, 1700))
     assert scale.fitted() == [1450, 1450, 1700]
-    assert scale.choose(1575) == ScaleChoice(0.0, 1575, False)  # -1 + 2 * 125 / 250
-    assert scale.choose(1450) == ScaleChoice(-1, 1450, False)
+    # above the run: on the rising stretch 0 -> 1, 0 + 125 / 250 (not inside the run,
+    # where the curve is 1450: session 24's rule gave -1 + 2 * 125 / 250 = 0.0)
+    assert scale.choose(1575) == ScaleChoice(0.5, 1575, False)
+    assert scale.elo_at(0.5) == 1575
+    assert scale.choose(1450) == ScaleChoice(-1, 1450, False)  # the run's first value
+    # sims: a flat run 24-40 at 1560 then 1755 at 48 (session 25's shipped fit, rounded):
+    sims = _scale((16, 1418), (24, 1560), (40, 1560), (48, 1755), knob="sims")
+    # 1600 -> 40 + 8 * 40 / 195 = 41.64 -> 42, whose Elo is 1560 + 2 * 195 / 8 = 1608.75
+    assert sims.choose(1600) == ScaleChoice(42.0, 1608.75, False)
+    assert sims.choose(1560) == ScaleChoice(24.0, 1560, False)
+    assert sims.choose(1800) == ScaleChoice(48, 1755, True)
 
 
 def test_scale_rejects_bad_points() -> None:

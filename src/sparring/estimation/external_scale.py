@@ -31,12 +31,15 @@ scale-fit`` writes the file from the game stores).  :meth:`ExternalScale.choose`
 1. the points, in increasing knob value, get a *monotone* Elo: the weighted least-squares
    non-decreasing fit (pool adjacent violators, weights ``1 / plus_minus^2``), since both
    knobs make a stronger player as they grow and measured points are noisy;
-2. an asked Elo between two fitted Elos gets the knob value linearly interpolated between
-   their points' values (a flat run of fitted points counts as one point at its lowest
-   value); ``sims`` is then rounded to the nearest whole number and the Elo played is the
-   fit's at that number (linear between points).  Below the lowest fitted Elo or above the
-   highest the nearest end is played and the target is *clamped* (said in the player's
-   analysis, like ``sa:elo=E``).
+2. the fitted curve is linear between the points (:meth:`ExternalScale.elo_at`), and an
+   asked Elo gets the lowest knob value where that curve reaches it (its inverse: on a rising
+   stretch linear between the stretch's two points; an Elo a flat run of fitted points
+   holds, at the run's first value); ``sims`` is then rounded to the nearest whole number
+   and the Elo played is the curve's at that number.  (Until session 25 a flat run counted
+   as one point at its first value when interpolating above it, so an Elo just above a flat
+   run got a value inside the run, where the curve is lower than asked.)  Below the lowest
+   fitted Elo or above the highest the nearest end is played and the target is *clamped*
+   (said in the player's analysis, like ``sa:elo=E``).
 
 Knob values must be finite (full strength is ``human-mcts`` without ``sf_elo``) and
 ``sims`` whole numbers from 1.
@@ -160,18 +163,16 @@ class ExternalScale:
         """The knob value for an asked ``elo`` (step 2 of the module doc)."""
         if not math.isfinite(elo):
             raise ValueError(f"elo must be a finite number, not {elo!r}")
-        # one point per distinct fitted Elo, at the lowest value of its run
-        pairs: list[tuple[float, float]] = []
-        for point, fit in zip(self.points, self.fitted(), strict=True):
-            if not pairs or fit > pairs[-1][1]:
-                pairs.append((point.value, fit))
-        low, high = pairs[0], pairs[-1]
+        pairs = [(p.value, fit) for p, fit in zip(self.points, self.fitted(), strict=True)]
+        top = max(fit for _, fit in pairs)
+        low = pairs[0]
+        high = next(pair for pair in pairs if pair[1] == top)  # the top run's first value
         if elo <= low[1]:
             return ScaleChoice(low[0], low[1], elo < low[1])
         if elo >= high[1]:
             return ScaleChoice(high[0], high[1], elo > high[1])
         for (v0, e0), (v1, e1) in itertools.pairwise(pairs):
-            if e0 <= elo <= e1:
+            if e0 < e1 and e0 <= elo <= e1:  # the first rising stretch that reaches it
                 value = v0 + (v1 - v0) * (elo - e0) / (e1 - e0)
                 if self.knob == "sims":
                     value = float(math.floor(value + 0.5))
