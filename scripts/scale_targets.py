@@ -14,27 +14,25 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 import sys
+from pathlib import Path
 
+import sparring.kinds  # noqa: F401  (the player kinds, for parse_player)
 from sparring.estimation.external_scale import ExternalScale, default_scale
+from sparring.experiments.external_scale import stored_results
+from sparring.players.registry import parse_player
 
 
 def main(paths: list[str]) -> None:
     scale = ExternalScale.read(default_scale("chess"))
     errors = []
     for path in paths:
-        with open(path + ".json") as file:
-            data = json.load(file)
-        ours = next(p for p in data["players"] if p["spec"].startswith("human-mcts:sf_elo="))
+        data = json.loads(Path(path + ".json").read_text())
+        ours = next(p for p in data["players"] if p["spec"].startswith("human-mcts:"))
         rung = next(p for p in data["players"] if p["spec"].startswith("stockfish:"))
-        asked = float(ours["spec"].split("sf_elo=")[1].split(",")[0])
-        with sqlite3.connect(f"file:{path}.sqlite?mode=ro", uri=True) as db:
-            games = db.execute("SELECT spec_a, a_first, result FROM games").fetchall()
-        score = 0.0
-        for spec_a, a_first, result in games:
-            first = result if a_first else 1 - result  # A's score
-            score += first if spec_a == ours["spec"] else 1 - first
+        asked = parse_player(ours["spec"]).sf_elo  # type: ignore[attr-defined]
+        games = stored_results([Path(path + ".sqlite")])
+        score = sum(s if a == ours["spec"] else 1 - s for a, _, s in games)
         choice = scale.choose(asked)
         error = ours["elo"] - asked
         errors.append(error)

@@ -35,11 +35,9 @@ scale-fit`` writes the file from the game stores).  :meth:`ExternalScale.choose`
    asked Elo gets the lowest knob value where that curve reaches it (its inverse: on a rising
    stretch linear between the stretch's two points; an Elo a flat run of fitted points
    holds, at the run's first value); ``sims`` is then rounded to the nearest whole number
-   and the Elo played is the curve's at that number.  (Until session 25 a flat run counted
-   as one point at its first value when interpolating above it, so an Elo just above a flat
-   run got a value inside the run, where the curve is lower than asked.)  Below the lowest
-   fitted Elo or above the highest the nearest end is played and the target is *clamped*
-   (said in the player's analysis, like ``sa:elo=E``).
+   and the Elo played is the curve's at that number.  Below the lowest fitted Elo or above
+   the highest the nearest end is played and the target is *clamped* (said in the player's
+   analysis, like ``sa:elo=E``).
 
 Knob values must be finite (full strength is ``human-mcts`` without ``sf_elo``) and
 ``sims`` whole numbers from 1.

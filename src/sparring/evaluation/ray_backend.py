@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from sparring.errors import BadValueError, MissingResourceError
 from sparring.evaluation.backend import Deliver, Job, RunCost, timed
@@ -90,6 +90,15 @@ class InterruptFlag:
         """Raise ``KeyboardInterrupt`` when a SIGINT came (whatever became of its own)."""
         if self.set:
             raise KeyboardInterrupt
+
+
+def raise_task_error(error: BaseException) -> NoReturn:
+    """Raise a failed Ray task's error as the worker raised it: the ``cause`` of Ray's
+    ``RayTaskError`` when that is an ``Exception``, else ``error`` itself."""
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, Exception):
+        raise cause from None
+    raise error
 
 
 def import_ray() -> ModuleType:
@@ -209,10 +218,7 @@ class RayBackend:
                         try:
                             record, seconds = ray.get(reference)
                         except ray.exceptions.RayTaskError as error:
-                            cause = getattr(error, "cause", None)
-                            if isinstance(cause, Exception):
-                                raise cause from None
-                            raise
+                            raise_task_error(error)
                         if record.key in seen:
                             continue
                         seen.add(record.key)
@@ -234,4 +240,5 @@ __all__ = [
     "InterruptFlag",
     "RayBackend",
     "import_ray",
+    "raise_task_error",
 ]

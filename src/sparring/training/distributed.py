@@ -47,6 +47,7 @@ from sparring.evaluation.ray_backend import (
     POLL_SECONDS,
     InterruptFlag,
     RayBackend,
+    raise_task_error,
 )
 from sparring.games import get_game
 from sparring.nn.model import PolicyValueNet, build_model
@@ -251,10 +252,7 @@ class RaySelfPlay:
                         self.replacements += 1
                         pending[submit(share)] = share
                     except ray.exceptions.RayTaskError as error:
-                        cause = getattr(error, "cause", None)
-                        if isinstance(cause, Exception):
-                            raise cause from None
-                        raise
+                        raise_task_error(error)
             except BaseException:
                 self.close_actors()
                 raise
