@@ -421,12 +421,6 @@ def test_driver_killed_and_restarted_resumes(
     assert ray_games == stored_games(local)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="session 25: the lost Ctrl-C (exit 0 after all 16 games, 3 of 3 runs under load) is "
-    "fixed by InterruptFlag and passed 9 runs since, but one run failed in a way whose output "
-    "was not kept; non-strict until that is seen again",
-)
 def test_ctrl_c_stops_a_ray_run_and_a_rerun_resumes(
     cluster_run: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
