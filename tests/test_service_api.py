@@ -67,7 +67,17 @@ def test_catalog_shows_the_calibrated_range_and_the_kinds(base: str) -> None:
     assert elo == {"min": round(curve.low, 1), "max": round(curve.high, 1)}
     assert games["connect4"]["levels"]["adaptive"] == ["bayes", "intra", "alphadda1-floor"]
     assert games["go"]["levels"]["ranks"][0] == "9d" and games["go"]["levels"]["elo"] is None
-    assert games["othello"]["levels"] == {"elo": None, "ranks": None, "adaptive": []}
+    model8 = default_model("othello")  # 8x8 Othello: calibrated since session 26
+    assert model8 is not None
+    path8 = calibration_path_for_model(model8)
+    assert path8 is not None
+    curve8 = strength_curve(load_calibration(path8))
+    assert games["othello"]["levels"] == {
+        "elo": {"min": round(curve8.low, 1), "max": round(curve8.high, 1)},
+        "ranks": None,
+        "adaptive": ["bayes", "intra", "alphadda1-floor"],
+    }
+    assert games["go9"]["levels"] == {"elo": None, "ranks": None, "adaptive": []}
     kinds = {k["kind"]: k for k in catalog["kinds"]}
     assert kinds["uct"]["schema"]["properties"]["sims"]["type"] == "integer"
     assert "stockfish" not in kinds and "gnugo" not in kinds  # they start programs
@@ -205,7 +215,7 @@ def test_another_players_token_gets_403(base: str) -> None:
         ({"game": "connect4", "opponent": UCT20, "extra": 1}, 422, "extra"),
         ({"game": "connect4", "opponent": {"mode": "rank", "rank": "3d"}}, 409, "rank"),
         ({"game": "go", "opponent": {"mode": "rank", "rank": "30k"}}, 422, "rank"),
-        ({"game": "othello", "opponent": {"mode": "adaptive"}}, 409, "kind"),
+        ({"game": "go9", "opponent": {"mode": "adaptive"}}, 409, "kind"),  # no network
         ({"game": "connect4", "opponent": {"mode": "elo", "elo": "high"}}, 422, "opponent.elo.elo"),
         ({"game": "connect4", "side": "left"}, 422, "side"),
         ({"game": "connect4", "opponent": {"mode": "settings",

@@ -9,7 +9,7 @@ from sparring.games import get_game
 from sparring.nn.zoo import default_model, shipped_models
 from sparring.players import make_player
 
-SHIPPED_GAMES = ("connect4", "othello6")
+SHIPPED_GAMES = ("connect4", "othello6", "othello")
 
 
 @pytest.mark.parametrize("game_name", SHIPPED_GAMES)
@@ -48,7 +48,7 @@ def test_connect4_model_takes_an_immediate_win(moves: str) -> None:
     assert game.is_terminal(after), f"played {move}, not a winning move"
 
 
-@pytest.mark.parametrize("name", ["connect4", "othello6"])
+@pytest.mark.parametrize("name", SHIPPED_GAMES)
 def test_shipped_calibration_belongs_to_the_shipped_network(name: str) -> None:
     from sparring.strength.target import (
         calibration_path_for_model,
@@ -71,6 +71,24 @@ def test_shipped_calibration_belongs_to_the_shipped_network(name: str) -> None:
     assert game.is_legal(game.initial_state(), player.select_move(game, game.initial_state()))
 
 
+@pytest.mark.parametrize("name", SHIPPED_GAMES)
+def test_every_adaptive_opponent_of_the_service_plays_on_each_calibrated_game(name: str) -> None:
+    """The adaptive AIs the page offers (DSA bayes and intra, AlphaDDA1 with the floor) build
+    on every game with a calibrated network, AlphaDDA's three games included, and move."""
+    from sparring.players.registry import build_player
+    from sparring.service.catalog import ADAPTIVE_MODES, adaptive_opponent, build_catalog
+
+    info = build_catalog()[name]
+    assert info.adaptive == list(ADAPTIVE_MODES)
+    game = get_game(name)
+    for mode in ADAPTIVE_MODES:
+        settings, _key = adaptive_opponent(info, mode)
+        player = build_player(settings, game, seed=0)
+        player.new_game(game, 0)
+        state = game.initial_state()
+        assert game.is_legal(state, player.select_move(game, state))
+
+
 def test_target_check_players_are_named_by_the_chosen_setting() -> None:
     from sparring.experiments.target_check import target_spec
     from sparring.strength.target import calibration_path_for_model, load_calibration
@@ -80,3 +98,22 @@ def test_target_check_players_are_named_by_the_chosen_setting() -> None:
     calibration = load_calibration(path)
     weak, strong = (target_spec(calibration, path, elo) for elo in (900, 2100))
     assert "floor=" in weak.split("name=")[1] and "floor=" not in strong.split("name=")[1]
+
+
+def test_strength_target_takes_a_shipped_network_by_name() -> None:
+    from typer.testing import CliRunner
+
+    from sparring.cli import app
+    from sparring.strength.target import calibration_path_for_model, load_calibration
+    from sparring.strength.target import setting_for_elo as choose
+
+    runner = CliRunner()
+    out = runner.invoke(app, ["strength-target", "othello", "--elo", "1500"])
+    assert out.exit_code == 0, out.output
+    path = calibration_path_for_model(shipped_models()["othello"])
+    assert path is not None
+    chosen = choose(load_calibration(path), 1500)
+    assert f"setting: {chosen.setting.label()} " in out.output
+    assert out.output.splitlines()[-1] == "or:      sa:model=othello,elo=1500"
+    missing = runner.invoke(app, ["strength-target", "no-such-network", "--elo", "1500"])
+    assert missing.exit_code != 0 and "'no-such-network' not found" in str(missing.exception)

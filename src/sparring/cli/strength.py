@@ -212,8 +212,28 @@ def calibrate(
         console.print(f"{name}: {path}")
 
 
+CALIBRATION_ARG_HELP = (
+    "Calibration file (sparring calibrate), or the name of a shipped network with one "
+    "(connect4, othello6, othello)."
+)
+
+
+def calibration_file(calibration: Path) -> Path:
+    """``calibration`` itself when it is a file; else, when it names a shipped network with a
+    calibration beside it (``othello``), that calibration file; else ``calibration``
+    unchanged (loading it then says the file is not found)."""
+    if calibration.is_file():
+        return calibration
+    from sparring.nn.zoo import shipped_models
+    from sparring.strength.target import calibration_path_for_model
+
+    model = shipped_models().get(str(calibration))
+    shipped = None if model is None else calibration_path_for_model(model)
+    return shipped if shipped is not None and shipped.is_file() else calibration
+
+
 def strength_target(
-    calibration: Annotated[Path, typer.Argument(help="Calibration file (sparring calibrate).")],
+    calibration: Annotated[Path, typer.Argument(help=CALIBRATION_ARG_HELP)],
     elo: Annotated[float, typer.Option(help="Target Elo on the calibration's scale.")],
     rth: Annotated[
         float | None, typer.Option(help="Threshold to use (default: the main one).")
@@ -222,17 +242,22 @@ def strength_target(
     """Print the strength setting (z, R_th, floor) and player spec for a target Elo."""
     from sparring.strength.target import load_calibration, sa_spec, setting_for_elo
 
+    named = calibration
+    calibration = calibration_file(calibration)
     cal = load_calibration(calibration)
     result = setting_for_elo(cal, elo, rth)
     if result.clamped:
         typer.echo(f"warning: {result.describe()}", err=True)
     typer.echo(f"setting: {result.setting.label()} (expected Elo {result.expected_elo:.0f})")
     typer.echo(f"spec:    {sa_spec(cal.base, result.setting)}")
-    typer.echo(f"or:      {sa_spec(cal.base, calibration=calibration, elo=elo)}")
+    if calibration != named and rth is None:  # a shipped network's name: its own short spec
+        typer.echo(f"or:      sa:model={named},elo={elo:g}")
+    else:
+        typer.echo(f"or:      {sa_spec(cal.base, calibration=calibration, elo=elo)}")
 
 
 def strength_check(
-    calibration: Annotated[Path, typer.Argument(help="Calibration file (sparring calibrate).")],
+    calibration: Annotated[Path, typer.Argument(help=CALIBRATION_ARG_HELP)],
     elo: Annotated[str, typer.Option(help="Target Elos (comma-separated).")],
     ladder: Annotated[
         Path | None,
@@ -260,6 +285,7 @@ def strength_check(
     from sparring.experiments.target_check import check_targets, checks_markdown
     from sparring.strength.target import load_calibration
 
+    calibration = calibration_file(calibration)
     cal = load_calibration(calibration)
     targets = _floats(elo, "--elo")
     ladder_file = ladder or default_ladder(cal.game)
