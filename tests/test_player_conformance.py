@@ -79,7 +79,7 @@ TINY: dict[str, Tiny] = {
 """Tiny settings per registered kind (the shipped small networks for ``az``, ``sa`` and
 ``dsa``)."""
 
-WHOLE_GAMES = ("connect4", "tictactoe", "othello6")
+WHOLE_GAMES = ("connect4", "tictactoe", "othello6", "othello")
 """Games played to the end; every kind must play Connect4 (except kinds with ``games``)."""
 OPENING_GAMES = ("go9", "chess")
 """Games of which only the first moves are played (where the kind supports them)."""
