@@ -54,26 +54,26 @@ def test_player_name_is_kept_as_given_and_returned_as_json(base: str) -> None:
     assert "token" not in me.json()
 
 
-def test_catalog_shows_the_calibrated_range_and_the_kinds(base: str) -> None:
-    catalog = httpx.get(f"{base}/api/catalog").json()
-    games = {g["name"]: g for g in catalog["games"]}
-    assert list(games) == ["connect4", "othello6", "othello", "go9", "go", "chess"]
-    model = default_model("connect4")
+def _calibrated_range(game: str) -> dict[str, float]:
+    """The catalog's ``levels.elo`` for ``game``: its shipped calibration's curve ends."""
+    model = default_model(game)
     assert model is not None
     path = calibration_path_for_model(model)
     assert path is not None
     curve = strength_curve(load_calibration(path))
+    return {"min": round(curve.low, 1), "max": round(curve.high, 1)}
+
+
+def test_catalog_shows_the_calibrated_range_and_the_kinds(base: str) -> None:
+    catalog = httpx.get(f"{base}/api/catalog").json()
+    games = {g["name"]: g for g in catalog["games"]}
+    assert list(games) == ["connect4", "othello6", "othello", "go9", "go", "chess"]
     elo = games["connect4"]["levels"]["elo"]
-    assert elo == {"min": round(curve.low, 1), "max": round(curve.high, 1)}
+    assert elo == _calibrated_range("connect4")
     assert games["connect4"]["levels"]["adaptive"] == ["bayes", "intra", "alphadda1-floor"]
     assert games["go"]["levels"]["ranks"][0] == "9d" and games["go"]["levels"]["elo"] is None
-    model8 = default_model("othello")  # 8x8 Othello: calibrated since session 26
-    assert model8 is not None
-    path8 = calibration_path_for_model(model8)
-    assert path8 is not None
-    curve8 = strength_curve(load_calibration(path8))
-    assert games["othello"]["levels"] == {
-        "elo": {"min": round(curve8.low, 1), "max": round(curve8.high, 1)},
+    assert games["othello"]["levels"] == {  # 8x8 Othello: calibrated since session 26
+        "elo": _calibrated_range("othello"),
         "ranks": None,
         "adaptive": ["bayes", "intra", "alphadda1-floor"],
     }

@@ -229,7 +229,7 @@ def calibration_file(calibration: Path) -> Path:
 
     model = shipped_models().get(str(calibration))
     shipped = None if model is None else calibration_path_for_model(model)
-    return shipped if shipped is not None and shipped.is_file() else calibration
+    return calibration if shipped is None else shipped
 
 
 def strength_target(
