@@ -158,6 +158,25 @@ def test_resign_ends_the_game_and_tells_the_players_once() -> None:
     assert a.games == 1 and b.games == 1
 
 
+class Resigner(Recorder):
+    """Says it resigns at its second move (as the GNU Go player does for ``resign``)."""
+
+    def move_info(self) -> dict[str, Any] | None:
+        return {"resigned": True} if len(self.log) > 3 else None
+
+
+def test_a_player_resigns_through_its_annotation() -> None:
+    game = get_game("connect4")
+    a, b = Recorder("A"), Resigner("B", [6, 6])
+    session = GameSession(game, (a, b))
+    outcome = session.play_out()
+    # A: 0, B: 6, A: 0, then B's second answer is a resignation, not the move 6
+    assert session.moves == (0, 6, 0) and session.resigned == 1
+    assert outcome is Outcome.FIRST_WINS and session.result == 1.0
+    assert a.log[-1] == ("game_over", 1.0) and b.log[-1] == ("game_over", 0.0)
+    assert session.record().annotations == ({"by": "A"}, None, {"by": "A"})
+
+
 def test_undo_retells_the_players_from_their_saved_state() -> None:
     game = get_game("tictactoe")
     x, o = Recorder("X", [0, 1, 2]), Recorder("O", [3, 4])

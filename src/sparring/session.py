@@ -379,6 +379,12 @@ class GameSession:
         :attr:`names`), the move and the position (nothing is changed);
         :class:`~sparring.errors.GameOverError` when the game is over; :class:`NoPlayerError`
         when the side to move has no player.
+
+        A player resigns by saying so in its annotation: when :meth:`~Player.move_info`
+        returns ``{"resigned": true, ...}`` (GNU Go's ``genmove`` answer ``resign``), the side
+        resigns (:meth:`resign`) instead of playing: the move returned is the player's
+        placeholder (a pass) and is *not* played, :attr:`resigned` names the side and the
+        game is over.
         """
         if self.is_over:
             raise GameOverError(f"{self.game.name}: the game is over ({self._end_text()})")
@@ -403,6 +409,9 @@ class GameSession:
             )
         move = int(chosen)
         info = player.move_info()
+        if isinstance(info, Mapping) and info.get("resigned") is True:
+            self.resign(side)
+            return move
         if not self.game.is_legal(state, move):
             raise IllegalMoveError(
                 f"{self.game.name}: player {self.names[side]!r} chose the illegal move "

@@ -197,7 +197,10 @@ def _play_loop(
         if session.to_move != human:
             before = session.state
             move = session.play_player()
-            console.print(f"{ai_name} plays {announced_move(game, before, move)}")
+            if session.resigned is not None:
+                console.print(f"{ai_name} resigns.")
+            else:
+                console.print(f"{ai_name} plays {announced_move(game, before, move)}")
             continue
         moves = session.legal_moves()
         try:

@@ -24,9 +24,10 @@ other kind (``sparring match chess stockfish:elo=1350 se-inf-mcts:elo=1500``,
   ``--seed`` (Debian's GNU Go 3.8 segfaults in some positions with it); without it GNU Go
   seeds itself from the clock, so each ``genmove`` is preceded by ``set_random_seed S`` with
   ``S`` drawn from the player's own generator (retried after a restart with ``S + 1``, ...):
-  the same player seed gives the same moves.  GNU Go's ``resign`` is played as a pass (a
-  :class:`GameSession` has no resignation by a player's move); ``move_info`` then says
-  ``{"resigned": true}``.  A move GNU Go makes that sparring's rules reject (they differ
+  the same player seed gives the same moves.  GNU Go's ``resign`` is a resignation:
+  :meth:`select_move` returns a pass and ``move_info`` says ``{"resigned": true}``, which a
+  :class:`GameSession` (matches, the CLI) takes as the side resigning, not as its move.  A
+  move GNU Go makes that sparring's rules reject (they differ
   only in corner cases) is taken back and a pass played instead (``{"illegal": VERTEX}``).
 
 Robustness: an engine that dies (terminated process, broken pipe, end of output) while
