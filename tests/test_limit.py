@@ -17,16 +17,16 @@ import time
 import numpy as np
 import pytest
 
-from sparring.errors import BadValueError
+from sparring.errors import BadValueError, UnknownPlayerError
 from sparring.games import get_game
 from sparring.games.base import Game, State
-from sparring.players import PlayerCache, make_player
+from sparring.players import PlayerCache, make_player, parse_player, settings_from_json
 from sparring.players.base import Player
 from sparring.players.minimax import MinimaxPlayer, minimax_search
 from sparring.players.uct import UCTPlayer
 from sparring.rng import new_rng_state
 from sparring.search.evaluator import UniformEvaluator
-from sparring.search.limit import ChunkSizer, Limit, LimitClock
+from sparring.search.limit import ChunkSizer, Limit, LimitClock, cap_time
 from sparring.search.puct import PUCTConfig, search
 from sparring.search.uct import uct_search
 
@@ -125,6 +125,48 @@ def test_time_limit_and_stop_flag(game_name: str, spec: str) -> None:
     player = _player(game, spec)
     _check_time_limit(player, game)
     _check_stop_flag(player, game)
+
+
+def test_cap_time_keeps_the_shorter_bound() -> None:
+    event = threading.Event()
+    assert cap_time(None, None) is None
+    assert cap_time(None, 0.5) == Limit(time=0.5)
+    long = Limit(time=2.0, nodes=7, stop=event)
+    assert cap_time(long, 0.5) == Limit(time=0.5, nodes=7, stop=event)
+    short = Limit(time=0.1, simulations=3)
+    assert cap_time(short, 0.5) is short and cap_time(short, None) is short
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["human-mcts:sims=20000", "sa-mcts:sims=20000,z=1", "se-inf-mcts:sims=20000,rank=1600-1800"],
+)
+def test_a_movetime_setting_caps_every_move(spec: str) -> None:
+    """``movetime=S`` (the human-like kinds) bounds a move given no limit, or a longer one."""
+    game = get_game("chess")
+    text = f"{spec},movetime={TIME_LIMIT}"
+    settings = parse_player(text)
+    assert parse_player(settings.spec()) == settings
+    assert settings_from_json(settings.to_json()) == settings
+    assert getattr(settings, "movetime", None) == TIME_LIMIT
+    player = _player(game, text)
+    state = _position(game)
+    _warm(player, game, state)
+    for limit in (None, Limit(time=60.0)):
+        began = time.perf_counter()
+        move = player.select_move(game, state, limit)
+        took = time.perf_counter() - began
+        assert game.is_legal(state, move)
+        assert took < BOUND, f"{player.name} took {took:.3f} s with movetime={TIME_LIMIT}"
+        analysis = player.last_analysis
+        assert analysis is not None and analysis.stopped and analysis.simulations < 20000
+
+
+@pytest.mark.parametrize(("value", "needle"), [("0", "movetime"), ("x", "not a number")])
+def test_bad_movetime_is_named(value: str, needle: str) -> None:
+    with pytest.raises(UnknownPlayerError, match=needle) as err:
+        parse_player(f"human-mcts:movetime={value}")
+    assert err.value.key == "movetime"
 
 
 @pytest.mark.parametrize("game_name", ["connect4", "othello6"])

@@ -216,7 +216,7 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         assert "info string player human-mcts:sims=8" in c.ready()
         # full strength, measured: the strongest measured setting, its own 35 simulations
         c.send("setoption name Style value measured")
-        strongest = "human-mcts:sims=35,cpuct=0.25,sf_nodes=10000,sweep=true"
+        strongest = "human-mcts:sims=35,cpuct=0.25,sf_nodes=10000,sweep=true,movetime=0.95"
         assert f"info string player {strongest}" in c.ready()
         assert strength_settings(get_game("chess")).spec() == strongest
         c.send("position startpos moves e2e4")

@@ -344,6 +344,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "simulations": "sims", "c_puct": "cpuct", "model": "model", "name": "name",
         "sf_nodes": "sf_nodes", "first_play_parent": "fpu_parent", "root_sweep": "sweep",
+        "movetime": "movetime",
     }  # fmt: skip
     BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
         "simulations": (1, MAX_SIMULATIONS),
@@ -387,6 +388,10 @@ class _HumanLikeSettings(SettingsBase, ABC):
     scale: str | None = None
     """With ``sf_elo``: the scale file (None: the shipped
     :func:`~sparring.estimation.external_scale.default_scale`)."""
+    movetime: float | None = None
+    """At most this many seconds a move (0.001 .. 3600; spec ``movetime=S``), whatever the
+    limit the player is given (:attr:`SearchPlayer.movetime
+    <sparring.players.searching.SearchPlayer.movetime>`); None: no cap of its own."""
 
     def __post_init__(self) -> None:
         self.check_types()
@@ -405,6 +410,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         check_number("cpuct", self.c_puct, 0.0)
         check_number("c1", self.c1, 0.0)
         check_int("sf_nodes", self.sf_nodes, 0, MAX_SF_NODES)
+        check_number("movetime", self.movetime, 0.001, 3600.0)
         if self.scale is not None and self.sf_elo is None:
             raise PlayerSettingsError(f"{self.kind}: scale=PATH needs sf_elo=E", key="scale")
         if self.sf_elo is not None and not math.isfinite(self.sf_elo):
@@ -448,6 +454,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append(f"sf_elo={_number(self.sf_elo)}")
         if self.scale is not None:
             items.append(f"scale={self.scale}")
+        if self.movetime is not None:
+            items.append(f"movetime={_number(self.movetime)}")
         return self.kind + (":" + ",".join(items) if items else "")
 
     def on_scale(self, game: Game) -> tuple[Any, ScaleChoice]:
@@ -602,10 +610,12 @@ class HumanMCTSSettings(_HumanLikeSettings):
         if self.sf_elo is not None:
             resolved, choice = self.on_scale(game)
             elo, notices = self.elo_target(choice)
-        return RankedSearchPlayer(evaluator, resolved._config(), None,
-                                  name=self.display_name(), seed=seed,
-                                  leaf_value=resolved._leaf_value(game, cache), elo=elo,
-                                  notices=notices)  # fmt: skip
+        player = RankedSearchPlayer(evaluator, resolved._config(), None,
+                                    name=self.display_name(), seed=seed,
+                                    leaf_value=resolved._leaf_value(game, cache), elo=elo,
+                                    notices=notices)  # fmt: skip
+        player.movetime = self.movetime
+        return player
 
 
 def strongest_chess() -> HumanMCTSSettings:
@@ -614,8 +624,12 @@ def strongest_chess() -> HumanMCTSSettings:
     simulations (``human-mcts:sf_nodes=10000,cpuct=0.25,sweep=true,sims=35``).  Chosen on the
     ``tune`` half of the held-out human positions (23 cp mean loss, Stockfish at ``UCI_Elo``
     2000: 30); then 33 of 40 games against ``UCI_Elo`` 2000, 2269 +- 142, 0.55 s a move
-    (docs/external-strength.md, "A deeper leaf").  Needs Stockfish."""
-    return HumanMCTSSettings(sf_nodes=10_000, c_puct=0.25, root_sweep=True, simulations=35)
+    (docs/external-strength.md, "A deeper leaf").  Since session 27 a move is capped at
+    0.95 s (``movetime=0.95``), so that no move takes much over issue 28's second; in those
+    40 games 13 of its 4,642 moves took longer.  Needs Stockfish."""
+    return HumanMCTSSettings(
+        sf_nodes=10_000, c_puct=0.25, root_sweep=True, simulations=35, movetime=0.95
+    )
 
 
 @dataclass(frozen=True)
@@ -630,7 +644,7 @@ class SAMCTSSettings(_HumanLikeSettings):
         "rank": "rank", "z": "z", "simulations": "sims", "c_puct": "cpuct", "model": "model",
         "name": "name", "ztable": "ztable", "sf_nodes": "sf_nodes",
         "first_play_parent": "fpu_parent", "root_sweep": "sweep", "sf_elo": "sf_elo",
-        "scale": "scale",
+        "scale": "scale", "movetime": "movetime",
     }  # fmt: skip
 
     ztable: str | None = None
@@ -708,7 +722,7 @@ class SAMCTSSettings(_HumanLikeSettings):
         if leaf_value is not None:
             evaluator = leaf_value(evaluator)
         setting = StrengthSetting(z, PAPER_RTH, 0.0)
-        return StrengthAdjustedPlayer(
+        player = StrengthAdjustedPlayer(
             network_root_search(evaluator, resolved._config()),
             setting,
             self.display_name(),
@@ -717,6 +731,8 @@ class SAMCTSSettings(_HumanLikeSettings):
             elo=elo,
             notices=notices,
         )
+        player.movetime = self.movetime
+        return player
 
 
 @dataclass(frozen=True)
@@ -729,7 +745,7 @@ class SEMCTSSettings(_HumanLikeSettings):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "rank": "rank", "simulations": "sims", "c_puct": "cpuct", "c1": "c1", "model": "model",
         "name": "name", "sf_nodes": "sf_nodes", "first_play_parent": "fpu_parent",
-        "root_sweep": "sweep",
+        "root_sweep": "sweep", "movetime": "movetime",
     }  # fmt: skip
 
     def display_name(self) -> str:
@@ -739,9 +755,11 @@ class SEMCTSSettings(_HumanLikeSettings):
         evaluator, metadata = self._evaluator(game, cache)
         target = self._target(game, metadata)
         leaf_value = self._leaf_value(game, cache)
-        return RankedSearchPlayer(
+        player = RankedSearchPlayer(
             evaluator, self._config(), target, self.c1, self.display_name(), seed, leaf_value
         )
+        player.movetime = self.movetime
+        return player
 
 
 @dataclass(frozen=True)
@@ -753,7 +771,7 @@ class SEInfMCTSSettings(SEMCTSSettings):
     LABEL: ClassVar[str] = "SE-inf-MCTS"
 
 
-_COMMON = {"sims", "cpuct", "model", "name", "sf_nodes", "fpu_parent", "sweep"}
+_COMMON = {"sims", "cpuct", "model", "name", "sf_nodes", "fpu_parent", "sweep", "movetime"}
 
 
 def _common(spec: PlayerSpec) -> dict[str, Any]:
@@ -765,6 +783,8 @@ def _common(spec: PlayerSpec) -> dict[str, Any]:
         "sf_nodes": option_int(spec, "sf_nodes", 0, low=0),
         "first_play_parent": bool(option_bool(spec, "fpu_parent")),
         "root_sweep": bool(option_bool(spec, "sweep")),
+        "movetime": option_float(spec, "movetime", math.nan) if "movetime" in spec.options
+        else None,
     }
 
 
@@ -836,27 +856,29 @@ KINDS: dict[str, tuple[type[Any], Any, str]] = {
         HumanMCTSSettings,
         parse_human_mcts,
         "MCTS with a strength estimator's policy/value (Go, chess): "
-        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true,sweep=true]"
-        " or human-mcts:sf_elo=E[,scale=PATH] (chess: an Elo on Stockfish's scale)",
+        "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true,sweep=true,"
+        "movetime=S] or human-mcts:sf_elo=E[,scale=PATH] (chess: an Elo on Stockfish's scale)",
     ),
     "sa-mcts": (
         SAMCTSSettings,
         parse_sa_mcts,
         "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
         "sa-mcts:z=Z|rank=R[,ztable=PATH]|sf_elo=E[,scale=PATH]"
-        "[,sims=N,model=...,sf_nodes=N,fpu_parent=true,sweep=true]",
+        "[,sims=N,model=...,sf_nodes=N,fpu_parent=true,sweep=true,movetime=S]",
     ),
     "se-mcts": (
         SEMCTSSettings,
         parse_se_mcts,
         f"SE-MCTS at a rank (Chen et al. Eq. 6, SE network; Go, chess): "
-        f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true,sweep=true]",
+        f"se-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true,sweep=true,"
+        "movetime=S]",
     ),
     "se-inf-mcts": (
         SEInfMCTSSettings,
         parse_se_inf_mcts,
         f"SE-inf-MCTS at a rank (Eq. 6, SE-inf network; Go, chess): "
-        f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true,sweep=true]",
+        f"se-inf-mcts:{_RANK_HELP}[,sims=N,c1=C1,sf_nodes=N,fpu_parent=true,sweep=true,"
+        "movetime=S]",
     ),
 }
 """The human-like kinds: kind -> (settings class, spec parser, help), for the composition

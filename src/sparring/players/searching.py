@@ -29,7 +29,7 @@ from sparring.games.base import Game, State
 from sparring.players.base import JsonValue, Player
 from sparring.players.finish import allowed_moves, go_finishing_move
 from sparring.search.analysis import MoveAnalysis, SearchKind, StrengthReport
-from sparring.search.limit import Limit, LimitClock
+from sparring.search.limit import Limit, LimitClock, cap_time
 from sparring.search.stats import RootStats
 
 
@@ -54,6 +54,10 @@ class SearchPlayer(Player):
         self.notices: tuple[str, ...] = ()
         """What the user should know about this player's setting (e.g. a clamped target Elo);
         copied into every analysis."""
+        self.movetime: float | None = None
+        """At most this many seconds a move, whatever limit :meth:`select_move` is given (a
+        setting's cap, e.g. ``human-mcts:movetime=0.9``); None: no cap of its own.  A move
+        the cap cuts short depends on the machine's speed, so it is not reproducible."""
         self._annotations: dict[str, JsonValue] = {}
 
     # ---- the steps -------------------------------------------------------------------------
@@ -113,6 +117,7 @@ class SearchPlayer(Player):
     def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         if game.is_terminal(state):
             raise GameOverError(f"{game.name}: the game is over, no move can be played")
+        limit = cap_time(limit, self.movetime)
         clock = LimitClock(limit)
         self._annotations = {}
         root: RootStats | None = None

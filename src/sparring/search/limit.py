@@ -20,7 +20,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sparring.errors import BadValueError
 
@@ -84,6 +84,19 @@ class Limit:
     def start(self) -> LimitClock:
         """A clock for one search under this limit, started now."""
         return LimitClock(self)
+
+
+def cap_time(limit: Limit | None, seconds: float | None) -> Limit | None:
+    """``limit`` with its time bound at most ``seconds`` (a player's own cap on a move's
+    thinking, whatever it is asked); ``limit`` itself when ``seconds`` is None or its bound
+    is already no longer."""
+    if seconds is None:
+        return limit
+    if limit is None:
+        return Limit(time=seconds)
+    if limit.time is not None and limit.time <= seconds:
+        return limit
+    return replace(limit, time=seconds)
 
 
 class LimitClock:
