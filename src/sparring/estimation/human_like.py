@@ -519,6 +519,11 @@ class _HumanLikeSettings(SettingsBase, ABC):
             )
         return EloTarget(self.sf_elo, choice.played, choice.clamped), notices
 
+    def _capped(self, player: SearchPlayer) -> SearchPlayer:
+        """``player`` with this setting's :attr:`movetime` as its own cap."""
+        player.movetime = self.movetime
+        return player
+
     @abstractmethod
     def display_name(self) -> str:
         """The player's name in tables (each kind names itself)."""
@@ -610,12 +615,10 @@ class HumanMCTSSettings(_HumanLikeSettings):
         if self.sf_elo is not None:
             resolved, choice = self.on_scale(game)
             elo, notices = self.elo_target(choice)
-        player = RankedSearchPlayer(evaluator, resolved._config(), None,
-                                    name=self.display_name(), seed=seed,
-                                    leaf_value=resolved._leaf_value(game, cache), elo=elo,
-                                    notices=notices)  # fmt: skip
-        player.movetime = self.movetime
-        return player
+        return self._capped(RankedSearchPlayer(evaluator, resolved._config(), None,
+                                               name=self.display_name(), seed=seed,
+                                               leaf_value=resolved._leaf_value(game, cache),
+                                               elo=elo, notices=notices))  # fmt: skip
 
 
 def strongest_chess() -> HumanMCTSSettings:
@@ -722,17 +725,17 @@ class SAMCTSSettings(_HumanLikeSettings):
         if leaf_value is not None:
             evaluator = leaf_value(evaluator)
         setting = StrengthSetting(z, PAPER_RTH, 0.0)
-        player = StrengthAdjustedPlayer(
-            network_root_search(evaluator, resolved._config()),
-            setting,
-            self.display_name(),
-            seed,
-            finish_go=True,
-            elo=elo,
-            notices=notices,
+        return self._capped(
+            StrengthAdjustedPlayer(
+                network_root_search(evaluator, resolved._config()),
+                setting,
+                self.display_name(),
+                seed,
+                finish_go=True,
+                elo=elo,
+                notices=notices,
+            )
         )
-        player.movetime = self.movetime
-        return player
 
 
 @dataclass(frozen=True)
@@ -755,11 +758,11 @@ class SEMCTSSettings(_HumanLikeSettings):
         evaluator, metadata = self._evaluator(game, cache)
         target = self._target(game, metadata)
         leaf_value = self._leaf_value(game, cache)
-        player = RankedSearchPlayer(
-            evaluator, self._config(), target, self.c1, self.display_name(), seed, leaf_value
+        return self._capped(
+            RankedSearchPlayer(
+                evaluator, self._config(), target, self.c1, self.display_name(), seed, leaf_value
+            )
         )
-        player.movetime = self.movetime
-        return player
 
 
 @dataclass(frozen=True)
@@ -783,7 +786,8 @@ def _common(spec: PlayerSpec) -> dict[str, Any]:
         "sf_nodes": option_int(spec, "sf_nodes", 0, low=0),
         "first_play_parent": bool(option_bool(spec, "fpu_parent")),
         "root_sweep": bool(option_bool(spec, "sweep")),
-        "movetime": option_float(spec, "movetime", math.nan) if "movetime" in spec.options
+        "movetime": option_float(spec, "movetime", math.nan)
+        if "movetime" in spec.options
         else None,
     }
 
