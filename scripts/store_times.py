@@ -2,12 +2,12 @@
 
 Usage (from the repository root)::
 
-    .venv/bin/python scripts/store_times.py runs/ext/chess-ladder.sqlite [more stores ...]
+    .venv/bin/python scripts/store_times.py [--over SECONDS] runs/ext/chess-ladder.sqlite [...]
 
 For each store (the SQLite file ``sparring match`` / ``sparring tournament --store`` write):
 the games, the wall time from the first to the last finished game, and per player label its
-moves, mean and largest seconds a move (the stored think times), the moves over one second,
-and the mean plies of its
+moves, mean and largest seconds a move (the stored think times), the moves over one second
+(or over ``--over SECONDS``), and the mean plies of its
 games.  Standard library only; reads the store, changes nothing.
 """
 
@@ -19,7 +19,7 @@ import statistics
 import sys
 
 
-def summary(path: str) -> str:
+def summary(path: str, over: float = 1.0) -> str:
     """The report of one store."""
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
         rows = db.execute(
@@ -40,13 +40,19 @@ def summary(path: str) -> str:
         t = times.get(label, [0.0])
         lines.append(
             f"  {label}: {len(t)} moves, {statistics.mean(t):.3f} s a move (max {max(t):.2f}, "
-            f"{sum(x > 1.0 for x in t)} over 1 s), games of {statistics.mean(plies[label]):.0f} "
-            "plies on average"
+            f"{sum(x > over for x in t)} over {over:g} s), "
+            f"games of {statistics.mean(plies[label]):.0f} plies on average"
         )
     return "\n".join(lines)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    limit = 1.0
+    if args[:1] == ["--over"]:
+        if len(args) < 2:
+            raise SystemExit(__doc__)
+        limit, args = float(args[1]), args[2:]
+    if not args:
         raise SystemExit(__doc__)
-    print("\n".join(summary(p) for p in sys.argv[1:]))
+    print("\n".join(summary(p, limit) for p in args))
