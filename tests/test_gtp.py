@@ -4,6 +4,7 @@ moves against GNU Go when Debian's ``gnugo`` is installed."""
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sparring.engines.common import strength_settings
-from sparring.engines.gtp import TimeSettings, gtp_think_time
+from sparring.engines.gtp import GTPEngine, TimeSettings, gtp_think_time
 from sparring.errors import SparringError
 from sparring.games import get_game
 
@@ -386,3 +387,19 @@ def test_bad_options_are_one_line_and_exit_2() -> None:
         "error: go9: ranks and Elos need 19x19 Go or chess (the human-like networks); give a "
         "player spec instead"
     ]
+
+
+def test_genmove_answers_resign_when_the_player_resigns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player that resigns (its annotation says so, as the GNU Go player's does for GNU Go's
+    ``resign``) is answered ``resign``, not the placeholder pass: by ``reg_genmove`` without
+    changing the game, by ``genmove`` in turn and out of turn, ending the game."""
+    for first, side in (("black", 0), ("white", 1)):
+        out = io.StringIO()
+        engine = GTPEngine(out, game=get_game("go9"), strength=("player", "random"), seed=3)
+        monkeypatch.setattr(engine.seat.player, "move_info", lambda: {"resigned": True})
+        engine.handle("1 reg_genmove " + first)
+        assert engine.seat.session.resigned is None and engine.seat.session.ply == 0
+        engine.handle("2 genmove " + first)
+        assert engine.seat.session.resigned == side and engine.seat.session.ply == 0
+        engine.handle("3 genmove " + first)  # the game is over: nothing more to play
+        assert out.getvalue().split("\n\n")[:3] == ["=1 resign", "=2 resign", "=3 pass"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -239,7 +239,9 @@ class PlayerSeat:
         state = s.state if s.to_move == side else game.with_side_to_move(s.state, side)
         began = time.perf_counter()
         move = int(self.player.select_move(game, state, limit))
-        if commit:
+        if commit and self.resigns(side, committed=False):
+            s.resign(side)
+        elif commit:
             s.play(
                 move,
                 side=side,
@@ -249,6 +251,15 @@ class PlayerSeat:
         elif not game.is_legal(state, move):
             raise IllegalMoveError(f"{self.player.name} chose the illegal move {move}")
         return move
+
+    def resigns(self, side: int, committed: bool) -> bool:
+        """Whether the player resigned ``side``'s game with the move just asked for: the
+        session's resignation when it was played, the player's annotation
+        (``{"resigned": true}``, as GNU Go's ``resign`` gives) when it was only asked."""
+        if committed:
+            return self.session.resigned == side
+        info = self.player.move_info()
+        return isinstance(info, Mapping) and info.get("resigned") is True
 
     def set_settings(self, settings: PlayerSettings) -> None:
         """Play with ``settings`` from now on: a new player, told the game so far.  Raises,

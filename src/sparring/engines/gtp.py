@@ -365,6 +365,8 @@ class GTPEngine:
             move = self.seat.move(side, self._limit(side), commit=commit)
         except GameOverError:
             return "pass"
+        if self.seat.resigns(side, commit):
+            return "resign"
         return self.game.move_to_text(move)
 
     def cmd_genmove(self, args: list[str]) -> str:
