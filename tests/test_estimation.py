@@ -519,6 +519,72 @@ def test_tiny_training_resumes_after_a_kill(go_config: SEConfig, tmp_path: Path)
         SETrainer(other, tmp_path / "killed", show_progress=False)
 
 
+def test_play_network_reads_the_rank_as_one_hot_planes() -> None:
+    """A play network's input is the state's planes and one all-ones plane for the pair's
+    rank (index 0 = strongest); it has no strength head, and the other network kinds have no
+    rank input."""
+    model = build_strength_model(StrengthNetConfig("go", GO_RANKS, "play", **TINY_NET), seed=0)
+    assert model.az.config.input_planes == 15 + 11
+    assert not any(name.startswith("head_") for name, _ in model.named_parameters())
+    planes = torch.zeros((2, 15, 19, 19))
+    x = model.rank_planes(planes, torch.tensor([0, 10]))
+    assert x.shape == (2, 26, 19, 19)
+    assert x[0, 15].min() == 1 and x[0, 16:].max() == 0  # rank 0: plane 15
+    assert x[1, 25].min() == 1 and x[1, 15:25].max() == 0  # rank 10: plane 25
+    with pytest.raises(ValueError, match=r"\[0, 11\)"):
+        model.rank_planes(planes, torch.tensor([0, 11]))
+    logits, value = model.play(torch.randn(2, 15, 19, 19), torch.tensor([3, 3]))
+    assert logits.shape == (2, 362) and value.shape == (2,)
+    # the rank changes the policy of the same position (the network reads it)
+    same = torch.randn(1, 15, 19, 19).expand(2, 15, 19, 19)
+    assert not torch.allclose(*model.play(same, torch.tensor([0, 10]))[0])
+    with pytest.raises(SparringError, match="rank"):
+        model.policy_value_net()
+    with pytest.raises(SparringError, match="no strength head"):
+        model(planes, torch.tensor([0, 1]))
+    se = build_strength_model(StrengthNetConfig("go", GO_RANKS, "se", **TINY_NET), seed=0)
+    with pytest.raises(SparringError, match="no rank input"):
+        se.play(planes, torch.tensor([0, 1]))
+
+
+def test_play_network_trains_resumes_and_is_not_se_evaluated(
+    go_config: SEConfig, tmp_path: Path
+) -> None:
+    """``variant = "play"``: the policy and value losses only (the rank loss is zero), the
+    loss falls, the held-out record has top-1 and value-sign accuracy, a killed run resumes
+    to the same weights, and ``se-eval`` refuses the run with a message."""
+    from sparring.estimation.model import load_strength_model
+    from sparring.estimation.report import evaluate_run
+
+    changes = {"variant": "play", "steps": 80, "groups_per_batch": 2, "log_every": 10}
+    cfg = SEConfig.from_mapping(go_config.to_mapping() | changes | {"val_every": 40})
+    trainer = SETrainer(cfg, tmp_path / "learn", show_progress=False)
+    before = _fixed_loss(trainer)
+    trainer.run()
+    assert _fixed_loss(trainer) < before - 0.2
+    record = read_log(tmp_path / "learn" / "log.jsonl")[-1]
+    assert record["loss_rank"] == 0.0
+    assert 0 <= record["val_policy_top1"] <= 1 and 0 <= record["val_value_sign"] <= 1
+    model, meta = load_strength_model(tmp_path / "learn" / "model.pt")
+    assert model.config.kind == "play" and meta["step"] == 80
+    with pytest.raises(SparringError, match="play network"):
+        evaluate_run(tmp_path / "learn", show_progress=False)
+
+    short = SEConfig.from_mapping(go_config.to_mapping() | {"variant": "play"})
+    straight = SETrainer(short, tmp_path / "straight", show_progress=False)
+    straight.run(6)
+    killed = SETrainer(short, tmp_path / "killed", show_progress=False)
+    killed.run(3)
+    killed.train_step()  # a step whose checkpoint never came
+    del killed
+    resumed = SETrainer(short, tmp_path / "killed", show_progress=False)
+    assert resumed.state.step == 3
+    resumed.run(6)
+    a, b = straight.model.state_dict(), resumed.model.state_dict()
+    for k in a:
+        assert torch.allclose(a[k].float(), b[k].float(), atol=1e-5), k
+
+
 def _toml_line(key: str, value: object) -> str:
     if isinstance(value, bool):
         return f"{key} = {str(value).lower()}"

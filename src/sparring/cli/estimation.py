@@ -118,7 +118,11 @@ def se_train(
     game_name: GameArg,
     config: ConfigOpt = None,
     variant: Annotated[
-        str | None, typer.Option(help="se, se-inf or sl (overrides the config; default se-inf).")
+        str | None,
+        typer.Option(
+            help="se, se-inf, sl or play (a policy/value network with the rank as an input; "
+            "overrides the config; default se-inf)."
+        ),
     ] = None,
     out: Annotated[
         Path | None,
@@ -131,7 +135,8 @@ def se_train(
         bool, typer.Option(help="Show a progress bar (off: the held-out lines only).")
     ] = True,
 ) -> None:
-    """Train (or resume) a strength estimator (SE, SE-inf) or the SL baseline classifier."""
+    """Train (or resume) a strength estimator (SE, SE-inf), the SL baseline classifier, or a
+    play network (``--variant play``: policy and value with the rank as an input)."""
     from sparring.estimation.train import SETrainer
 
     game = _game(game_name)

@@ -27,6 +27,13 @@ Architecture
   0.96-1.00 for go-se-inf-play, go-se, go-se-inf and chess-se-inf), which leaves SE-MCTS
   nothing to steer by but the prior; ``prior_input = false`` trains a head without it.
 
+**Play networks** (kind ``play``, issue 28: a network that plays at every rank): the same
+trunk and heads with the **rank as an input**, ``n`` constant one-hot planes after the
+state's planes (as Maia-2 and KataGo's human network condition on the player's rating), and
+no strength head; trained on the human pairs of every rank with the policy and value losses
+only (``sparring se-train GAME --variant play``), so that one network gives each rank its
+own move distribution.  :meth:`StrengthNet.play` runs it.
+
 The move enters **after** the trunk, not with the state planes at the stem: otherwise the
 policy head, trained to predict the move played, would read the answer off its own input.
 The trunk therefore sees only the state, which also lets SE-inf score its ``r_inf`` pairs
@@ -59,9 +66,10 @@ from sparring.nn.model import NetworkConfig, PolicyValueNet
 
 FORMAT = "sparring-strength-net"
 FORMAT_VERSION = 1
-KINDS = ("se", "se_inf", "sl")
+KINDS = ("se", "se_inf", "sl", "play")
 """``se``: Bradley-Terry strength scores over the human ranks; ``se_inf``: the same plus the
-rank ``r_inf`` of random legal moves; ``sl``: a rank classifier (SL_sum / SL_vote)."""
+rank ``r_inf`` of random legal moves; ``sl``: a rank classifier (SL_sum / SL_vote); ``play``:
+a policy and value conditioned on the rank (rank planes as an input, no strength head)."""
 
 _GAMES: dict[str, tuple[int, tuple[int, int], int]] = {
     "go": (15, (19, 19), 362),
@@ -112,6 +120,8 @@ class StrengthNetConfig:
     def network_config(self) -> NetworkConfig:
         """The AlphaZero trunk-and-heads config (:class:`~sparring.nn.model.NetworkConfig`)."""
         planes, shape, actions = _GAMES[self.game]
+        if self.kind == "play":
+            planes += len(self.ranks)  # the rank's one-hot planes
         return NetworkConfig(
             input_planes=planes,
             board_shape=shape,
@@ -193,6 +203,10 @@ class StrengthNet(nn.Module):
         super().__init__()
         self.config = config
         self.az = PolicyValueNet(config.network_config())
+        self._features: torch.Tensor | None = None
+        self.az.body.register_forward_hook(self._capture)
+        if config.kind == "play":
+            return  # no strength head
         self.action_planes = ActionPlanes(config.game)
         c, h = config.channels, config.head_channels
         self.head_conv = nn.Sequential(
@@ -208,8 +222,6 @@ class StrengthNet(nn.Module):
             nn.ReLU(inplace=True),
             nn.Linear(config.head_hidden, config.score_outputs),
         )
-        self._features: torch.Tensor | None = None
-        self.az.body.register_forward_hook(self._capture)
 
     def _capture(self, module: nn.Module, inputs: Any, output: torch.Tensor) -> None:
         self._features = output
@@ -226,6 +238,8 @@ class StrengthNet(nn.Module):
         self, features: torch.Tensor, logits: torch.Tensor, actions: torch.Tensor
     ) -> torch.Tensor:
         """Scores ``[B, outputs]`` of the moves ``actions`` in the states of ``features``."""
+        if self.config.kind == "play":
+            raise SparringError("a play network has no strength head")
         x = torch.cat([features, self.action_planes(actions)], dim=1)
         x = self.head_conv(x)
         parts = [x.mean(dim=(2, 3)), x.amax(dim=(2, 3))]
@@ -239,12 +253,36 @@ class StrengthNet(nn.Module):
         self, planes: torch.Tensor, actions: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Policy logits ``[B, A]``, values ``[B]`` and scores ``[B, outputs]``."""
+        if self.config.kind == "play":
+            raise SparringError("a play network has no strength head: use play(planes, ranks)")
         features, logits, value = self.trunk(planes)
         return logits, value, self.strength(features, logits, actions)
 
     def policy_value_net(self) -> PolicyValueNet:
-        """The trunk with its policy and value heads: an ordinary AlphaZero network."""
+        """The trunk with its policy and value heads: an ordinary AlphaZero network (not for
+        a play network, whose input includes the rank: :meth:`play`)."""
+        if self.config.kind == "play":
+            raise SparringError("a play network's input includes the rank: use play(planes, ranks)")
         return self.az
+
+    def rank_planes(self, planes: torch.Tensor, ranks: torch.Tensor) -> torch.Tensor:
+        """``planes [B, C, H, W]`` followed by the one-hot planes of ``ranks [B]`` (rank
+        index, 0 = strongest): plane ``C + r`` is all ones for a pair of rank ``r``."""
+        n = len(self.config.ranks)
+        if ranks.numel() and (int(ranks.min()) < 0 or int(ranks.max()) >= n):
+            raise ValueError(f"rank indices must be in [0, {n})")
+        b, _, h, w = planes.shape
+        onehot = F.one_hot(ranks.long(), n).to(planes.dtype)
+        return torch.cat([planes, onehot[:, :, None, None].expand(b, n, h, w)], dim=1)
+
+    def play(self, planes: torch.Tensor, ranks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """A play network's policy logits ``[B, A]`` and values ``[B]`` for players of
+        ``ranks [B]`` (rank indices, 0 = strongest) in the states of ``planes``."""
+        if self.config.kind != "play":
+            raise SparringError(f"a {self.config.kind} network has no rank input")
+        logits, value = self.az(self.rank_planes(planes, ranks))
+        self._features = None
+        return logits, value
 
 
 def build_strength_model(config: StrengthNetConfig, seed: int | None = None) -> StrengthNet:

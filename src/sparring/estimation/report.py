@@ -270,6 +270,11 @@ def evaluate_run(
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     cfg = SEConfig.from_mapping(data)
     model, meta = load_strength_model(run / "model.pt")
+    if model.config.kind == "play":
+        raise SparringError(
+            f"{run} holds a play network (rank as an input, no strength head): se-eval rates "
+            "strength estimators; its held-out policy and value are in the run's log.jsonl"
+        )
     step = int(meta.get("step", 0))
     folder = build_dataset(cfg.data_config(), show_progress=show_progress)
     cand = load_split(folder, "cand").subset_per_unit(cfg.eval_pairs_per_side, cfg.seed)

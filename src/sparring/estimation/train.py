@@ -347,8 +347,20 @@ class Batch:
 def se_losses(
     model: StrengthNet, batch: Batch, policy_weight: float = 1.0, value_weight: float = 1.0
 ) -> dict[str, torch.Tensor]:
-    """The losses of one batch: ``rank`` (Eq. 5 for SE / SE-inf, rank cross-entropy for SL),
-    ``policy`` and ``value`` (human pairs only), and ``total``."""
+    """The losses of one batch: ``rank`` (Eq. 5 for SE / SE-inf, rank cross-entropy for SL;
+    zero for a play network, which has no strength head and reads each pair's rank as an
+    input), ``policy`` and ``value`` (human pairs only), and ``total``."""
+    if model.config.kind == "play":
+        logits, value = model.play(batch.planes, batch.ranks)
+        out_play = {
+            "rank": torch.zeros((), device=logits.device),
+            "policy": F.cross_entropy(logits, batch.actions),
+            "value": F.mse_loss(value, batch.values),
+            "logits": logits.detach(),
+            "values": value.detach(),
+        }
+        out_play["total"] = policy_weight * out_play["policy"] + value_weight * out_play["value"]
+        return out_play
     features, logits, value = model.trunk(batch.planes)
     g, n, m = batch.groups, batch.n_ranks, batch.m
     b = batch.actions.shape[0]
@@ -611,6 +623,10 @@ class SETrainer:
         if c.variant == "sl":
             pred = losses["scores"].argmax(dim=1)
             out["val_rank_accuracy"] = float((pred == batch.ranks).float().mean().item())
+        elif c.variant == "play":
+            decided = batch.values != 0
+            right = torch.sign(losses["values"][decided]) == batch.values[decided]
+            out["val_value_sign"] = float(right.float().mean().item()) if decided.any() else 0.0
         else:
             comp = losses["composite"]
             out["val_order_accuracy"] = float((comp[:, :-1] > comp[:, 1:]).float().mean().item())
