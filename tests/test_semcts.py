@@ -5,6 +5,7 @@ the target curve, and the rank / elo options of the human-like player kinds."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -243,7 +244,7 @@ def test_rank_and_elo_parsing() -> None:
         ("se-mcts:rank=3d,elo=1500", "either rank or elo"),
         ("se-mcts:elo=3000", "outside the chess Elo bands"),
         ("sa-mcts:sims=10", "sa-mcts needs z=Z"),
-        ("human-mcts:rank=3d", "unknown option 'rank'"),
+        ("human-mcts:rank=3d", "rank=R is for a play network"),
         ("se-inf-mcts:rank=3d,sims=0", "sims must be >= 1"),
         ("human-mcts:fpu_parent=maybe", "fpu_parent='maybe' is not yes or no"),
     ],
@@ -336,3 +337,60 @@ def test_se_inf_mcts_follows_the_target_per_move_number() -> None:
     info = strong.move_info()
     assert info is not None and sum(info["visits"]) == 4
     assert info["target"] == strong.target.at(1)
+
+
+def test_a_play_network_plays_at_the_rank_asked_for(tmp_path: Path) -> None:
+    """``human-mcts:model=PATH,rank=R`` and ``sa-mcts:...,rank=R`` with a play network (the
+    rank an input, ``se-train --variant play``) search with its policy and value for that
+    rank; a play network needs a rank, ``human-mcts:rank=R`` needs a play network, and the SE
+    kinds refuse one."""
+    from sparring.estimation.data import GO_RANKS
+    from sparring.estimation.model import (
+        StrengthNetConfig,
+        build_strength_model,
+        save_strength_model,
+    )
+    from sparring.estimation.playnet import PlayNetEvaluator
+    from sparring.players.cache import PlayerCache
+    from sparring.players.registry import make_player, parse_player
+
+    tiny = {"blocks": 1, "channels": 8, "value_hidden": 16}
+    play = build_strength_model(StrengthNetConfig("go", GO_RANKS, "play", **tiny), seed=0)
+    path = tmp_path / "play.pt"
+    save_strength_model(path, play, {})
+    se = build_strength_model(StrengthNetConfig("go", GO_RANKS, "se_inf", **tiny), seed=0)
+    se_path = tmp_path / "se.pt"
+    save_strength_model(se_path, se, {})
+    go = get_game("go")
+    state = go.initial_state()
+    planes = go.encode(state)[None]
+    legal = go.legal_mask(state)[None]
+    # the evaluator is the network's policy (softmax over the legal moves) and value at the rank
+    strong, weak = PlayNetEvaluator(play, 0), PlayNetEvaluator(play, 10)
+    priors, values = strong.evaluate(planes, legal)
+    with torch.no_grad():
+        logits, value = play.play(torch.from_numpy(planes), torch.tensor([0]))
+    mask = legal[0].astype(bool)
+    want = np.where(mask, np.exp(logits[0].numpy() - logits[0].numpy()[mask].max()), 0.0)
+    assert mask.sum() == 362 and np.allclose(priors[0], want / want.sum(), atol=1e-6)
+    assert values[0] == pytest.approx(float(value[0]), abs=1e-6)
+    assert not np.allclose(priors, weak.evaluate(planes, legal)[0])
+    assert weak.rank_name == "3-5k"
+    # the players
+    cache = PlayerCache()
+    for spec in (f"human-mcts:rank=9d,sims=4,model={path}", f"sa-mcts:rank=9d,sims=4,model={path}"):
+        assert parse_player(spec).spec() == spec
+        player = make_player(spec, go, 0, cache)
+        assert go.is_legal(state, player.select_move(go, state))
+    evaluator = make_player(f"human-mcts:model={path},rank=9d,sims=4", go, 0, cache).evaluator  # type: ignore[attr-defined]
+    assert isinstance(evaluator, PlayNetEvaluator) and evaluator.rank_name == "9d"
+    with pytest.raises(UnknownPlayerError, match="plays at a rank: give rank=R"):
+        make_player(f"human-mcts:model={path},sims=4", go, 0, cache)
+    with pytest.raises(UnknownPlayerError, match="plays at a rank: give rank=R"):
+        make_player(f"sa-mcts:model={path},z=0,sims=4", go, 0, cache)
+    with pytest.raises(UnknownPlayerError, match="is a strength estimator"):
+        make_player(f"human-mcts:model={se_path},rank=9d,sims=4", go, 0, cache)
+    with pytest.raises(UnknownPlayerError, match="not 'play'"):
+        make_player(f"se-inf-mcts:model={path},rank=9d,sims=4", go, 0, cache)
+    with pytest.raises(UnknownPlayerError, match="no rank '1400-1600'"):
+        make_player(f"human-mcts:model={path},rank=1400-1600,sims=4", go, 0, cache)

@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sparring.errors import (
+    IncompatibleError,
     IncompatiblePlayerError,
     PlayerResourceError,
     PlayerSettingsError,
@@ -264,6 +265,26 @@ def load_strength_evaluator(game: Game, path: Path) -> tuple[StrengthEvaluator, 
         return StrengthEvaluator(model, game), metadata
     except ValueError as exc:  # not an SE or SE-inf network
         raise IncompatiblePlayerError(f"{path}: {exc}", key="model") from None
+
+
+def _network_kind(path: Path) -> str:
+    from sparring.estimation.playnet import network_kind
+
+    try:
+        return network_kind(path)
+    except SparringError as exc:
+        raise PlayerResourceError(str(exc), key="model") from None
+
+
+def _play_evaluator(game: Game, path: Path, rank: str) -> Evaluator:
+    from sparring.estimation.playnet import load_play_evaluator
+
+    try:
+        return load_play_evaluator(game.name, path, rank)
+    except IncompatibleError as exc:
+        raise IncompatiblePlayerError(str(exc), key="model") from None
+    except SparringError as exc:
+        raise PlayerResourceError(str(exc), key="model") from None
 
 
 class RankedSearchPlayer(SearchPlayer):
@@ -544,6 +565,38 @@ class _HumanLikeSettings(SettingsBase, ABC):
             lambda: load_strength_evaluator(game, path),
         )
 
+    def _move_evaluator(self, game: Game, cache: PlayerCache) -> Evaluator:
+        """The evaluator of the kinds that search with priors and values alone
+        (``human-mcts``, ``sa-mcts``): a play network (``model=PATH`` of ``sparring se-train
+        --variant play``, the rank an input) at ``rank``, or the estimator's policy and value
+        heads.  :class:`~sparring.errors.PlayerSettingsError` for a play network without a
+        rank, and for ``human-mcts:rank=R`` with an estimator."""
+        from sparring.players.cache import file_key
+
+        if game.name not in GAMES or self.model is None:
+            return self._evaluator(game, cache)[0]
+        path = _estimator_file(game, self.model, self.DEFAULT_NETWORK)
+        key = file_key(path)
+        if cache.shared(("network-kind", key), lambda: _network_kind(path)) != "play":
+            if self.rank is not None and not self.RANK_OPTIONAL:
+                raise PlayerSettingsError(
+                    f"{self.kind}: rank=R needs a play network; {str(path)!r} is a strength "
+                    "estimator",
+                    key="rank",
+                )
+            return self._evaluator(game, cache)[0]
+        rank = self.rank
+        if rank is None:
+            raise PlayerSettingsError(
+                f"{self.kind}: {str(path)!r} is a play network, which plays at a rank: give "
+                f"rank=R ({', '.join(game_ranks(game.name))})",
+                key="rank",
+            )
+        return cache.shared(
+            ("play-evaluator:" + game.name + ":" + rank, key),
+            lambda: _play_evaluator(game, path, rank),
+        )
+
     def _leaf_value(
         self, game: Game, cache: PlayerCache
     ) -> Callable[[Evaluator], Evaluator] | None:
@@ -594,21 +647,34 @@ class _HumanLikeSettings(SettingsBase, ABC):
 
 @dataclass(frozen=True)
 class HumanMCTSSettings(_HumanLikeSettings):
-    """``human-mcts``: PUCT with the estimator's policy and value, no strength adjustment."""
+    """``human-mcts``: PUCT with the estimator's policy and value, no strength adjustment; with
+    a play network (``model=PATH,rank=R``) that network's policy and value for rank ``R``."""
 
     kind: ClassVar[str] = "human-mcts"
     USES_RANK: ClassVar[bool] = False
     OPTION_KEYS: ClassVar[dict[str, str]] = {
-        **_HumanLikeSettings.OPTION_KEYS, "sf_elo": "sf_elo", "scale": "scale",
+        **_HumanLikeSettings.OPTION_KEYS, "sf_elo": "sf_elo", "scale": "scale", "rank": "rank",
     }  # fmt: skip
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.rank is not None and self.model is None:
+            raise PlayerSettingsError(
+                "human-mcts: rank=R is for a play network (model=PATH of sparring se-train "
+                "--variant play); the kinds that play at a rank are se-inf-mcts, se-mcts and "
+                "sa-mcts",
+                key="rank",
+            )
 
     def display_name(self) -> str:
         if self.name:
             return self.name
+        if self.rank is not None:
+            return f"MCTS({self.rank})"
         return "MCTS" if self.sf_elo is None else f"MCTS(Stockfish {self.sf_elo:g})"
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        evaluator, _ = self._evaluator(game, cache)
+        evaluator = self._move_evaluator(game, cache)
         resolved: HumanMCTSSettings = self
         elo: EloTarget | None = None
         notices: tuple[str, ...] = ()
@@ -719,8 +785,7 @@ class SAMCTSSettings(_HumanLikeSettings):
             elo, notices = self.elo_target(choice)
         else:
             z = self.z_for(game)
-        evaluator: Evaluator
-        evaluator, _ = self._evaluator(game, cache)
+        evaluator = self._move_evaluator(game, cache)
         leaf_value = resolved._leaf_value(game, cache)
         if leaf_value is not None:
             evaluator = leaf_value(evaluator)
@@ -821,9 +886,12 @@ def _scale_options(spec: PlayerSpec) -> dict[str, Any]:
 def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
     """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME,sf_nodes=N,fpu_parent=B,
     sweep=B]`` or, in chess, ``human-mcts:sf_elo=E[,scale=PATH]`` (an Elo on Stockfish's
-    scale: the simulations and search options from the scale file)."""
-    check_options(spec, _COMMON | {"sf_elo", "scale"})
-    return HumanMCTSSettings(**_common(spec), **_scale_options(spec))
+    scale: the simulations and search options from the scale file), or
+    ``human-mcts:model=PATH,rank=R`` with a play network (the rank an input)."""
+    check_options(spec, _COMMON | {"sf_elo", "scale", "rank"})
+    return HumanMCTSSettings(
+        rank=_rank_option(spec), **_common(spec), **_scale_options(spec)
+    )
 
 
 def parse_sa_mcts(spec: PlayerSpec) -> SAMCTSSettings:
@@ -861,7 +929,8 @@ KINDS: dict[str, tuple[type[Any], Any, str]] = {
         parse_human_mcts,
         "MCTS with a strength estimator's policy/value (Go, chess): "
         "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true,sweep=true,"
-        "movetime=S] or human-mcts:sf_elo=E[,scale=PATH] (chess: an Elo on Stockfish's scale)",
+        "movetime=S] or human-mcts:sf_elo=E[,scale=PATH] (chess: an Elo on Stockfish's scale) "
+        "or human-mcts:model=PATH,rank=R (a play network of se-train --variant play)",
     ),
     "sa-mcts": (
         SAMCTSSettings,

@@ -1,0 +1,92 @@
+"""A play network at one rank as the search's evaluator (issue 28, item 2).
+
+A *play network* (:class:`~sparring.estimation.model.StrengthNet` of kind ``play``, trained by
+``sparring se-train GAME --variant play``) reads the rank as an input: the state's planes are
+followed by one all-ones plane for the rank asked for
+(:meth:`~sparring.estimation.model.StrengthNet.rank_planes`).  :class:`PlayNetEvaluator`
+fixes that rank and answers the search's evaluator protocol
+(:class:`~sparring.search.evaluator.Evaluator`): the priors are the network's policy for a
+player of that rank, restricted to the legal moves, and the values its value head.  The
+human-like kinds ``human-mcts`` and ``sa-mcts`` play it with ``model=PATH,rank=R``
+(:mod:`sparring.estimation.human_like`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from sparring.errors import IncompatibleError, MissingResourceError
+from sparring.estimation.model import StrengthNet, load_strength_model
+from sparring.search.evaluator import (
+    LegalBatch,
+    PlanesBatch,
+    Priors,
+    StateBatch,
+    Values,
+    masked_softmax,
+)
+
+
+class PlayNetEvaluator:
+    """Priors and values of a play network for players of rank index ``rank`` (0 = the
+    strongest of the network's ranks).  ``threads``: if not None,
+    :func:`torch.set_num_threads` is called with it (process-wide, as
+    :class:`~sparring.nn.evaluators.TorchEvaluator` does).  Raises ValueError for a network
+    of another kind or a rank index out of range."""
+
+    def __init__(self, model: StrengthNet, rank: int, threads: int | None = 1) -> None:
+        if model.config.kind != "play":
+            raise ValueError(f"a {model.config.kind} network has no rank input")
+        if not 0 <= rank < len(model.config.ranks):
+            raise ValueError(f"rank index {rank} is not in [0, {len(model.config.ranks)})")
+        if threads is not None:
+            torch.set_num_threads(int(threads))
+        self.model = model.eval()
+        self.rank = int(rank)
+
+    @property
+    def rank_name(self) -> str:
+        """The rank's label (``5d``, ``1400-1600``)."""
+        return self.model.config.ranks[self.rank]
+
+    @torch.inference_mode()
+    def evaluate(
+        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
+    ) -> tuple[Priors, Values]:
+        x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32))
+        ranks = torch.full((x.shape[0],), self.rank, dtype=torch.long)
+        logits, values = self.model.play(x, ranks)
+        priors = masked_softmax(logits.numpy().astype(np.float32), np.ascontiguousarray(legal))
+        return priors, values.reshape(-1).numpy().astype(np.float32)
+
+
+def network_kind(path: Path) -> str:
+    """The kind of the network in ``path`` (``se``, ``se_inf``, ``sl`` or ``play``).  Raises
+    :class:`~sparring.errors.MissingResourceError` for a missing file or one that is not a
+    strength or play network."""
+    model, _ = load_strength_model(path)
+    return model.config.kind
+
+
+def load_play_evaluator(game_name: str, path: Path, rank: str) -> PlayNetEvaluator:
+    """The :class:`PlayNetEvaluator` of the play network in ``path`` at ``rank`` (a label of
+    the network's ranks).  Raises :class:`~sparring.errors.IncompatibleError` when the
+    network is for another game or has no such rank, and what
+    :func:`~sparring.estimation.model.load_strength_model` raises for a bad file."""
+    model, _ = load_strength_model(path)
+    config = model.config
+    if config.kind != "play":
+        raise MissingResourceError(f"{path}: a {config.kind} network, not a play network")
+    if config.game != game_name:
+        raise IncompatibleError(f"play network {str(path)!r} is for {config.game}, not {game_name}")
+    if rank not in config.ranks:
+        raise IncompatibleError(
+            f"play network {str(path)!r} has no rank {rank!r} (ranks: {', '.join(config.ranks)})"
+        )
+    return PlayNetEvaluator(model, config.ranks.index(rank))
+
+
+__all__ = ["PlayNetEvaluator", "load_play_evaluator", "network_kind"]
