@@ -8,6 +8,7 @@ Tests on real records skip when ``../shared/data`` is absent (and fail under ``S
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import json
 import math
@@ -450,6 +451,26 @@ def test_real_dataset_split_and_pairs(go_config: SEConfig) -> None:
     assert batch.planes.shape[0] == 2 * 11 * 7 and batch.inf_index is not None
     assert batch.inf_index.shape == (14,)
     assert torch.all(batch.inf_index[:7] < 77) and torch.all(batch.inf_index[7:] >= 77)
+
+
+def test_shards_extracted_in_workers_are_the_same(
+    go_config: SEConfig, tmp_path: Path
+) -> None:
+    """``build_dataset(..., workers=2)`` writes the shards that one process writes."""
+    small = SEConfig.from_mapping(go_config.to_mapping() | {"max_records_per_rank": 4})
+    one = build_dataset(small.data_config(), show_progress=False)
+    data = dataclasses.replace(small.data_config(), cache_dir=str(tmp_path))
+    two = build_dataset(data, show_progress=False, workers=2)
+    assert one != two and manifest(one)["games"] == manifest(two)["games"]
+    files = sorted(p.name for p in one.glob("*.npz"))
+    assert files == sorted(p.name for p in two.glob("*.npz")) and len(files) == 33
+    for name in files:
+        with np.load(one / name) as a, np.load(two / name) as b:
+            assert a.files == b.files
+            for key in a.files:
+                assert np.array_equal(a[key], b[key]), (name, key)
+    with pytest.raises(ConfigError, match="workers"):
+        build_dataset(data, workers=0)
 
 
 def test_folder_makeup_counts_every_game_of_both_folders() -> None:

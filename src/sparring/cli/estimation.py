@@ -62,6 +62,9 @@ def se_data(
             "(years, time controls, handicaps, lengths, ratings).",
         ),
     ] = False,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Shards extracted at once, in worker processes.")
+    ] = 1,
 ) -> None:
     """Extract (or finish extracting) the state-action pairs of a config into the cache."""
     from sparring.estimation.data import build_dataset, manifest
@@ -70,7 +73,7 @@ def se_data(
         _print_makeup(_game(game_name))
         return
     cfg = _config(_game(game_name), config)
-    folder = build_dataset(cfg.data_config())
+    folder = build_dataset(cfg.data_config(), workers=workers)
     info = manifest(folder)
     split = info["split"]
     console.print(f"cache: {folder}")

@@ -554,6 +554,62 @@ def build_shard(
     return out
 
 
+@dataclass(frozen=True)
+class _ShardJob:
+    """One shard for a worker process of :func:`build_dataset`: the records it takes (the
+    indices chosen in the parent, where the split is made) and where it goes."""
+
+    config: DataConfig
+    split: str
+    rank: int
+    games: npt.NDArray[np.int64]
+    side_masks: npt.NDArray[np.int8] | None
+    path: Path
+
+    def run(self) -> int:
+        """Read the rank's file, extract the shard, write it; the number of games."""
+        c = self.config
+        spec = dataset_spec(c.game, Path(c.data_root) if c.data_root else None)
+        records = read_records(
+            spec.file("cand" if self.split == "cand" else "train", self.rank),
+            c.game,
+            c.max_records_per_rank,
+        )
+        arrays = build_shard(
+            records,
+            self.games,
+            self.rank,
+            record_game(records[0]),
+            codec_for(c.game),
+            c.eval_positions_per_side if self.split != "train" else c.train_positions_per_side,
+            c.random_actions,
+            c.seed,
+            self.split,
+            side_masks=self.side_masks,
+        )
+        _atomic_savez(self.path, arrays)
+        return int(self.games.size)
+
+
+def _run_shard_job(job: _ShardJob) -> int:
+    return job.run()
+
+
+def _extract_in_workers(
+    jobs: Sequence[_ShardJob], workers: int, advance: Callable[[int], None]
+) -> None:
+    """Run ``jobs`` in ``workers`` spawned processes, largest first; ``advance`` by each
+    finished shard's games."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    ordered = sorted(jobs, key=lambda j: -int(j.games.size))
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        for future in as_completed([pool.submit(_run_shard_job, job) for job in ordered]):
+            advance(future.result())
+
+
 def _subsample(
     idx: npt.NDArray[np.int64], limit: int, rng: np.random.Generator
 ) -> npt.NDArray[np.int64]:
@@ -567,13 +623,16 @@ def cache_path(config: DataConfig, spec: DataSpec) -> Path:
     return Path(config.cache_dir) / f"{config.game}-{config.key(spec)}"
 
 
-def build_dataset(config: DataConfig, show_progress: bool = True) -> Path:
+def build_dataset(config: DataConfig, show_progress: bool = True, workers: int = 1) -> Path:
     """Extract (or finish extracting) every shard of ``config``; return the cache folder.
 
     Shards already written are kept, so a killed build resumes where it stopped.  The
     folder's ``manifest.json`` holds the configuration, rank names, the split report and
-    the records that were refused.
+    the records that were refused.  ``workers`` > 1 extracts that many shards at once in
+    worker processes (each re-reads its rank's file); the shards are the same as with one.
     """
+    if workers < 1:
+        raise ConfigError(f"workers must be >= 1, not {workers}", "workers")
     spec = dataset_spec(config.game, Path(config.data_root) if config.data_root else None)
     codec = codec_for(config.game)
     folder = cache_path(config, spec)
@@ -633,6 +692,24 @@ def build_dataset(config: DataConfig, show_progress: bool = True) -> Path:
         total = sum(chosen[key].size for key in todo)
         task = progress.add_task(f"extracting {config.game} pairs", total=total)
         game = record_game(train_records[0][0] if train_records[0] else cand_records[0][0])
+        if workers > 1 and len(todo) > 1:
+            jobs = [
+                _ShardJob(
+                    config,
+                    s,
+                    r,
+                    chosen[s, r],
+                    (
+                        split.train_sides[r][np.searchsorted(split.train[r], chosen[s, r])]
+                        if s == "train"
+                        else None
+                    ),
+                    shards[s, r],
+                )
+                for s, r in todo
+            ]
+            todo = []  # the workers write them
+            _extract_in_workers(jobs, workers, lambda k: progress.advance(task, k))
         for s, r in todo:
             progress.update(task, description=f"extracting {s} {spec.ranks[r]}")
             arrays = build_shard(
