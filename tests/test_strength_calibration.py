@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import sqlite3
+import types
 import warnings
 from pathlib import Path
 
@@ -583,3 +584,26 @@ def test_cli_ladder_extend(tmp_path: Path) -> None:
     assert "2 games against each of Random," in only.output
     bad = runner.invoke(app, [*args[:2], "nosuchplayer", *opts])
     assert bad.exit_code != 0
+
+
+def test_check_summary_counts_targets_within_50_on_unrounded_errors() -> None:
+    """The check's summary line: largest and mean absolute error, the mean signed error and
+    how many targets lie within 50 Elo, counted on the unrounded errors (49.5 is within,
+    50.4 is not, though both print as 50 in the table)."""
+    from sparring.evaluation.ladder import LadderFit
+    from sparring.experiments.target_check import TargetCheck, checks_markdown
+    from sparring.strength.target import TargetResult
+
+    def check(target: float, elo: float) -> TargetCheck:
+        setting = StrengthSetting(-math.inf, 0.1, 0.5)
+        chosen = TargetResult(target, setting, target, False, 600.0, 2500.0)
+        return TargetCheck(target, "sa", chosen, LadderFit(elo, 20.0, 320, 160.0), {"R": 0.5})
+
+    checks = [check(1000, 1049.5), check(1500, 1449.6), check(2000, 2050.4)]
+    calibration = types.SimpleNamespace(game="othello", scale="a ladder")
+    text = checks_markdown(calibration, Path("c.json"), checks, 80)  # type: ignore[arg-type]
+    assert "| 1000 | z=-inf,rth=0.1,floor=0.5 | 1050 ± 39 | +50 | 320 | R 0.50 |" in text
+    assert text.rstrip().endswith(
+        "Largest error 50 Elo; mean absolute error 50 Elo; mean signed error +16.5 Elo; "
+        "1 of 3 within 50 Elo (errors unrounded: +49.5, -50.4, +50.4)."
+    )

@@ -118,10 +118,15 @@ def checks_markdown(
         )
     errors = [abs(c.error) for c in checks]
     if errors:
+        signed = sum(c.error for c in checks) / len(checks)
+        within = sum(e <= 50 for e in errors)
         lines += [
             "",
             f"Largest error {max(errors):.0f} Elo; mean absolute error "
-            f"{sum(errors) / len(errors):.0f} Elo.",
+            f"{sum(errors) / len(errors):.0f} Elo; mean signed error {signed:+.1f} Elo; "
+            f"{within} of {len(errors)} within 50 Elo (errors unrounded: "
+            + ", ".join(f"{c.error:+.1f}" for c in checks)
+            + ").",
         ]
     return "\n".join(lines) + "\n"
 
