@@ -174,7 +174,9 @@ def se_train(
             info = ""
             if "loss_rank" in record:
                 info = (
-                    f"rank {record['loss_rank']:.3f} policy {record['loss_policy']:.2f} "
+                    f"policy {record['loss_policy']:.2f} value {record['loss_value']:.3f}"
+                    if cfg.variant == "play"
+                    else f"rank {record['loss_rank']:.3f} policy {record['loss_policy']:.2f} "
                     f"value {record['loss_value']:.3f}"
                 )
             if info:
