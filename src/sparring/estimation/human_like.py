@@ -695,7 +695,9 @@ def strongest_chess() -> HumanMCTSSettings:
     2000: 30); then 33 of 40 games against ``UCI_Elo`` 2000, 2269 +- 142, 0.55 s a move
     (docs/external-strength.md, "A deeper leaf").  Since session 27 a move is capped at
     0.95 s (``movetime=0.95``), so that no move takes much over issue 28's second; in those
-    40 games 13 of its 4,642 moves took longer.  Needs Stockfish."""
+    40 games 13 of its 4,642 moves took longer.  Replayed with the cap (session 28): 26.5
+    of 40 against ``UCI_Elo`` 2000, 2117 +- 114, 0.34 s a move, none over 0.79 s
+    (docs/external-strength.md).  Needs Stockfish."""
     return HumanMCTSSettings(
         sf_nodes=10_000, c_puct=0.25, root_sweep=True, simulations=35, movetime=0.95
     )
