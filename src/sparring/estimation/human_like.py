@@ -98,6 +98,7 @@ from sparring.search.sweep import RootSweep
 
 if TYPE_CHECKING:
     from sparring.estimation.external_scale import ScaleChoice
+    from sparring.estimation.model import StrengthNet
     from sparring.estimation.semcts import RankTarget, StrengthEvaluator
     from sparring.players.cache import PlayerCache
     from sparring.players.strength import EloTarget
@@ -267,24 +268,22 @@ def load_strength_evaluator(game: Game, path: Path) -> tuple[StrengthEvaluator, 
         raise IncompatiblePlayerError(f"{path}: {exc}", key="model") from None
 
 
-def _network_kind(path: Path) -> str:
-    from sparring.estimation.playnet import network_kind
+def _load_network(path: Path) -> StrengthNet:
+    from sparring.estimation.model import load_strength_model
 
     try:
-        return network_kind(path)
+        return load_strength_model(path)[0]
     except SparringError as exc:
         raise PlayerResourceError(str(exc), key="model") from None
 
 
-def _play_evaluator(game: Game, path: Path, rank: str) -> Evaluator:
-    from sparring.estimation.playnet import load_play_evaluator
+def _play_evaluator(model: StrengthNet, game: Game, path: Path, rank: str) -> Evaluator:
+    from sparring.estimation.playnet import play_evaluator
 
     try:
-        return load_play_evaluator(game.name, path, rank)
+        return play_evaluator(model, game.name, rank, str(path))
     except IncompatibleError as exc:
         raise IncompatiblePlayerError(str(exc), key="model") from None
-    except SparringError as exc:
-        raise PlayerResourceError(str(exc), key="model") from None
 
 
 class RankedSearchPlayer(SearchPlayer):
@@ -577,7 +576,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
             return self._evaluator(game, cache)[0]
         path = _estimator_file(game, self.model, self.DEFAULT_NETWORK)
         key = file_key(path)
-        if cache.shared(("network-kind", key), lambda: _network_kind(path)) != "play":
+        model = cache.shared(("strength-network", key), lambda: _load_network(path))
+        if model.config.kind != "play":
             if self.rank is not None and not self.RANK_OPTIONAL:
                 raise PlayerSettingsError(
                     f"{self.kind}: rank=R needs a play network; {str(path)!r} is a strength "
@@ -594,7 +594,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
             )
         return cache.shared(
             ("play-evaluator:" + game.name + ":" + rank, key),
-            lambda: _play_evaluator(game, path, rank),
+            lambda: _play_evaluator(model, game, path, rank),
         )
 
     def _leaf_value(

@@ -63,30 +63,29 @@ class PlayNetEvaluator:
         return priors, values.reshape(-1).numpy().astype(np.float32)
 
 
-def network_kind(path: Path) -> str:
-    """The kind of the network in ``path`` (``se``, ``se_inf``, ``sl`` or ``play``).  Raises
-    :class:`~sparring.errors.MissingResourceError` for a missing file or one that is not a
-    strength or play network."""
-    model, _ = load_strength_model(path)
-    return model.config.kind
-
-
-def load_play_evaluator(game_name: str, path: Path, rank: str) -> PlayNetEvaluator:
-    """The :class:`PlayNetEvaluator` of the play network in ``path`` at ``rank`` (a label of
-    the network's ranks).  Raises :class:`~sparring.errors.IncompatibleError` when the
-    network is for another game or has no such rank, and what
-    :func:`~sparring.estimation.model.load_strength_model` raises for a bad file."""
-    model, _ = load_strength_model(path)
+def play_evaluator(model: StrengthNet, game_name: str, rank: str, source: str) -> PlayNetEvaluator:
+    """The :class:`PlayNetEvaluator` of the loaded network ``model`` (read from ``source``)
+    at ``rank`` (a label of the network's ranks).  Raises
+    :class:`~sparring.errors.MissingResourceError` when it is not a play network and
+    :class:`~sparring.errors.IncompatibleError` when it is for another game or has no such
+    rank."""
     config = model.config
     if config.kind != "play":
-        raise MissingResourceError(f"{path}: a {config.kind} network, not a play network")
+        raise MissingResourceError(f"{source}: a {config.kind} network, not a play network")
     if config.game != game_name:
-        raise IncompatibleError(f"play network {str(path)!r} is for {config.game}, not {game_name}")
+        raise IncompatibleError(f"play network {source!r} is for {config.game}, not {game_name}")
     if rank not in config.ranks:
         raise IncompatibleError(
-            f"play network {str(path)!r} has no rank {rank!r} (ranks: {', '.join(config.ranks)})"
+            f"play network {source!r} has no rank {rank!r} (ranks: {', '.join(config.ranks)})"
         )
     return PlayNetEvaluator(model, config.ranks.index(rank))
 
 
-__all__ = ["PlayNetEvaluator", "load_play_evaluator", "network_kind"]
+def load_play_evaluator(game_name: str, path: Path, rank: str) -> PlayNetEvaluator:
+    """:func:`play_evaluator` of the network in ``path``
+    (:func:`~sparring.estimation.model.load_strength_model` raises for a bad file)."""
+    model, _ = load_strength_model(path)
+    return play_evaluator(model, game_name, rank, str(path))
+
+
+__all__ = ["PlayNetEvaluator", "load_play_evaluator", "play_evaluator"]
