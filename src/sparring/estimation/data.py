@@ -692,20 +692,16 @@ def build_dataset(config: DataConfig, show_progress: bool = True, workers: int =
         total = sum(chosen[key].size for key in todo)
         task = progress.add_task(f"extracting {config.game} pairs", total=total)
         game = record_game(train_records[0][0] if train_records[0] else cand_records[0][0])
+
+        def sides(s: str, r: int) -> npt.NDArray[np.int8] | None:
+            """Which sides of each chosen training game may be trained on (None: both)."""
+            if s != "train":
+                return None
+            return split.train_sides[r][np.searchsorted(split.train[r], chosen[s, r])]
+
         if workers > 1 and len(todo) > 1:
             jobs = [
-                _ShardJob(
-                    config,
-                    s,
-                    r,
-                    chosen[s, r],
-                    (
-                        split.train_sides[r][np.searchsorted(split.train[r], chosen[s, r])]
-                        if s == "train"
-                        else None
-                    ),
-                    shards[s, r],
-                )
+                _ShardJob(config, s, r, chosen[s, r], sides(s, r), shards[s, r])
                 for s, r in todo
             ]
             todo = []  # the workers write them
@@ -723,11 +719,7 @@ def build_dataset(config: DataConfig, show_progress: bool = True, workers: int =
                 config.seed,
                 s,
                 advance=lambda k: progress.advance(task, k),
-                side_masks=(
-                    split.train_sides[r][np.searchsorted(split.train[r], chosen[s, r])]
-                    if s == "train"
-                    else None
-                ),
+                side_masks=sides(s, r),
             )
             _atomic_savez(shards[s, r], arrays)
     info = {
