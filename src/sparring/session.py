@@ -99,6 +99,13 @@ def advance(game: Game, state: State, move: int) -> tuple[State, Outcome]:
     return child, game.status(child)
 
 
+def says_resigned(info: object) -> bool:
+    """Whether a player's move annotation (:meth:`~sparring.players.base.Player.move_info`)
+    says it resigns: ``{"resigned": true, ...}``, as the GNU Go player writes for GNU Go's
+    ``resign``."""
+    return isinstance(info, Mapping) and info.get("resigned") is True
+
+
 def default_format(game: Game) -> RecordFormat:
     """The natural record of ``game`` (:attr:`Game.record_format`): SGF for Go, PGN for
     chess, a move list otherwise."""
@@ -409,7 +416,7 @@ class GameSession:
             )
         move = int(chosen)
         info = player.move_info()
-        if isinstance(info, Mapping) and info.get("resigned") is True:
+        if says_resigned(info):
             self.resign(side)
             return move
         if not self.game.is_legal(state, move):
@@ -868,4 +875,5 @@ __all__ = [
     "SnapshotError",
     "advance",
     "default_format",
+    "says_resigned",
 ]

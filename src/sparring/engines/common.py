@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from sparring.players.registry import build_player
 from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
-from sparring.session import GameSession
+from sparring.session import GameSession, says_resigned
 
 STYLES: tuple[str, ...] = ("measured", "human-like", "plain")
 """How a limited strength is reached: ``measured`` (chess, an Elo) plays the human-like
@@ -258,8 +258,7 @@ class PlayerSeat:
         (``{"resigned": true}``, as GNU Go's ``resign`` gives) when it was only asked."""
         if committed:
             return self.session.resigned == side
-        info = self.player.move_info()
-        return isinstance(info, Mapping) and info.get("resigned") is True
+        return says_resigned(self.player.move_info())
 
     def set_settings(self, settings: PlayerSettings) -> None:
         """Play with ``settings`` from now on: a new player, told the game so far.  Raises,
