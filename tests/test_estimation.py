@@ -540,6 +540,35 @@ def test_tiny_training_resumes_after_a_kill(go_config: SEConfig, tmp_path: Path)
         SETrainer(other, tmp_path / "killed", show_progress=False)
 
 
+def test_a_resumed_run_takes_a_new_learning_rate_schedule(
+    go_config: SEConfig, tmp_path: Path
+) -> None:
+    """The decay steps and factor may change on resume: the learning rate at the resumed
+    step is the base rate times the factor for each decay step already passed, and a later
+    decay step still applies when it comes."""
+    first = SETrainer(go_config, tmp_path / "run", show_progress=False)
+    first.run(3)  # lr_decay_steps [1000]: still 0.003
+    assert first.optimizer.param_groups[0]["lr"] == pytest.approx(0.003)
+    del first
+
+    def resumed(decay: list[int], factor: float) -> SETrainer:
+        cfg = SEConfig.from_mapping(
+            go_config.to_mapping() | {"lr_decay_steps": decay, "lr_decay_factor": factor}
+        )
+        return SETrainer(cfg, tmp_path / "run", show_progress=False)
+
+    passed = resumed([2], 0.5)  # a decay step before step 3: applied at once
+    assert passed.state.step == 3
+    assert passed.optimizer.param_groups[0]["lr"] == pytest.approx(0.0015)
+    del passed
+    later = resumed([1, 5], 0.1)  # one passed, one to come at step 5
+    assert later.optimizer.param_groups[0]["lr"] == pytest.approx(0.0003)
+    later.run(4)
+    assert later.optimizer.param_groups[0]["lr"] == pytest.approx(0.0003)
+    later.run(5)
+    assert later.optimizer.param_groups[0]["lr"] == pytest.approx(0.00003)
+
+
 def test_play_network_reads_the_rank_as_one_hot_planes() -> None:
     """A play network's input is the state's planes and one all-ones plane for the pair's
     rank (index 0 = strongest); it has no strength head, and the other network kinds have no

@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,9 +96,12 @@ RESUMABLE_CHANGES = frozenset(
         "eval_pairs_per_side",
         "eval_positions_per_side",
         "cache_dir",
+        "lr_decay_steps",
+        "lr_decay_factor",
     }
 )
-"""Config fields a resumed run may change; any other difference is refused."""
+"""Config fields a resumed run may change; any other difference is refused.  A changed
+learning-rate schedule takes effect from the resumed step (:meth:`SETrainer._resume`)."""
 
 _SE_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "lr_decay_steps": lambda steps: tuple(int(x) for x in steps),
@@ -545,6 +549,7 @@ class SETrainer:
         self.model.load_state_dict(payload["model"])
         self.optimizer.load_state_dict(payload["optimizer"])
         self.schedule.load_state_dict(payload["schedule"])
+        self._apply_schedule()
         self.rng.bit_generator.state = payload["numpy_rng"]
         torch.set_rng_state(payload["torch_rng"])
         self.state = SEState(**payload["state"])
@@ -552,6 +557,20 @@ class SETrainer:
         log = self.out / "log.jsonl"
         kept = [r for r in read_log(log) if r.get("step", 0) <= self.state.step]
         atomic_write(log, "".join(json.dumps(r) + "\n" for r in kept).encode())
+
+    def _apply_schedule(self) -> None:
+        """Make the restored schedule the config's: its decay steps and factor, and the
+        learning rate they give at the checkpoint's step (``learning_rate`` times the factor
+        for every decay step already passed), so a resumed run may shorten or extend it."""
+        c = self.config
+        self.schedule.milestones = Counter(c.lr_decay_steps)
+        self.schedule.gamma = c.lr_decay_factor
+        done = int(self.schedule.last_epoch)
+        passed = sum(1 for m in c.lr_decay_steps if m <= done)
+        lr = c.learning_rate * c.lr_decay_factor**passed
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.schedule._last_lr = [lr for _ in self.optimizer.param_groups]  # type: ignore[attr-defined]
 
     def save_checkpoint(self) -> None:
         """Write the checkpoint, then ``model.pt``, each atomically."""
