@@ -212,6 +212,25 @@ def test_model_file_round_trip(tmp_path: Path) -> None:
         load_strength_model(tmp_path / "bad.pt")
 
 
+def test_a_half_precision_model_file_reads_back_as_float32(tmp_path: Path) -> None:
+    """``half=True`` stores float16 tensors (a smaller file); they read back into float32
+    parameters equal to the original rounded to float16, integer buffers unchanged."""
+    model = build_strength_model(StrengthNetConfig("go", ("a", "b"), "play", **TINY_NET), seed=3)
+    save_strength_model(tmp_path / "full.pt", model, {"step": 1})
+    save_strength_model(tmp_path / "half.pt", model, {"step": 1}, half=True)
+    full, half = (tmp_path / "full.pt").stat().st_size, (tmp_path / "half.pt").stat().st_size
+    assert half < 0.7 * full
+    again, meta = load_strength_model(tmp_path / "half.pt")
+    assert meta == {"step": 1}
+    for k, v in model.state_dict().items():
+        w = again.state_dict()[k]
+        assert w.dtype == v.dtype, k
+        if v.is_floating_point():
+            assert torch.equal(w, v.half().float()), k
+        else:
+            assert torch.equal(w, v), k
+
+
 def test_config_rejects_unknown_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown key 'pairs_per_rnak'"):
         SEConfig.from_mapping({"game": "go", "pairs_per_rnak": 7})
@@ -615,6 +634,7 @@ def test_play_network_trains_resumes_and_is_not_se_evaluated(
     record = read_log(tmp_path / "learn" / "log.jsonl")[-1]
     assert record["loss_rank"] == 0.0
     assert 0 <= record["val_policy_top1"] <= 1 and 0 <= record["val_value_sign"] <= 1
+    assert 0 < record["val_value_std"] < 1  # a fresh value head still varies
     model, meta = load_strength_model(tmp_path / "learn" / "model.pt")
     assert model.config.kind == "play" and meta["step"] == 80
     with pytest.raises(SparringError, match="play network"):

@@ -295,15 +295,25 @@ def build_strength_model(config: StrengthNetConfig, seed: int | None = None) -> 
 
 
 def save_strength_model(
-    path: str | Path, model: StrengthNet, metadata: dict[str, Any] | None = None
+    path: str | Path,
+    model: StrengthNet,
+    metadata: dict[str, Any] | None = None,
+    half: bool = False,
 ) -> None:
-    """Write ``model`` and JSON ``metadata`` to one ``.pt`` file, atomically."""
+    """Write ``model`` and JSON ``metadata`` to one ``.pt`` file, atomically.  ``half``
+    stores the floating-point tensors as float16 (half the file; :func:`load_strength_model`
+    reads them back into float32 parameters)."""
+
+    def stored(v: torch.Tensor) -> torch.Tensor:
+        v = v.detach().cpu()
+        return v.half() if half and v.is_floating_point() else v
+
     payload = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "config": model.config.to_json(),
         "metadata": json.dumps(metadata or {}, sort_keys=True),
-        "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        "state_dict": {k: stored(v) for k, v in model.state_dict().items()},
     }
     buffer = io.BytesIO()
     torch.save(payload, buffer)

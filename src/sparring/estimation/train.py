@@ -646,6 +646,8 @@ class SETrainer:
             decided = batch.values != 0
             right = torch.sign(losses["values"][decided]) == batch.values[decided]
             out["val_value_sign"] = float(right.float().mean().item()) if decided.any() else 0.0
+            # A value head that says nothing answers the same for every position: std 0.
+            out["val_value_std"] = float(losses["values"].std().item())
         else:
             comp = losses["composite"]
             out["val_order_accuracy"] = float((comp[:, :-1] > comp[:, 1:]).float().mean().item())
