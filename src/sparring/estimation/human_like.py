@@ -40,6 +40,11 @@ Options (``KIND:key=value,...``):
   centipawns), the network's policy staying the prior, so the moves stay the policy's and
   SA-MCTS and SE-MCTS steer down from a stronger search.  One Stockfish process per worker
   process, shared by its players; Go rejects it.
+* ``rollouts=N`` (Go only; default 0, at most :data:`MAX_ROLLOUTS`): the value of every leaf
+  from ``N`` random playouts (the game's compiled playout: no own-eye fills; Tromp-Taylor
+  area score with the game's komi), ``rollout_mix=L`` (default 1) of it mixed with the
+  network's value as AlphaGo mixed them (:class:`~sparring.search.evaluator.RolloutValueEvaluator`);
+  for Go networks whose value head says nothing (docs/estimation.md).  Chess rejects it.
 
 Default networks: ``GAME-se`` for ``se-mcts``, ``GAME-se-inf`` for the others (the paper's
 MCTS and SA-MCTS use the same network as SE-inf-MCTS), except that the play networks
@@ -56,6 +61,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
@@ -106,6 +112,8 @@ if TYPE_CHECKING:
 
 DEFAULT_SIMULATIONS = 100
 """Simulations per move of the human-like kinds on a CPU (the paper: 800)."""
+MAX_ROLLOUTS = 1024
+"""The most random playouts per leaf that ``rollouts=N`` takes (19x19: about 0.2 ms each)."""
 GAMES = ("go", "chess")
 """The games with strength estimators."""
 ELO_RANGE = (1000.0, 2600.0)
@@ -364,13 +372,15 @@ class _HumanLikeSettings(SettingsBase, ABC):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "simulations": "sims", "c_puct": "cpuct", "model": "model", "name": "name",
         "sf_nodes": "sf_nodes", "first_play_parent": "fpu_parent", "root_sweep": "sweep",
-        "movetime": "movetime",
+        "movetime": "movetime", "rollouts": "rollouts", "rollout_mix": "rollout_mix",
     }  # fmt: skip
     BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
         "simulations": (1, MAX_SIMULATIONS),
         "c_puct": (0, None),
         "c1": (0, None),
         "sf_nodes": (0, MAX_SF_NODES),
+        "rollouts": (0, MAX_ROLLOUTS),
+        "rollout_mix": (0, 1),
     }
     DEFAULT_NETWORK: ClassVar[str] = "se-inf"
     USES_RANK: ClassVar[bool] = True
@@ -408,6 +418,13 @@ class _HumanLikeSettings(SettingsBase, ABC):
     scale: str | None = None
     """With ``sf_elo``: the scale file (None: the shipped
     :func:`~sparring.estimation.external_scale.default_scale`)."""
+    rollouts: int = 0
+    """Go: random playouts per leaf for the leaf's value (0 .. :data:`MAX_ROLLOUTS`; 0: the
+    network's own value), mixed in by ``rollout_mix``
+    (:class:`~sparring.search.evaluator.RolloutValueEvaluator`)."""
+    rollout_mix: float = 1.0
+    """With ``rollouts``: the playouts' share of a leaf's value (AlphaGo's ``lambda``; 1: the
+    playouts alone, for a network whose value head says nothing)."""
     movetime: float | None = None
     """At most this many seconds a move (0.001 .. 3600; spec ``movetime=S``), whatever the
     limit the player is given (:attr:`SearchPlayer.movetime
@@ -431,6 +448,19 @@ class _HumanLikeSettings(SettingsBase, ABC):
         check_number("c1", self.c1, 0.0)
         check_int("sf_nodes", self.sf_nodes, 0, MAX_SF_NODES)
         check_number("movetime", self.movetime, 0.001, 3600.0)
+        check_int("rollouts", self.rollouts, 0, MAX_ROLLOUTS)
+        check_number("rollout_mix", self.rollout_mix, 0.0, 1.0)
+        if self.rollout_mix != 1.0 and not self.rollouts:
+            raise PlayerSettingsError("rollout_mix needs rollouts=N", key="rollout_mix")
+        if self.rollouts and self.sf_nodes:
+            raise PlayerSettingsError(
+                "give rollouts (Go) or sf_nodes (chess), not both", key="rollouts"
+            )
+        if self.rollouts and self.rank is not None and self.rank not in GO_RANKS:
+            raise PlayerSettingsError(
+                f"rollouts (random playouts' value) is for Go, not the chess band {self.rank}",
+                key="rollouts",
+            )
         if self.scale is not None and self.sf_elo is None:
             raise PlayerSettingsError(f"{self.kind}: scale=PATH needs sf_elo=E", key="scale")
         if self.sf_elo is not None and not math.isfinite(self.sf_elo):
@@ -474,6 +504,10 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append(f"sf_elo={_number(self.sf_elo)}")
         if self.scale is not None:
             items.append(f"scale={self.scale}")
+        if self.rollouts:
+            items.append(f"rollouts={self.rollouts}")
+        if self.rollout_mix != 1.0:
+            items.append(f"rollout_mix={self.rollout_mix!r}")
         if self.movetime is not None:
             items.append(f"movetime={_number(self.movetime)}")
         return self.kind + (":" + ",".join(items) if items else "")
@@ -598,11 +632,15 @@ class _HumanLikeSettings(SettingsBase, ABC):
         )
 
     def _leaf_value(
-        self, game: Game, cache: PlayerCache
+        self, game: Game, cache: PlayerCache, seed: int | None
     ) -> Callable[[Evaluator], Evaluator] | None:
         """With ``sf_nodes`` > 0: what wraps the search's evaluator so that its values are
         Stockfish's (one :class:`~sparring.estimation.engine_value.StockfishValue` per
-        process, from ``cache``); None with ``sf_nodes`` = 0."""
+        process, from ``cache``); with ``rollouts`` > 0 (Go): so that they are mixed with
+        random playouts' (:class:`~sparring.search.evaluator.RolloutValueEvaluator`, seeded
+        by ``seed``); None with neither."""
+        if self.rollouts:
+            return self._rollout_value(game, seed)
         if not self.sf_nodes:
             return None
         from sparring.estimation.engine_value import EngineValueEvaluator, StockfishValue
@@ -621,6 +659,21 @@ class _HumanLikeSettings(SettingsBase, ABC):
         )
         nodes = self.sf_nodes
         return lambda evaluator: EngineValueEvaluator(evaluator, engine, game, nodes)
+
+    def _rollout_value(
+        self, game: Game, seed: int | None
+    ) -> Callable[[Evaluator], Evaluator]:
+        from sparring.games.go import Go
+        from sparring.search.evaluator import RolloutValueEvaluator
+
+        if not isinstance(game, Go):
+            raise IncompatiblePlayerError(
+                f"{self.kind}: rollouts (random playouts' value) is for Go, not {game.name}",
+                key="rollouts",
+            )
+        base = secrets.randbits(63) if seed is None else seed
+        playouts, mix = self.rollouts, self.rollout_mix
+        return lambda evaluator: RolloutValueEvaluator(evaluator, game, base, playouts, mix)
 
     def _target(self, game: Game, metadata: dict[str, Any]) -> RankTarget:
         from sparring.estimation.semcts import RankTarget
@@ -683,7 +736,7 @@ class HumanMCTSSettings(_HumanLikeSettings):
             elo, notices = self.elo_target(choice)
         return self._capped(RankedSearchPlayer(evaluator, resolved._config(), None,
                                                name=self.display_name(), seed=seed,
-                                               leaf_value=resolved._leaf_value(game, cache),
+                                               leaf_value=resolved._leaf_value(game, cache, seed),
                                                elo=elo, notices=notices))  # fmt: skip
 
 
@@ -715,7 +768,8 @@ class SAMCTSSettings(_HumanLikeSettings):
         "rank": "rank", "z": "z", "simulations": "sims", "c_puct": "cpuct", "model": "model",
         "name": "name", "ztable": "ztable", "sf_nodes": "sf_nodes",
         "first_play_parent": "fpu_parent", "root_sweep": "sweep", "sf_elo": "sf_elo",
-        "scale": "scale", "movetime": "movetime",
+        "scale": "scale", "movetime": "movetime", "rollouts": "rollouts",
+        "rollout_mix": "rollout_mix",
     }  # fmt: skip
 
     ztable: str | None = None
@@ -788,7 +842,7 @@ class SAMCTSSettings(_HumanLikeSettings):
         else:
             z = self.z_for(game)
         evaluator = self._move_evaluator(game, cache)
-        leaf_value = resolved._leaf_value(game, cache)
+        leaf_value = resolved._leaf_value(game, cache, seed)
         if leaf_value is not None:
             evaluator = leaf_value(evaluator)
         setting = StrengthSetting(z, PAPER_RTH, 0.0)
@@ -815,7 +869,8 @@ class SEMCTSSettings(_HumanLikeSettings):
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         "rank": "rank", "simulations": "sims", "c_puct": "cpuct", "c1": "c1", "model": "model",
         "name": "name", "sf_nodes": "sf_nodes", "first_play_parent": "fpu_parent",
-        "root_sweep": "sweep", "movetime": "movetime",
+        "root_sweep": "sweep", "movetime": "movetime", "rollouts": "rollouts",
+        "rollout_mix": "rollout_mix",
     }  # fmt: skip
 
     def display_name(self) -> str:
@@ -824,7 +879,7 @@ class SEMCTSSettings(_HumanLikeSettings):
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
         evaluator, metadata = self._evaluator(game, cache)
         target = self._target(game, metadata)
-        leaf_value = self._leaf_value(game, cache)
+        leaf_value = self._leaf_value(game, cache, seed)
         return self._capped(
             RankedSearchPlayer(
                 evaluator, self._config(), target, self.c1, self.display_name(), seed, leaf_value
@@ -841,7 +896,10 @@ class SEInfMCTSSettings(SEMCTSSettings):
     LABEL: ClassVar[str] = "SE-inf-MCTS"
 
 
-_COMMON = {"sims", "cpuct", "model", "name", "sf_nodes", "fpu_parent", "sweep", "movetime"}
+_COMMON = {
+    "sims", "cpuct", "model", "name", "sf_nodes", "fpu_parent", "sweep", "movetime", "rollouts",
+    "rollout_mix",
+}  # fmt: skip
 
 
 def _common(spec: PlayerSpec) -> dict[str, Any]:
@@ -851,6 +909,8 @@ def _common(spec: PlayerSpec) -> dict[str, Any]:
         "model": spec.options.get("model"),
         "name": spec.options.get("name"),
         "sf_nodes": option_int(spec, "sf_nodes", 0, low=0),
+        "rollouts": option_int(spec, "rollouts", 0, low=0),
+        "rollout_mix": option_float(spec, "rollout_mix", 1.0),
         "first_play_parent": bool(option_bool(spec, "fpu_parent")),
         "root_sweep": bool(option_bool(spec, "sweep")),
         "movetime": option_float(spec, "movetime", math.nan)

@@ -19,6 +19,9 @@ This module needs no network library; the network evaluators (PyTorch, ONNX Runt
 * :class:`UniformEvaluator`: uniform priors, value 0 (tests, stubs).
 * :class:`RolloutEvaluator`: uniform priors, value from random playouts with the game's
   compiled kernels (tests, a network-free baseline).
+* :class:`RolloutValueEvaluator`: wraps another evaluator, keeping its priors (and auxiliary
+  outputs) and taking the values, wholly or in part, from random playouts (AlphaGo's mixed
+  leaf evaluation, for a network whose value head says little).
 * :class:`CachedEvaluator`: wraps another evaluator with a cache of positions already
   evaluated (transpositions, and the overlap between consecutive searches of a game).
 """
@@ -26,6 +29,7 @@ This module needs no network library; the network evaluators (PyTorch, ONNX Runt
 from __future__ import annotations
 
 import functools
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
@@ -227,6 +231,89 @@ class RolloutEvaluator:
         return uniform_priors(legal), values
 
 
+class RolloutValueEvaluator:
+    """``evaluator``'s priors (and auxiliary outputs); values mixed with random playouts.
+
+    The value of a leaf is ``(1 - mix) * v_net + mix * v_rollout`` (AlphaGo's leaf evaluation,
+    Silver et al. 2016, Eq. "V(s_L) = (1 - lambda) v(s_L) + lambda z_L", here with the mean
+    result of ``playouts`` playouts for ``z_L``), ``v_rollout`` the mean result of the game's
+    compiled ``random_playout`` from the side to move's view (+1 a win, -1 a loss, 0 a draw).
+    Each position's playouts draw from a SplitMix64 stream seeded by ``seed`` and the
+    position's bytes, so a position gets the same value in any batch, search or restored
+    player.  It has the methods of an :class:`EdgeAuxEvaluator`; each passes the call to
+    ``evaluator``'s method of the same name.  The search always passes the positions.
+    """
+
+    def __init__(
+        self, evaluator: Evaluator, game: Game, seed: int, playouts: int, mix: float = 1.0
+    ) -> None:
+        if playouts < 1:
+            raise ValueError("playouts must be >= 1")
+        if not 0.0 <= mix <= 1.0:
+            raise ValueError("mix must be in [0, 1]")
+        self.evaluator = evaluator
+        self.kernels = kernel_addresses(game.kernels)
+        self.seed = int(seed) % (1 << 63)
+        self.playouts = int(playouts)
+        self.mix = float(mix)
+
+    def rollout_values(self, states: StateBatch) -> Values:
+        """The playouts' mean result for each position (side to move's view)."""
+        run = _rollout_values()
+        out = np.empty(len(states), dtype=np.float32)
+        for i, state in enumerate(np.ascontiguousarray(states, dtype=np.uint64)):
+            rng = new_rng_state((self.seed * 1_000_003 + zlib.crc32(state.tobytes())) % (1 << 63))
+            out[i] = run(
+                self.kernels.random_playout.address,
+                self.kernels.to_move.address,
+                state[None, :],
+                rng,
+                self.playouts,
+            )[0]
+        return out
+
+    def _values(self, values: Values, states: StateBatch | None) -> Values:
+        if states is None:
+            raise ValueError("RolloutValueEvaluator needs the positions (states=...)")
+        rollout = self.rollout_values(states)
+        if self.mix == 1.0:
+            return rollout
+        mixed = (1.0 - self.mix) * np.asarray(values, dtype=np.float32) + self.mix * rollout
+        return mixed.astype(np.float32)
+
+    def evaluate(
+        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
+    ) -> tuple[Priors, Values]:
+        """The wrapped evaluator's priors; the mixed values."""
+        priors, values = self.evaluator.evaluate(planes, legal, states)
+        return priors, self._values(values, states)
+
+    def evaluate_aux(
+        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
+    ) -> tuple[Priors, Values, Aux]:
+        """The wrapped evaluator's priors and auxiliary outputs; the mixed values."""
+        method = getattr(self.evaluator, "evaluate_aux", None)
+        if method is None:
+            raise TypeError("the wrapped evaluator has no evaluate_aux")
+        priors, values, aux = method(planes, legal, states)
+        return priors, self._values(values, states), aux
+
+    def evaluate_edge_aux(
+        self,
+        planes: PlanesBatch,
+        legal: LegalBatch,
+        states: StateBatch,
+        parents: StateBatch,
+        moves: Moves,
+    ) -> tuple[Priors, Values, Aux]:
+        """The wrapped evaluator's priors and edge outputs; the mixed values."""
+        method = getattr(self.evaluator, "evaluate_edge_aux", None)
+        if method is None:
+            raise TypeError("the wrapped evaluator has no evaluate_edge_aux")
+        priors, values, aux = method(planes, legal, states, parents, moves)
+        return priors, self._values(values, states), aux
+
+
 class CachedEvaluator:
     """Wraps an evaluator with a cache of its outputs keyed by position (transpositions).
 
@@ -306,6 +393,7 @@ __all__ = [
     "PlanesBatch",
     "Priors",
     "RolloutEvaluator",
+    "RolloutValueEvaluator",
     "StateBatch",
     "UniformEvaluator",
     "Values",
