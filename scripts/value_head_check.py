@@ -18,6 +18,8 @@ view value is a plain function of the stones).
 
     PYTHONPATH=src python scripts/value_head_check.py --cache runs/se-cache/go-9b1881054902 \
         go-se-inf-play go-se go-se-inf
+
+A play network (``se-train --variant play``) is read at each pair's own rank (no refit).
 """
 
 from __future__ import annotations
@@ -63,8 +65,13 @@ def main() -> None:
         net, _ = load_strength_model(resolve_estimator(name))
         net.eval()
         with torch.no_grad():
-            _, _, value = net.trunk(planes)
+            if net.config.kind == "play":  # the rank is an input: each pair's own rank
+                _, value = net.play(planes, torch.from_numpy(pairs.rank[idx].astype(np.int64)))
+            else:
+                _, _, value = net.trunk(planes)
         print(_row(name, value.numpy(), target, late))
+        if args.refit_steps and net.config.kind == "play":
+            raise SystemExit("--refit-steps is for the estimators, not a play network")
         if args.refit_steps:
             refit = _refit_value(
                 net, args.cache, args.refit_steps, args.batch, rng, args.refit_trunk,
