@@ -84,19 +84,12 @@ def test_a_position_gets_the_same_value_in_any_batch() -> None:
 
 
 def test_the_human_like_kinds_take_rollouts_for_go_only(tmp_path: Path) -> None:
-    from sparring.estimation.data import GO_RANKS
-    from sparring.estimation.model import (
-        StrengthNetConfig,
-        build_strength_model,
-        save_strength_model,
-    )
+    from tests.tiny_networks import tiny_go_network
+
     from sparring.players.cache import PlayerCache
     from sparring.players.registry import make_player, parse_player, settings_from_json
 
-    tiny = {"blocks": 1, "channels": 8, "value_hidden": 16}
-    play = build_strength_model(StrengthNetConfig("go", GO_RANKS, "play", **tiny), seed=0)
-    path = tmp_path / "play.pt"
-    save_strength_model(path, play, {})
+    _, path = tiny_go_network(tmp_path, "play")
     spec = f"human-mcts:rank=9d,sims=4,model={path},rollouts=2,rollout_mix=0.5"
     settings = parse_player(spec)
     assert settings.spec() == spec and settings_from_json(settings.to_json()) == settings

@@ -344,23 +344,14 @@ def test_a_play_network_plays_at_the_rank_asked_for(tmp_path: Path) -> None:
     rank an input, ``se-train --variant play``) search with its policy and value for that
     rank; a play network needs a rank, ``human-mcts:rank=R`` needs a play network, and the SE
     kinds refuse one."""
-    from sparring.estimation.data import GO_RANKS
-    from sparring.estimation.model import (
-        StrengthNetConfig,
-        build_strength_model,
-        save_strength_model,
-    )
+    from tests.tiny_networks import tiny_go_network
+
     from sparring.estimation.playnet import PlayNetEvaluator
     from sparring.players.cache import PlayerCache
     from sparring.players.registry import make_player, parse_player
 
-    tiny = {"blocks": 1, "channels": 8, "value_hidden": 16}
-    play = build_strength_model(StrengthNetConfig("go", GO_RANKS, "play", **tiny), seed=0)
-    path = tmp_path / "play.pt"
-    save_strength_model(path, play, {})
-    se = build_strength_model(StrengthNetConfig("go", GO_RANKS, "se_inf", **tiny), seed=0)
-    se_path = tmp_path / "se.pt"
-    save_strength_model(se_path, se, {})
+    play, path = tiny_go_network(tmp_path, "play")
+    _, se_path = tiny_go_network(tmp_path, "se_inf")
     go = get_game("go")
     state = go.initial_state()
     planes = go.encode(state)[None]

@@ -67,16 +67,7 @@ from sparring.errors import PlayerResourceError
 from sparring.games.base import State
 from sparring.games.chess import Chess
 from sparring.players.external import EngineDied, spawn, stop_process
-from sparring.search.evaluator import (
-    Aux,
-    Evaluator,
-    LegalBatch,
-    Moves,
-    PlanesBatch,
-    Priors,
-    StateBatch,
-    Values,
-)
+from sparring.search.evaluator import Evaluator, LeafValueEvaluator, StateBatch, Values
 
 LICHESS_K = 0.00368208
 """The slope of Lichess's win-percentage logistic per centipawn."""
@@ -276,60 +267,22 @@ class StockfishValue:
         self._process, self._finalizer = None, None
 
 
-class EngineValueEvaluator:
+class EngineValueEvaluator(LeafValueEvaluator):
     """An evaluator whose priors and auxiliary outputs are ``evaluator``'s and whose values
-    are Stockfish's at ``nodes`` nodes a leaf (:class:`StockfishValue`).
-
-    It has the methods of an :class:`~sparring.search.evaluator.EdgeAuxEvaluator`; each
-    passes the call to ``evaluator``'s method of the same name (the human-like kinds' strength
-    evaluators have all three), so a search with or without SE-MCTS's score hook gets the
-    wrapped evaluator's priors and ``beta`` unchanged.  The search always passes the positions.
-    """
+    are Stockfish's at ``nodes`` nodes a leaf (:class:`StockfishValue`); the methods are
+    :class:`~sparring.search.evaluator.LeafValueEvaluator`'s."""
 
     def __init__(self, evaluator: Evaluator, engine: StockfishValue, game: Chess, nodes: int):
         if nodes < 1:
             raise ValueError("nodes must be >= 1")
-        self.evaluator = evaluator
+        super().__init__(evaluator)
         self.engine = engine
         self.game = game
         self.nodes = int(nodes)
 
-    def _values(self, states: StateBatch | None) -> Values:
-        if states is None:
-            raise ValueError("EngineValueEvaluator needs the positions (states=...)")
+    def leaf_values(self, values: Values, states: StateBatch) -> Values:
+        """Stockfish's values of ``states`` (the network's ``values`` unused)."""
         return self.engine.values(self.game, states, self.nodes)
-
-    def evaluate(
-        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
-    ) -> tuple[Priors, Values]:
-        """The wrapped evaluator's priors; Stockfish's values."""
-        priors, _ = self.evaluator.evaluate(planes, legal, states)
-        return priors, self._values(states)
-
-    def evaluate_aux(
-        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
-    ) -> tuple[Priors, Values, Aux]:
-        """The wrapped evaluator's priors and auxiliary outputs; Stockfish's values."""
-        method = getattr(self.evaluator, "evaluate_aux", None)
-        if method is None:
-            raise TypeError("the wrapped evaluator has no evaluate_aux")
-        priors, _, aux = method(planes, legal, states)
-        return priors, self._values(states), aux
-
-    def evaluate_edge_aux(
-        self,
-        planes: PlanesBatch,
-        legal: LegalBatch,
-        states: StateBatch,
-        parents: StateBatch,
-        moves: Moves,
-    ) -> tuple[Priors, Values, Aux]:
-        """The wrapped evaluator's priors and edge outputs; Stockfish's values."""
-        method = getattr(self.evaluator, "evaluate_edge_aux", None)
-        if method is None:
-            raise TypeError("the wrapped evaluator has no evaluate_edge_aux")
-        priors, _, aux = method(planes, legal, states, parents, moves)
-        return priors, self._values(states), aux
 
 
 __all__ = [

@@ -19,9 +19,10 @@ This module needs no network library; the network evaluators (PyTorch, ONNX Runt
 * :class:`UniformEvaluator`: uniform priors, value 0 (tests, stubs).
 * :class:`RolloutEvaluator`: uniform priors, value from random playouts with the game's
   compiled kernels (tests, a network-free baseline).
-* :class:`RolloutValueEvaluator`: wraps another evaluator, keeping its priors (and auxiliary
-  outputs) and taking the values, wholly or in part, from random playouts (AlphaGo's mixed
-  leaf evaluation, for a network whose value head says little).
+* :class:`LeafValueEvaluator`: the base of evaluators that wrap another, keeping its priors
+  (and auxiliary outputs) and giving the leaves other values; :class:`RolloutValueEvaluator`
+  takes them, wholly or in part, from random playouts (AlphaGo's mixed leaf evaluation, for a
+  network whose value head says little).
 * :class:`CachedEvaluator`: wraps another evaluator with a cache of positions already
   evaluated (transpositions, and the overlap between consecutive searches of a game).
 """
@@ -231,17 +232,71 @@ class RolloutEvaluator:
         return uniform_priors(legal), values
 
 
-class RolloutValueEvaluator:
+class LeafValueEvaluator:
+    """Base of the evaluators that keep a wrapped ``evaluator``'s priors (and auxiliary
+    outputs) and give the leaves other values (:meth:`leaf_values`).
+
+    It has the methods of an :class:`EdgeAuxEvaluator`; each passes the call to
+    ``evaluator``'s method of the same name (the human-like kinds' strength evaluators have all
+    three), so a search with or without SE-MCTS's score hook gets the wrapped evaluator's
+    priors and ``beta`` unchanged.  The search always passes the positions.
+    """
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.evaluator = evaluator
+
+    def leaf_values(self, values: Values, states: StateBatch) -> Values:
+        """The values of the leaves ``states``, given the wrapped evaluator's ``values``."""
+        raise NotImplementedError
+
+    def _values(self, values: Values, states: StateBatch | None) -> Values:
+        if states is None:
+            raise ValueError(f"{type(self).__name__} needs the positions (states=...)")
+        return self.leaf_values(values, states)
+
+    def evaluate(
+        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
+    ) -> tuple[Priors, Values]:
+        """The wrapped evaluator's priors; :meth:`leaf_values`."""
+        priors, values = self.evaluator.evaluate(planes, legal, states)
+        return priors, self._values(values, states)
+
+    def evaluate_aux(
+        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
+    ) -> tuple[Priors, Values, Aux]:
+        """The wrapped evaluator's priors and auxiliary outputs; :meth:`leaf_values`."""
+        method = getattr(self.evaluator, "evaluate_aux", None)
+        if method is None:
+            raise TypeError("the wrapped evaluator has no evaluate_aux")
+        priors, values, aux = method(planes, legal, states)
+        return priors, self._values(values, states), aux
+
+    def evaluate_edge_aux(
+        self,
+        planes: PlanesBatch,
+        legal: LegalBatch,
+        states: StateBatch,
+        parents: StateBatch,
+        moves: Moves,
+    ) -> tuple[Priors, Values, Aux]:
+        """The wrapped evaluator's priors and edge outputs; :meth:`leaf_values`."""
+        method = getattr(self.evaluator, "evaluate_edge_aux", None)
+        if method is None:
+            raise TypeError("the wrapped evaluator has no evaluate_edge_aux")
+        priors, values, aux = method(planes, legal, states, parents, moves)
+        return priors, self._values(values, states), aux
+
+
+class RolloutValueEvaluator(LeafValueEvaluator):
     """``evaluator``'s priors (and auxiliary outputs); values mixed with random playouts.
 
     The value of a leaf is ``(1 - mix) * v_net + mix * v_rollout`` (AlphaGo's leaf evaluation,
-    Silver et al. 2016, Eq. "V(s_L) = (1 - lambda) v(s_L) + lambda z_L", here with the mean
+    Silver et al. 2016, ``V(s_L) = (1 - lambda) v(s_L) + lambda z_L``, here with the mean
     result of ``playouts`` playouts for ``z_L``), ``v_rollout`` the mean result of the game's
     compiled ``random_playout`` from the side to move's view (+1 a win, -1 a loss, 0 a draw).
     Each position's playouts draw from a SplitMix64 stream seeded by ``seed`` and the
     position's bytes, so a position gets the same value in any batch, search or restored
-    player.  It has the methods of an :class:`EdgeAuxEvaluator`; each passes the call to
-    ``evaluator``'s method of the same name.  The search always passes the positions.
+    player.  The other methods are :class:`LeafValueEvaluator`'s.
     """
 
     def __init__(
@@ -251,7 +306,7 @@ class RolloutValueEvaluator:
             raise ValueError("playouts must be >= 1")
         if not 0.0 <= mix <= 1.0:
             raise ValueError("mix must be in [0, 1]")
-        self.evaluator = evaluator
+        super().__init__(evaluator)
         self.kernels = kernel_addresses(game.kernels)
         self.seed = int(seed) % (1 << 63)
         self.playouts = int(playouts)
@@ -272,47 +327,13 @@ class RolloutValueEvaluator:
             )[0]
         return out
 
-    def _values(self, values: Values, states: StateBatch | None) -> Values:
-        if states is None:
-            raise ValueError("RolloutValueEvaluator needs the positions (states=...)")
+    def leaf_values(self, values: Values, states: StateBatch) -> Values:
+        """``(1 - mix) * values + mix *`` :meth:`rollout_values`."""
         rollout = self.rollout_values(states)
         if self.mix == 1.0:
             return rollout
         mixed = (1.0 - self.mix) * np.asarray(values, dtype=np.float32) + self.mix * rollout
         return mixed.astype(np.float32)
-
-    def evaluate(
-        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
-    ) -> tuple[Priors, Values]:
-        """The wrapped evaluator's priors; the mixed values."""
-        priors, values = self.evaluator.evaluate(planes, legal, states)
-        return priors, self._values(values, states)
-
-    def evaluate_aux(
-        self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
-    ) -> tuple[Priors, Values, Aux]:
-        """The wrapped evaluator's priors and auxiliary outputs; the mixed values."""
-        method = getattr(self.evaluator, "evaluate_aux", None)
-        if method is None:
-            raise TypeError("the wrapped evaluator has no evaluate_aux")
-        priors, values, aux = method(planes, legal, states)
-        return priors, self._values(values, states), aux
-
-    def evaluate_edge_aux(
-        self,
-        planes: PlanesBatch,
-        legal: LegalBatch,
-        states: StateBatch,
-        parents: StateBatch,
-        moves: Moves,
-    ) -> tuple[Priors, Values, Aux]:
-        """The wrapped evaluator's priors and edge outputs; the mixed values."""
-        method = getattr(self.evaluator, "evaluate_edge_aux", None)
-        if method is None:
-            raise TypeError("the wrapped evaluator has no evaluate_edge_aux")
-        priors, values, aux = method(planes, legal, states, parents, moves)
-        return priors, self._values(values, states), aux
-
 
 class CachedEvaluator:
     """Wraps an evaluator with a cache of its outputs keyed by position (transpositions).
@@ -388,6 +409,7 @@ __all__ = [
     "CachedEvaluator",
     "EdgeAuxEvaluator",
     "Evaluator",
+    "LeafValueEvaluator",
     "LegalBatch",
     "Moves",
     "PlanesBatch",
