@@ -52,6 +52,7 @@ from sparring.estimation.predict import (  # noqa: E402
     unit_groups,
 )
 from sparring.estimation.train import (  # noqa: E402
+    PLAY_TRAINING_PLOT,
     Batch,
     BatchSampler,
     SEConfig,
@@ -635,6 +636,7 @@ def test_play_network_trains_resumes_and_is_not_se_evaluated(
     assert record["loss_rank"] == 0.0
     assert 0 <= record["val_policy_top1"] <= 1 and 0 <= record["val_value_sign"] <= 1
     assert 0 < record["val_value_std"] < 1  # a fresh value head still varies
+    assert trainer.plot is PLAY_TRAINING_PLOT and (tmp_path / "learn" / "training.png").exists()
     model, meta = load_strength_model(tmp_path / "learn" / "model.pt")
     assert model.config.kind == "play" and meta["step"] == 80
     with pytest.raises(SparringError, match="play network"):

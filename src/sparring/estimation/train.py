@@ -558,6 +558,12 @@ class SETrainer:
         kept = [r for r in read_log(log) if r.get("step", 0) <= self.state.step]
         atomic_write(log, "".join(json.dumps(r) + "\n" for r in kept).encode())
 
+    @property
+    def plot(self) -> TrainingPlot:
+        """The run's ``training.png``: :data:`PLAY_TRAINING_PLOT` for a play network, else
+        :data:`TRAINING_PLOT`."""
+        return PLAY_TRAINING_PLOT if self.config.variant == "play" else TRAINING_PLOT
+
     def _apply_schedule(self) -> None:
         """Make the restored schedule the config's: its decay steps and factor, and the
         learning rate they give at the checkpoint's step (``learning_rate`` times the factor
@@ -696,36 +702,50 @@ class SETrainer:
             if record:
                 self._log(record)
                 if any(k.startswith("val_") for k in record):
-                    TRAINING_PLOT.write(self.out / "log.jsonl", self.out / "training.png")
+                    self.plot.write(self.out / "log.jsonl", self.out / "training.png")
             if report:
                 report(step, target, record or losses)
         if not (self.out / "training.png").exists():
-            TRAINING_PLOT.write(self.out / "log.jsonl", self.out / "training.png")
+            self.plot.write(self.out / "log.jsonl", self.out / "training.png")
         return self.state
+
+
+def _loss_panel(key: str, title: str) -> Panel:
+    return Panel(
+        title,
+        (
+            Curve(f"loss_{key}", "train", alpha=0.7),
+            Curve(f"val_{key}", "held-out players", "o-"),
+        ),
+    )
 
 
 TRAINING_PLOT = TrainingPlot(
     "step",
-    tuple(
-        Panel(
-            title,
-            (
-                Curve(f"loss_{key}", "train", alpha=0.7),
-                Curve(f"val_{key}", "held-out players", "o-"),
-            ),
-        )
-        for key, title in (
-            ("rank", "rank loss (Eq. 5 / rank CE)"),
-            ("policy", "policy cross-entropy"),
-            ("value", "value MSE"),
-        )
+    (
+        _loss_panel("rank", "rank loss (Eq. 5 / rank CE)"),
+        _loss_panel("policy", "policy cross-entropy"),
+        _loss_panel("value", "value MSE"),
     ),
     figsize=(13, 3.8),
 )
 """``training.png``: each loss on the training batches and on the held-out players."""
 
+PLAY_TRAINING_PLOT = TrainingPlot(
+    "step",
+    (
+        _loss_panel("policy", "policy cross-entropy"),
+        _loss_panel("value", "value MSE"),
+        Panel("held-out top-1 (human move)", (Curve("val_policy_top1", "held-out players", "o-"),)),
+    ),
+    figsize=(13, 3.8),
+)
+"""A play network's ``training.png`` (it has no rank loss): its two losses and how often the
+policy's top move is the human move on the held-out players."""
+
 
 __all__ = [
+    "PLAY_TRAINING_PLOT",
     "TRAINING_PLOT",
     "Batch",
     "BatchSampler",
