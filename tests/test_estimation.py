@@ -624,6 +624,7 @@ def test_play_network_trains_resumes_and_is_not_se_evaluated(
     loss falls, the held-out record has top-1 and value-sign accuracy, a killed run resumes
     to the same weights, and ``se-eval`` refuses the run with a message."""
     from sparring.estimation.model import load_strength_model
+    from sparring.estimation.predict import estimate_player
     from sparring.estimation.report import evaluate_run
 
     changes = {"variant": "play", "steps": 80, "groups_per_batch": 2, "log_every": 10}
@@ -641,6 +642,8 @@ def test_play_network_trains_resumes_and_is_not_se_evaluated(
     assert model.config.kind == "play" and meta["step"] == 80
     with pytest.raises(SparringError, match="play network"):
         evaluate_run(tmp_path / "learn", show_progress=False)
+    with pytest.raises(SparringError, match=r"a play network .* not a strength estimator"):
+        estimate_player([], "someone", tmp_path / "learn" / "model.pt")
 
     short = SEConfig.from_mapping(go_config.to_mapping() | {"variant": "play"})
     straight = SETrainer(short, tmp_path / "straight", show_progress=False)
@@ -798,7 +801,8 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
     package = ESTIMATOR_DIR.parents[1]
     assert ESTIMATOR_DIR.parts[-3:] == ("sparring", "models", "estimators")
     assert sorted(shipped_estimators()) == [
-        "chess-se", "chess-se-inf", "chess-se-inf-play", "go-se", "go-se-inf", "go-se-inf-play"
+        "chess-play", "chess-se", "chess-se-inf", "chess-se-inf-play", "go-play", "go-se",
+        "go-se-inf", "go-se-inf-play",
     ]  # fmt: skip
     assert default_estimator("go") == ESTIMATOR_DIR / "go-se.pt"
     assert default_estimator("chess") == ESTIMATOR_DIR / "chess-se.pt"

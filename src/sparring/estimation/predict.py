@@ -705,6 +705,11 @@ def estimate_player(
     that holds reference scores (written by ``sparring se-eval``)."""
     model, meta = load_strength_model(model_path)
     refs_meta = meta.get("references")
+    if model.config.kind == "play":
+        raise SparringError(
+            f"{model_path}: a play network (the rank is its input), not a strength estimator; "
+            "use an SE model such as go-se or chess-se"
+        )
     if model.config.kind == "sl" or not refs_meta:
         raise SparringError(
             f"{model_path}: no reference scores; use an SE model evaluated by 'sparring se-eval'"
