@@ -23,6 +23,7 @@ import shared_data  # noqa: E402
 from sparring.errors import ConfigError, SparringError  # noqa: E402
 from sparring.estimation.baselines import sl_method, sl_sum_predict, sl_vote_predict  # noqa: E402
 from sparring.estimation.data import (  # noqa: E402
+    CHESS_RANKS,
     GO_RANKS,
     build_dataset,
     folder_makeup,
@@ -824,6 +825,11 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
     for name, path in shipped_estimators().items():
         model, meta = load_strength_model(path)
         assert model.config.game == name.split("-")[0]
-        kind = name.split("-", 1)[1].removesuffix("-play")  # GAME-se-inf-play: an SE-inf net
-        assert model.config.kind == kind.replace("-", "_")
-        assert "references" in meta
+        if name.endswith("-se-inf-play") or not name.endswith("-play"):
+            # an estimator (GAME-se-inf-play: an SE-inf net) with its reference scores
+            kind = name.split("-", 1)[1].removesuffix("-play")
+            assert model.config.kind == kind.replace("-", "_")
+            assert "references" in meta
+        else:  # GAME-play: a play network (the rank an input), no references
+            assert model.config.kind == "play" and "references" not in meta
+            assert model.config.ranks == (GO_RANKS if model.config.game == "go" else CHESS_RANKS)
