@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -578,21 +579,33 @@ def _scenarios(work: Path, address: str) -> None:
     killed_info: tuple[int, bool] = (0, False)
 
     def on_game(record: object) -> None:
-        nonlocal delivered, killed_info
+        nonlocal delivered
         delivered += 1
-        if not killed_info[1]:  # until a busy worker of the second node was killed
+
+    finished = threading.Event()
+
+    def killer() -> None:  # until a busy worker of the second node was killed
+        nonlocal killed_info
+        while not finished.is_set() and not killed_info[1]:
             killed_info = _kill_second_node()
+            finished.wait(0.05)
 
     import ray
 
-    with GameStore(work / "killed-node.sqlite") as db:
-        result = run_series(
-            SeriesConfig(**NODE_SERIES, seed=NODE_SERIES_SEED),
-            db,
-            progress=False,
-            on_game=on_game,
-            backend=RayBackend(address),
-        )
+    watch = threading.Thread(target=killer, daemon=True)
+    watch.start()
+    try:
+        with GameStore(work / "killed-node.sqlite") as db:
+            result = run_series(
+                SeriesConfig(**NODE_SERIES, seed=NODE_SERIES_SEED),
+                db,
+                progress=False,
+                on_game=on_game,
+                backend=RayBackend(address),
+            )
+    finally:
+        finished.set()
+        watch.join()
     time.sleep(1.0)  # the dead node's health checks
     report["killed_node"] = {
         "killed_processes": killed_info[0],
