@@ -576,7 +576,6 @@ class SETrainer:
         lr = c.learning_rate * c.lr_decay_factor**passed
         for group in self.optimizer.param_groups:
             group["lr"] = lr
-        self.schedule._last_lr = [lr for _ in self.optimizer.param_groups]
 
     def save_checkpoint(self) -> None:
         """Write the checkpoint, then ``model.pt``, each atomically."""

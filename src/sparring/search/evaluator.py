@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import zlib
+from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
@@ -232,7 +233,7 @@ class RolloutEvaluator:
         return uniform_priors(legal), values
 
 
-class LeafValueEvaluator:
+class LeafValueEvaluator(ABC):
     """Base of the evaluators that keep a wrapped ``evaluator``'s priors (and auxiliary
     outputs) and give the leaves other values (:meth:`leaf_values`).
 
@@ -245,9 +246,9 @@ class LeafValueEvaluator:
     def __init__(self, evaluator: Evaluator) -> None:
         self.evaluator = evaluator
 
+    @abstractmethod
     def leaf_values(self, values: Values, states: StateBatch) -> Values:
         """The values of the leaves ``states``, given the wrapped evaluator's ``values``."""
-        raise NotImplementedError
 
     def _values(self, values: Values, states: StateBatch | None) -> Values:
         if states is None:
@@ -334,6 +335,7 @@ class RolloutValueEvaluator(LeafValueEvaluator):
             return rollout
         mixed = (1.0 - self.mix) * np.asarray(values, dtype=np.float32) + self.mix * rollout
         return mixed.astype(np.float32)
+
 
 class CachedEvaluator:
     """Wraps an evaluator with a cache of its outputs keyed by position (transpositions).
