@@ -592,6 +592,15 @@ def _scenarios(work: Path, address: str) -> None:
 
     import ray
 
+    # The interrupted run's tasks may still hold a node's CPU: wait until both are free, so
+    # that the series starts on both nodes and the second one has a task to lose.
+    deadline = time.monotonic() + 60
+    while (
+        ray.is_initialized()
+        and ray.available_resources().get("CPU", 0) < 2
+        and time.monotonic() < deadline
+    ):
+        time.sleep(0.2)
     watch = threading.Thread(target=killer, daemon=True)
     watch.start()
     try:
