@@ -54,9 +54,11 @@ from sparring.estimation.data import (
     DataConfig,
     PairSet,
     build_dataset,
+    concat_pairs,
     load_split,
     ranks_for,
 )
+from sparring.estimation.extra import extra_split
 from sparring.estimation.model import (
     KINDS,
     StrengthNet,
@@ -132,6 +134,10 @@ class SEConfig:
     train_positions_per_side: int = 0
     eval_positions_per_side: int = 0
     random_actions: int = 4
+    extra_games: str = ""
+    """Chess: train also on another source's games (``lichess2017``; see
+    :mod:`sparring.estimation.extra`); the held-out and reference pairs stay the main
+    folders'.  Empty: none."""
     # ---- network ----
     blocks: int = 6
     """Residual blocks (paper: 20)."""
@@ -207,6 +213,10 @@ class SEConfig:
     def __post_init__(self) -> None:
         check_fields(self, "se config")
         ranks_for(self.game)
+        if self.extra_games:
+            extra_split(self.extra_games)
+            if self.game != "chess":
+                raise ConfigError("se config: extra_games is for chess only", "extra_games")
         if self.variant not in KINDS:
             raise ConfigError(f"se config: variant must be one of {', '.join(KINDS)}")
         positive = (
@@ -281,6 +291,8 @@ class SEConfig:
         """The config as plain data."""
         data = dataclasses.asdict(self)
         data["lr_decay_steps"] = list(self.lr_decay_steps)
+        if not data["extra_games"]:
+            del data["extra_games"]  # as runs written before the field existed recorded it
         return data
 
     def data_config(self) -> DataConfig:
@@ -510,6 +522,10 @@ class SETrainer:
         self.device = resolve_device(config.device)
         self.data_dir = build_dataset(config.data_config(), show_progress=show_progress)
         self.train_pairs = load_split(self.data_dir, "train")
+        if config.extra_games:
+            self.train_pairs = concat_pairs(
+                self.train_pairs, load_split(self.data_dir, extra_split(config.extra_games))
+            )
         self.val_pairs = load_split(self.data_dir, "val") if config.val_every else None
         self.model = build_strength_model(config.network_config(), seed=config.seed).to(self.device)
         if config.optimizer == "sgd":
