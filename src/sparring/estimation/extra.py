@@ -18,7 +18,9 @@ Which moves are used (:func:`read_lichess_csv`, :func:`side_bands`)
 * a side whose player name (Lichess names are case-insensitive) appears anywhere in the
   2024 folders (training, held-out or reference games) is dropped, so no held-out or
   reference player is trained on under an older game;
-* a game whose move text does not replay (an illegal or unreadable SAN) is refused and
+* a game whose move text does not replay (an illegal or unreadable SAN), or goes on after
+  the rules have ended it (fivefold repetition, the 75-move rule, insufficient material:
+  :mod:`sparring.games.chess` ends games there, Lichess did not always), is refused and
   reported, never raised.
 
 The value target is the game's result from the mover's view (``winner`` is ``white``,
@@ -108,13 +110,19 @@ def read_lichess_csv(
             board = chess.Board()
             actions: list[int] = []
             try:
-                for san in row["moves"].split():
+                for ply, san in enumerate(row["moves"].split()):
+                    over = board.outcome(claim_draw=False)
+                    if over is not None:
+                        raise ValueError(
+                            f"the game is over by the rules ({over.termination.name.lower()}) "
+                            f"before ply {ply + 1}, {san}"
+                        )
                     move = board.parse_san(san)
                     actions.append(move_to_action(move))
                     board.push(move)
                 white, black = int(row["white_rating"]), int(row["black_rating"])
             except ValueError as exc:
-                errs.append(RecordError(str(path), line, f"unreadable game: {exc}"))
+                errs.append(RecordError(str(path), line, f"refused: {exc}"))
                 continue
             winner = {"white": 0, "black": 1}.get(row["winner"])
             result = {"white": "1-0", "black": "0-1", "draw": "1/2-1/2"}.get(row["winner"], "*")
