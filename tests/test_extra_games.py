@@ -92,6 +92,7 @@ def test_each_side_gets_its_own_band_and_dropped_sides_are_counted(csv_file: Pat
     assert counts == {
         "sides": 6,
         "kept": 2,
+        "no_moves": 1,
         "provisional": 1,
         "out_of_bands": 1,
         "excluded_name": 1,

@@ -146,13 +146,21 @@ def side_bands(
     games: Sequence[tuple[ChessRecord, int, int]], exclude: set[str]
 ) -> tuple[list[npt.NDArray[np.int64]], list[npt.NDArray[np.int8]], dict[str, int]]:
     """Per rank: the indices of the games with a side in that band, the side masks (bit 0
-    White, bit 1 Black) of those sides, and counts of the sides dropped and why.
+    White, bit 1 Black) of those sides, and counts of the sides dropped and why (a side
+    that made no move is dropped too).
 
     ``exclude`` holds lower-cased player names that must not be trained on.
     """
     picked: list[list[int]] = [[] for _ in range(BANDS)]
     masks: list[list[int]] = [[] for _ in range(BANDS)]
-    counts = {"sides": 0, "kept": 0, "provisional": 0, "out_of_bands": 0, "excluded_name": 0}
+    counts = {
+        "sides": 0,
+        "kept": 0,
+        "no_moves": 0,
+        "provisional": 0,
+        "out_of_bands": 0,
+        "excluded_name": 0,
+    }
     for g, (record, white, black) in enumerate(games):
         by_rank: dict[int, int] = {}
         for side, (name, rating) in enumerate(
@@ -160,6 +168,7 @@ def side_bands(
         ):
             counts["sides"] += 1
             if not record.moves.size > side:
+                counts["no_moves"] += 1
                 continue
             if name.strip().lower() in exclude:
                 counts["excluded_name"] += 1
