@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Annotated, Any
@@ -88,6 +89,20 @@ def se_data(
         f"players: {split['train_players']} training, {split['val_players']} validation, "
         f"{split['players_in_both']} in both; {len(info['refused_records'])} records refused"
     )
+    if cfg.extra_games:
+        from sparring.estimation.extra import extra_split
+
+        prefix = extra_split(cfg.extra_games)
+        extra = json.loads((folder / f"{prefix}.json").read_text())
+        sides = extra["sides"]
+        console.print(
+            f"{prefix} (training only): {extra['rated_unique_games']} rated games, "
+            f"{len(extra['refused_records'])} refused; {sides['kept']} of {sides['sides']} "
+            "sides kept (dropped: "
+            + ", ".join(f"{k} {v}" for k, v in sides.items() if k not in ("sides", "kept"))
+            + "); games per band "
+            + " ".join(str(n) for n in extra["games_per_rank"])
+        )
 
 
 def _shares(counts: dict[str, int], total: int, top: int) -> str:
