@@ -140,7 +140,11 @@ def test_think_time_and_strength_rules() -> None:
     with pytest.raises(SparringError, match="19x19"):
         strength_settings(game, rank="3d")
     go = get_game("go")
-    assert strength_settings(go, rank="3k").spec() == "se-inf-mcts:rank=3-5k"
+    # measured (the default): the play network at the rank, 32 simulations; 9d at full strength
+    assert strength_settings(go, rank="3k").spec() == "human-mcts:rank=3-5k,sims=32,model=go-play"
+    assert strength_settings(go).spec() == "human-mcts:rank=9d,sims=32,model=go-play"
+    assert strength_settings(go, rank="3k", style="human-like").spec() == "se-inf-mcts:rank=3-5k"
+    assert strength_settings(go, style="human-like", simulations=4).spec() == "human-mcts:sims=4"
     assert strength_settings(go, rank="3d", style="plain", simulations=4).spec() == (
         "sa-mcts:rank=3d,sims=4"
     )
@@ -335,10 +339,12 @@ def test_strength_at_run_time(engine: GTPClient) -> None:
 def test_rank_on_19x19() -> None:
     client = sparring_gtp("--rank", "3d", "--sims", "4", "--seed", "1")
     try:
-        assert client.ok("sparring-strength") == "se-inf-mcts:rank=3d,sims=4"
+        assert client.ok("sparring-strength") == "human-mcts:rank=3d,sims=4,model=go-play"
         move = get_game("go").parse_move(client.ok("genmove b"))
         assert move != get_game("go").num_actions - 1
-        assert client.ok("sparring-strength rank 1-2k") == "se-inf-mcts:rank=1-2k,sims=4"
+        assert client.ok("sparring-strength rank 1-2k") == (
+            "human-mcts:rank=1-2k,sims=4,model=go-play"
+        )
         assert "rank" in client.fails("sparring-strength elo 1500")
         client.ok("genmove w")
     finally:

@@ -23,14 +23,19 @@ def gtp(
     ] = "go",
     rank: Annotated[
         str | None,
-        typer.Option(help="19x19 only: play SE-inf-MCTS at this rank (9d..1d, 1-2k, 3-5k)."),
+        typer.Option(help="19x19 only: play at this rank (9d..1d, 1-2k, 3-5k), as --style says."),
     ] = None,
     player: Annotated[
         str | None, typer.Option("--player", "-p", help="Any player spec, e.g. uct:sims=200.")
     ] = None,
     style: Annotated[
-        str, typer.Option(help="How --rank is reached: human-like (SE-inf-MCTS) or plain (SA).")
-    ] = "human-like",
+        str,
+        typer.Option(
+            help="How --rank is played: measured (the rank-conditioned play network go-play, "
+            "the setting rated against GNU Go; the rank shapes its moves, not its strength), "
+            "human-like (SE-inf-MCTS) or plain (SA-MCTS at the rank's z)."
+        ),
+    ] = "measured",
     sims: Annotated[
         int | None, typer.Option(help="Simulations per move of the rank/default players.")
     ] = None,

@@ -40,14 +40,25 @@ from sparring.session import GameSession, says_resigned
 STYLES: tuple[str, ...] = ("measured", "human-like", "plain")
 """How a limited strength is reached: ``measured`` (chess, an Elo) plays the human-like
 search with Stockfish's leaf values at the setting the shipped Stockfish scale measured at
-that Elo (``human-mcts:sf_elo=E``, :mod:`sparring.estimation.external_scale`; a rank, and
-Go, fall back to ``human-like``); ``human-like`` plays SE-inf-MCTS at the rank (Chen et
-al., Eq. 6: a search that aims at the rank's strength score), ``plain`` plays SA-MCTS (Wu et
-al.'s strength index ``z`` for the rank, from the shipped z table, over the same search).
-Only ``measured`` is rated on an external scale (docs/external-strength.md): the rank
-styles choose how human-like the moves are for a rating band, not how strong they are.  In
-chess, full strength with ``measured`` is the strongest measured setting
+that Elo (``human-mcts:sf_elo=E``, :mod:`sparring.estimation.external_scale`; a chess band
+falls back to ``human-like``); in 19x19 Go ``measured`` plays the rank-conditioned play
+network (``human-mcts:model=go-play,rank=R,sims=32``; full strength at ``9d``), the Go
+setting rated against GNU Go (699 +- 151 with GNU Go level 1 at 1000 at 9d and at 3-5k alike,
+docs/external-strength.md: the rank chooses which human moves it imitates, not its
+strength); ``human-like`` plays SE-inf-MCTS at the rank (Chen et al., Eq. 6: a search that
+aims at the rank's strength score), ``plain`` plays SA-MCTS (Wu et al.'s strength index
+``z`` for the rank, from the shipped z table, over the same search).  Only ``measured`` is
+rated on an external scale (docs/external-strength.md): the rank styles choose how
+human-like the moves are for a rating band, not how strong they are.  In chess, full
+strength with ``measured`` is the strongest measured setting
 (:func:`~sparring.estimation.human_like.strongest_chess`) when Stockfish is installed."""
+
+GO_PLAY_NETWORK = "go-play"
+"""The shipped Go play network that Go's ``measured`` style plays (43% of held-out human
+moves against 33.5% for the SE kinds' network; docs/estimation.md, "A play network")."""
+GO_MEASURED_SIMULATIONS = 32
+"""Simulations a move of Go's ``measured`` style: the count its GNU Go games were played
+with (0.09 s a move)."""
 
 HUMAN_LIKE_GAMES: tuple[str, ...] = ("go", "chess")
 """Games (19x19 Go, chess) whose human-like player kinds take a rank or an Elo."""
@@ -65,7 +76,9 @@ def strength_settings(
 
     In chess, ``elo`` with ``style="measured"`` gives ``human-mcts:sf_elo=E`` (the shipped
     Stockfish scale chooses the simulations; ``simulations`` is ignored, and an Elo outside
-    the scale is clamped, as the player's analysis says).  In 19x19 Go and chess
+    the scale is clamped, as the player's analysis says).  In 19x19 Go, ``style="measured"``
+    gives the play network at the rank (:data:`GO_PLAY_NETWORK`, ``9d`` without one) with
+    :data:`GO_MEASURED_SIMULATIONS` unless ``simulations`` says otherwise.  In 19x19 Go and chess
     (:data:`HUMAN_LIKE_GAMES`), ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band such as
     ``1400-1600``) or, in chess with the other styles, ``elo`` (the band holding it, 1000 to
     2600) gives ``se-inf-mcts`` at that rank (``style="human-like"``, and ``measured`` for a
@@ -82,6 +95,7 @@ def strength_settings(
     """
     from sparring.estimation.human_like import (
         DEFAULT_SIMULATIONS,
+        GO_RANKS,
         HumanMCTSSettings,
         SAMCTSSettings,
         SEInfMCTSSettings,
@@ -107,6 +121,12 @@ def strength_settings(
         if style == "measured":
             return HumanMCTSSettings(sf_elo=float(elo))
         rank = elo_band(elo)
+    if game.name == "go" and style == "measured":
+        return HumanMCTSSettings(
+            model=GO_PLAY_NETWORK,
+            rank=GO_RANKS[0] if rank is None else rank,
+            simulations=GO_MEASURED_SIMULATIONS if simulations is None else simulations,
+        )
     sims = DEFAULT_SIMULATIONS if simulations is None else simulations
     if rank is None:
         if game.name == "chess" and style == "measured" and find_program("stockfish"):

@@ -19,7 +19,8 @@ without playing it.
 
 Strength: the engine's player comes from ``--rank`` / ``--player`` (``sparring gtp``) and
 can be changed at run time with ``sparring-strength`` (no argument: the player's spec
-now; ``rank R``: SE-inf-MCTS at a rank, 19x19 only; ``player SPEC``: any player spec;
+now; ``rank R``: the rank as ``--style`` plays it (by default the play network ``go-play``
+at the rank), 19x19 only; ``player SPEC``: any player spec;
 ``default``: the board size's default, :func:`~sparring.engines.common.strength_settings`).
 
 Time: with ``time_settings main byo_yomi stones`` (and ``time_left``), ``genmove`` thinks
@@ -130,8 +131,9 @@ class GTPEngine:
 
     ``strength`` is how the player is chosen: ``None`` (the board size's default),
     ``("rank", R)``, ``("elo", E)`` or ``("player", SPEC)``; ``move_time`` bounds every
-    move when no time settings are given; ``simulations`` overrides the default players'
-    simulation count.
+    move when no time settings are given; ``style`` is how a rank is played
+    (:data:`~sparring.engines.common.STYLES`); ``simulations`` overrides the default
+    players' simulation count.
     """
 
     def __init__(
@@ -140,7 +142,7 @@ class GTPEngine:
         *,
         game: Game | None = None,
         strength: tuple[str, str] | None = None,
-        style: str = "human-like",
+        style: str = "measured",
         simulations: int | None = None,
         move_time: float | None = None,
         seed: int | None = None,
