@@ -233,6 +233,32 @@ def test_gnugo_plays_from_a_handicap_and_after_an_undo() -> None:
     assert all(int(game.board(session.state).flatten()[p]) == 1 for p in points)
 
 
+CRASH_89 = (
+    "D16 R4 D3 Q16 P3 M4 P5 Q6 R3 P6 O5 S3 R2 N7 M5 L4 L5 N4 N5 K4 K5 J4 J5 H4 H5 G4 G5 F4 D5 "
+    "N2 O2 F5 F6 C7 E6 C10 C12 O3 P2 F17 E17 F16 J17 B5 B4 Q10 O17 M17 R17 R16 Q17 P16 P17 N15 "
+    "S16 S15 S17 R14 O16 O15 M16 N16 N17 L16 M15 M14 L15 K15 L14 L13 K14 J14 K13 K12 J13 H13 "
+    "J12 J11 H12 G12 H11 H10 G11 F11 G10 G9 F10 E10 F9"
+)
+"""89 moves of a 19x19 game of the play network against GNU Go (session 30) after which
+Debian's GNU Go 3.8 segfaults on ``genmove W`` at every level but 0, whatever the seed."""
+
+
+@needs_gnugo
+def test_a_position_that_kills_gnugo_at_its_level_is_played_at_level_0() -> None:
+    game = get_game("go")
+    engine = make_player("gnugo:level=1", game, 1)
+    assert isinstance(engine, GnuGoPlayer)
+    session = GameSession(game, (RandomPlayer(seed=1), engine))
+    for text in CRASH_89.split():
+        session.play(game.parse_move(text))
+    move = session.play_player()
+    assert game.is_legal(session.state_at(89), move)
+    assert session.annotations[-1] == {"level": 0}
+    assert engine.restarts == 2  # died at level 1 three times (two restarts), then level 0
+    session.resign(0)
+    assert engine.pid is None
+
+
 @needs_gnugo
 def test_a_dead_engine_that_stays_dead_is_a_resource_error(tmp_path: Path) -> None:
     game = get_game("go9")

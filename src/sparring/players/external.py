@@ -29,6 +29,9 @@ other kind (``sparring match chess stockfish:elo=1350 se-inf-mcts:elo=1500``,
   :class:`GameSession` (matches, the CLI) takes as the side resigning, not as its move.  A
   move GNU Go makes that sparring's rules reject (they differ
   only in corner cases) is taken back and a pass played instead (``{"illegal": VERTEX}``).
+  A position where GNU Go dies at its level every time is played at level 0
+  (:data:`FALLBACK_LEVEL`, ``{"level": 0}``): GNU Go 3.8 segfaults in some positions at
+  every level but 0.
 
 Robustness: an engine that dies (terminated process, broken pipe, end of output) while
 choosing a move is restarted, told the game again, and asked again, at most
@@ -79,7 +82,14 @@ if TYPE_CHECKING:
 PROGRAM_DIRS = ("/usr/games", "/usr/local/games")
 """Where :func:`find_program` looks after the PATH (Debian installs engines in /usr/games)."""
 MAX_RESTARTS = 2
-"""Restarts of a dead engine within one move before the move fails."""
+"""Restarts of a dead engine within one move before the move fails (GNU Go: before the
+move is asked for at :data:`FALLBACK_LEVEL`)."""
+FALLBACK_LEVEL = 0
+"""The GNU Go level of a move that kills GNU Go at its own level :data:`MAX_RESTARTS` + 1
+times: Debian's GNU Go 3.8 segfaults in some positions at levels 1-10 and not at 0 (a
+position of a 19x19 game against the play network, reproduced with gnugo alone; level 0
+and 1 are about equally strong, docs/external-strength.md).  The move's annotation says
+``{"level": 0}``."""
 STOCKFISH_ELO = (1350, 2850)
 """Stockfish 15.1's ``UCI_Elo`` range."""
 GNUGO_MAX_SIZE = 19
@@ -590,8 +600,28 @@ class GnuGoPlayer(Player):
             except GtpCommandError as err:
                 raise PlayerResourceError(f"gnugo refused a command: {err}", key="path") from None
             return self._accept(game, state, client, colour, reply)
+        if self.config.level != FALLBACK_LEVEL:
+            # GNU Go 3.8 segfaults in some positions at every level but 0 (whatever the seed,
+            # and for reg_genmove and kgs-genmove_cleanup too): one move at level 0 instead
+            try:
+                client = self._sync(game, commands)
+                client.send(f"level {FALLBACK_LEVEL}")
+                client.send(f"set_random_seed {seed}")
+                reply = client.send(f"genmove {colour}")
+                client.send(f"level {self.config.level}")
+            except EngineDied as err:
+                last = err
+                self._discard()
+            except GtpCommandError as err:
+                raise PlayerResourceError(f"gnugo refused a command: {err}", key="path") from None
+            else:
+                move = self._accept(game, state, client, colour, reply)
+                self._info = {**(self._info or {}), "level": FALLBACK_LEVEL}
+                return move
         raise PlayerResourceError(
-            f"gnugo died {MAX_RESTARTS + 1} times choosing a move at ply {game.ply(state)}: {last}",
+            f"gnugo died {MAX_RESTARTS + 1} times choosing a move at ply {game.ply(state)}"
+            f"{'' if self.config.level == FALLBACK_LEVEL else ', and once more at level 0'}: "
+            f"{last}",
             key="path",
         )
 
