@@ -31,7 +31,7 @@ other kind (``sparring match chess stockfish:elo=1350 se-inf-mcts:elo=1500``,
   only in corner cases) is taken back and a pass played instead (``{"illegal": VERTEX}``).
   A position where GNU Go dies at its level every time is played at level 0
   (:data:`FALLBACK_LEVEL`, ``{"level": 0}``): GNU Go 3.8 segfaults in some positions at
-  every level but 0.
+  every level but 0 (and in some at level 0 too: then the move fails as below).
 
 Robustness: an engine that dies (terminated process, broken pipe, end of output) while
 choosing a move is restarted, told the game again, and asked again, at most
