@@ -68,13 +68,14 @@ def se_data(
     ] = 1,
 ) -> None:
     """Extract (or finish extracting) the state-action pairs of a config into the cache."""
-    from sparring.estimation.data import build_dataset, manifest
+    from sparring.estimation.data import manifest
+    from sparring.estimation.extra import build_with_extra
 
     if makeup:
         _print_makeup(_game(game_name))
         return
     cfg = _config(_game(game_name), config)
-    folder = build_dataset(cfg.data_config(), workers=workers)
+    folder = build_with_extra(cfg.data_config(), workers=workers)
     info = manifest(folder)
     split = info["split"]
     console.print(f"cache: {folder}")

@@ -382,9 +382,9 @@ class DataConfig:
     """Uniformly random legal moves stored per pair (the ``r_inf`` pairs of SE-inf)."""
     seed: int = 0
     extra_games: str = ""
-    """Chess only: more training games from another source (``lichess2017``; see
-    :mod:`sparring.estimation.extra`), stored beside the main shards with their own manifest
-    (so not part of the key); empty: none."""
+    """Chess only: more training games from another source (``lichess2017``; built by
+    :func:`sparring.estimation.extra.build_with_extra`), stored beside the main shards with
+    their own manifest (so not part of the key); empty: none."""
 
     def key(self, spec: DataSpec) -> str:
         """A short hash of these settings (but ``extra_games``) and of the source files'
@@ -636,43 +636,9 @@ def build_dataset(config: DataConfig, show_progress: bool = True, workers: int =
     folder's ``manifest.json`` holds the configuration, rank names, the split report and
     the records that were refused.  ``workers`` > 1 extracts that many shards at once in
     worker processes (each re-reads its rank's file); the shards are the same as with one.
-    With ``extra_games`` the extra source's training shards are written too
-    (:func:`sparring.estimation.extra.build_extra`), leaving out every player named in
-    the main folders.
+    ``extra_games`` is not read here: :func:`sparring.estimation.extra.build_with_extra`
+    builds this and the extra source's shards.
     """
-    folder = _build_main(config, show_progress, workers)
-    if config.extra_games:
-        from sparring.estimation.extra import build_extra, extra_split
-
-        extra_split(config.extra_games)
-        if config.game != "chess":
-            raise ConfigError("extra_games is for chess only", "extra_games")
-        spec = dataset_spec(config.game, Path(config.data_root) if config.data_root else None)
-
-        def exclude() -> set[str]:
-            """Every player named in the main folders, lower-cased."""
-            return {
-                name.strip().lower()
-                for split in ("train", "cand")
-                for r in range(len(spec.ranks))
-                for record in read_records(spec.file(split, r), config.game)
-                for name in record_players(record)
-            }
-
-        build_extra(
-            config.extra_games,
-            spec.train_dir.parents[2],
-            folder,
-            exclude,
-            config.seed,
-            config.random_actions,
-            show_progress,
-        )
-    return folder
-
-
-def _build_main(config: DataConfig, show_progress: bool, workers: int) -> Path:
-    """:func:`build_dataset` without the extra source."""
     if workers < 1:
         raise ConfigError(f"workers must be >= 1, not {workers}", "workers")
     spec = dataset_spec(config.game, Path(config.data_root) if config.data_root else None)

@@ -43,6 +43,16 @@ import numpy as np
 import numpy.typing as npt
 
 from sparring.errors import ConfigError, MissingResourceError
+from sparring.estimation.data import (
+    CHESS_CODEC,
+    DataConfig,
+    _atomic_savez,
+    build_dataset,
+    build_shard,
+    dataset_spec,
+    read_records,
+    record_players,
+)
 from sparring.games.chess import Chess, move_to_action
 from sparring.records import ChessRecord, RecordError
 
@@ -205,8 +215,6 @@ def build_extra(
     something is to be extracted."""
     from rich.progress import Progress
 
-    from sparring.estimation.data import CHESS_CODEC, _atomic_savez, build_shard
-
     prefix = extra_split(name)
     path = source_path(name, data_root)
     manifest = folder / f"{prefix}.json"
@@ -255,3 +263,37 @@ def build_extra(
     tmp = manifest.with_name(manifest.name + ".tmp")
     tmp.write_text(json.dumps(info, indent=2))
     os.replace(tmp, manifest)
+
+
+def build_with_extra(config: DataConfig, show_progress: bool = True, workers: int = 1) -> Path:
+    """:func:`~sparring.estimation.data.build_dataset`, then (with ``extra_games``) the
+    extra source's training shards in the same folder, leaving out every player named in
+    the main folders; returns the folder."""
+    folder = build_dataset(config, show_progress=show_progress, workers=workers)
+    if not config.extra_games:
+        return folder
+    extra_split(config.extra_games)
+    if config.game != "chess":
+        raise ConfigError("extra_games is for chess only", "extra_games")
+    spec = dataset_spec(config.game, Path(config.data_root) if config.data_root else None)
+
+    def exclude() -> set[str]:
+        """Every player named in the main folders, lower-cased."""
+        return {
+            name.strip().lower()
+            for split in ("train", "cand")
+            for r in range(len(spec.ranks))
+            for record in read_records(spec.file(split, r), config.game)
+            for name in record_players(record)
+        }
+
+    build_extra(
+        config.extra_games,
+        spec.train_dir.parents[2],
+        folder,
+        exclude,
+        config.seed,
+        config.random_actions,
+        show_progress,
+    )
+    return folder

@@ -53,12 +53,11 @@ from sparring.estimation.data import (
     INF_RANK,
     DataConfig,
     PairSet,
-    build_dataset,
     concat_pairs,
     load_split,
     ranks_for,
 )
-from sparring.estimation.extra import extra_split
+from sparring.estimation.extra import build_with_extra, extra_split
 from sparring.estimation.model import (
     KINDS,
     StrengthNet,
@@ -520,7 +519,7 @@ class SETrainer:
         check_run_config(self.out, config.to_mapping(), RESUMABLE_CHANGES)
         torch.set_num_threads(config.threads)
         self.device = resolve_device(config.device)
-        self.data_dir = build_dataset(config.data_config(), show_progress=show_progress)
+        self.data_dir = build_with_extra(config.data_config(), show_progress=show_progress)
         self.train_pairs = load_split(self.data_dir, "train")
         if config.extra_games:
             self.train_pairs = concat_pairs(
