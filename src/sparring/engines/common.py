@@ -82,7 +82,7 @@ def strength_settings(
     (:data:`HUMAN_LIKE_GAMES`), ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band such as
     ``1400-1600``) or, in chess with the other styles, ``elo`` (the band holding it, 1000 to
     2600) gives ``se-inf-mcts`` at that rank (``style="human-like"``, and ``measured`` for a
-    rank) or ``sa-mcts`` at it (``style="plain"``); without either, the full strength: in
+    chess band) or ``sa-mcts`` at it (``style="plain"``); without either, the full strength: in
     chess with ``style="measured"`` and Stockfish installed the strongest measured setting
     (:func:`~sparring.estimation.human_like.strongest_chess`, its own 35 simulations:
     ``simulations`` is ignored), else the same search as the ranks' (``human-mcts``).
