@@ -69,7 +69,7 @@ def se_data(
 ) -> None:
     """Extract (or finish extracting) the state-action pairs of a config into the cache."""
     from sparring.estimation.data import manifest
-    from sparring.estimation.extra import build_with_extra
+    from sparring.estimation.extra import build_with_extra, extra_split
 
     if makeup:
         _print_makeup(_game(game_name))
@@ -91,8 +91,6 @@ def se_data(
         f"{split['players_in_both']} in both; {len(info['refused_records'])} records refused"
     )
     if cfg.extra_games:
-        from sparring.estimation.extra import extra_split
-
         prefix = extra_split(cfg.extra_games)
         extra = json.loads((folder / f"{prefix}.json").read_text())
         sides = extra["sides"]

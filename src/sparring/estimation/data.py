@@ -82,6 +82,9 @@ CHESS_RANKS: tuple[str, ...] = (
     "1000-1200",
 )
 """Chess Elo bands, strongest first (``r_1`` = 2400-2599 ... ``r_8`` = 1000-1199; section 4.5)."""
+EXTRA_SOURCES: tuple[str, ...] = ("lichess2017",)
+"""Names :attr:`DataConfig.extra_games` accepts (empty: none; see
+:mod:`sparring.estimation.extra`)."""
 INF_RANK = "r_inf"
 """The name of SE-inf's extra, weakest rank of uniformly random legal moves (section 3.2)."""
 
@@ -386,6 +389,15 @@ class DataConfig:
     :func:`sparring.estimation.extra.build_with_extra`), stored beside the main shards with
     their own manifest (so not part of the key); empty: none."""
 
+    def __post_init__(self) -> None:
+        if self.extra_games and self.extra_games not in EXTRA_SOURCES:
+            raise ConfigError(
+                f"unknown extra_games {self.extra_games!r}; known: {', '.join(EXTRA_SOURCES)}",
+                "extra_games",
+            )
+        if self.extra_games and self.game != "chess":
+            raise ConfigError("extra_games is for chess only", "extra_games")
+
     def key(self, spec: DataSpec) -> str:
         """A short hash of these settings (but ``extra_games``) and of the source files'
         sizes."""
@@ -477,7 +489,9 @@ def extract_game(
     }
 
 
-def _atomic_savez(path: Path, arrays: dict[str, npt.NDArray[Any]]) -> None:
+def atomic_savez(path: Path, arrays: dict[str, npt.NDArray[Any]]) -> None:
+    """Write ``arrays`` as a compressed ``.npz`` at ``path`` atomically (a temporary file
+    in the same folder, then a rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp.npz")
     os.close(fd)
@@ -593,7 +607,7 @@ class _ShardJob:
             self.split,
             side_masks=self.side_masks,
         )
-        _atomic_savez(self.path, arrays)
+        atomic_savez(self.path, arrays)
         return int(self.games.size)
 
 
@@ -729,7 +743,7 @@ def build_dataset(config: DataConfig, show_progress: bool = True, workers: int =
                 advance=lambda k: progress.advance(task, k),
                 side_masks=sides(s, r),
             )
-            _atomic_savez(shards[s, r], arrays)
+            atomic_savez(shards[s, r], arrays)
     info = {
         "version": CACHE_VERSION,
         "config": dataclasses.asdict(config),

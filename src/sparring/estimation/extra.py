@@ -45,8 +45,9 @@ import numpy.typing as npt
 from sparring.errors import ConfigError, MissingResourceError
 from sparring.estimation.data import (
     CHESS_CODEC,
+    EXTRA_SOURCES,
     DataConfig,
-    _atomic_savez,
+    atomic_savez,
     build_dataset,
     build_shard,
     dataset_spec,
@@ -56,9 +57,6 @@ from sparring.estimation.data import (
 from sparring.games.chess import Chess, move_to_action
 from sparring.records import ChessRecord, RecordError
 
-EXTRA_SOURCES: tuple[str, ...] = ("lichess2017",)
-"""Names accepted by ``extra_games`` (empty: none)."""
-
 BAND_LOW = 1000
 BAND_WIDTH = 200
 BANDS = 8
@@ -67,7 +65,8 @@ PROVISIONAL = 1500
 
 
 def extra_split(name: str) -> str:
-    """The shard prefix of an extra source (``extra-lichess2017``)."""
+    """The shard prefix of an extra source (``extra-lichess2017``); ConfigError for a name
+    not in :data:`~sparring.estimation.data.EXTRA_SOURCES`."""
     if name not in EXTRA_SOURCES:
         raise ConfigError(
             f"unknown extra_games {name!r}; known: {', '.join(EXTRA_SOURCES)}", "extra_games"
@@ -251,7 +250,7 @@ def build_extra(
                 advance=lambda k: progress.advance(task, k),
                 side_masks=masks[r],
             )
-            _atomic_savez(shards[r], arrays)
+            atomic_savez(shards[r], arrays)
     info: dict[str, Any] = {
         "source": str(path),
         "source_size": size,
@@ -270,11 +269,8 @@ def build_with_extra(config: DataConfig, show_progress: bool = True, workers: in
     extra source's training shards in the same folder, leaving out every player named in
     the main folders; returns the folder."""
     folder = build_dataset(config, show_progress=show_progress, workers=workers)
-    if not config.extra_games:
+    if not config.extra_games:  # DataConfig checked the name and the game
         return folder
-    extra_split(config.extra_games)
-    if config.game != "chess":
-        raise ConfigError("extra_games is for chess only", "extra_games")
     spec = dataset_spec(config.game, Path(config.data_root) if config.data_root else None)
 
     def exclude() -> set[str]:

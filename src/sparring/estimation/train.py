@@ -212,10 +212,7 @@ class SEConfig:
     def __post_init__(self) -> None:
         check_fields(self, "se config")
         ranks_for(self.game)
-        if self.extra_games:
-            extra_split(self.extra_games)
-            if self.game != "chess":
-                raise ConfigError("se config: extra_games is for chess only", "extra_games")
+        self.data_config()  # its own checks (extra_games)
         if self.variant not in KINDS:
             raise ConfigError(f"se config: variant must be one of {', '.join(KINDS)}")
         positive = (
