@@ -585,43 +585,35 @@ class GnuGoPlayer(Player):
         # GNU Go seeds itself from the clock; a seed from this player's generator before
         # each genmove makes its moves a function of the position and the player's seed
         seed = int(self.rng.integers(1, 2**31 - 1))
+        own = self.config.level
+        # GNU Go 3.8 segfaults in some positions at every level but 0 (whatever the seed, and
+        # for reg_genmove and kgs-genmove_cleanup too): after the restarts, one try at level 0
+        levels = [own] * (MAX_RESTARTS + 1) + ([FALLBACK_LEVEL] if own != FALLBACK_LEVEL else [])
         last: BaseException | None = None
-        for attempt in range(MAX_RESTARTS + 1):
-            if attempt:
+        for attempt, level in enumerate(levels):
+            if level == own and attempt:
                 self.restarts += 1
             try:
                 client = self._sync(game, commands)
-                client.send(f"set_random_seed {seed + attempt}")
+                if level != own:
+                    client.send(f"level {level}")
+                client.send(f"set_random_seed {seed + attempt if level == own else seed}")
                 reply = client.send(f"genmove {colour}")
+                if level != own:
+                    client.send(f"level {own}")
             except EngineDied as err:
                 last = err
                 self._discard()
                 continue
             except GtpCommandError as err:
                 raise PlayerResourceError(f"gnugo refused a command: {err}", key="path") from None
-            return self._accept(game, state, client, colour, reply)
-        if self.config.level != FALLBACK_LEVEL:
-            # GNU Go 3.8 segfaults in some positions at every level but 0 (whatever the seed,
-            # and for reg_genmove and kgs-genmove_cleanup too): one move at level 0 instead
-            try:
-                client = self._sync(game, commands)
-                client.send(f"level {FALLBACK_LEVEL}")
-                client.send(f"set_random_seed {seed}")
-                reply = client.send(f"genmove {colour}")
-                client.send(f"level {self.config.level}")
-            except EngineDied as err:
-                last = err
-                self._discard()
-            except GtpCommandError as err:
-                raise PlayerResourceError(f"gnugo refused a command: {err}", key="path") from None
-            else:
-                move = self._accept(game, state, client, colour, reply)
-                self._info = {**(self._info or {}), "level": FALLBACK_LEVEL}
-                return move
+            move = self._accept(game, state, client, colour, reply)
+            if level != own:
+                self._info = {**(self._info or {}), "level": level}
+            return move
         raise PlayerResourceError(
             f"gnugo died {MAX_RESTARTS + 1} times choosing a move at ply {game.ply(state)}"
-            f"{'' if self.config.level == FALLBACK_LEVEL else ', and once more at level 0'}: "
-            f"{last}",
+            f"{'' if own == FALLBACK_LEVEL else ', and once more at level 0'}: {last}",
             key="path",
         )
 
