@@ -661,6 +661,38 @@ def test_play_network_trains_resumes_and_is_not_se_evaluated(
         assert torch.allclose(a[k].float(), b[k].float(), atol=1e-5), k
 
 
+def test_training_from_a_copied_cache_folder(go_config: SEConfig, tmp_path: Path) -> None:
+    """A cache folder copied elsewhere (to a machine without the games) trains like the
+    config's own; a folder of other settings, or one with a shard missing, is refused."""
+    import shutil
+
+    from sparring.estimation.data import cache_path, dataset_spec
+
+    spec = dataset_spec("go", Path(go_config.data_root))
+    own = cache_path(go_config.data_config(), spec)
+    SETrainer(go_config, tmp_path / "own", show_progress=False).run(2)  # builds `own`
+    copy = tmp_path / "copied"
+    shutil.copytree(own, copy)
+    elsewhere = SEConfig.from_mapping(
+        go_config.to_mapping() | {"data_root": str(tmp_path / "no-games"), "cache_dir": "x"}
+    )
+    trainer = SETrainer(elsewhere, tmp_path / "run", show_progress=False, data_folder=copy)
+    assert trainer.data_dir == copy
+    trainer.run(2)
+    a = SETrainer(go_config, tmp_path / "own", show_progress=False).model.state_dict()
+    b = trainer.model.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)  # the same pairs, the same steps
+    other = SEConfig.from_mapping(go_config.to_mapping() | {"train_positions_per_side": 5})
+    with pytest.raises(ConfigError, match="train_positions_per_side: config 5, folder 6"):
+        SETrainer(other, tmp_path / "other", show_progress=False, data_folder=copy)
+    (copy / "val-03.npz").unlink()
+    with pytest.raises(ConfigError, match=r"missing val-03\.npz"):
+        SETrainer(go_config, tmp_path / "torn", show_progress=False, data_folder=copy)
+    with pytest.raises(ConfigError, match=r"no manifest\.json"):
+        SETrainer(go_config, tmp_path / "none", show_progress=False, data_folder=tmp_path)
+    assert not (tmp_path / "other" / "log.jsonl").exists()
+
+
 def _toml_line(key: str, value: object) -> str:
     if isinstance(value, bool):
         return f"{key} = {str(value).lower()}"

@@ -151,6 +151,15 @@ def se_train(
     progress: Annotated[
         bool, typer.Option(help="Show a progress bar (off: the held-out lines only).")
     ] = True,
+    data_folder: Annotated[
+        Path | None,
+        typer.Option(
+            help="Train from this cache folder (built by se-data, copied here) instead of "
+            "the config's; its settings must match the config's.",
+            exists=True,
+            file_okay=False,
+        ),
+    ] = None,
 ) -> None:
     """Train (or resume) a strength estimator (SE, SE-inf), the SL baseline classifier, or a
     play network (``--variant play``: policy and value with the rank as an input)."""
@@ -163,7 +172,7 @@ def se_train(
         cfg = type(cfg).from_mapping(cfg.to_mapping() | {"steps": steps})
     directory = out or Path("runs") / f"se-{game}-{cfg.variant.replace('_', '-')}"
     check_output_dir(directory, "--out")
-    trainer = SETrainer(cfg, directory, show_progress=progress)
+    trainer = SETrainer(cfg, directory, show_progress=progress, data_folder=data_folder)
     target = cfg.steps
     if trainer.state.step:
         console.print(f"resuming {directory} at step {trainer.state.step}")

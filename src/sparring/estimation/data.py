@@ -943,6 +943,42 @@ def manifest(folder: Path) -> dict[str, Any]:
     return data
 
 
+FOLDER_FREE_FIELDS = ("data_root", "cache_dir", "extra_games")
+""":class:`DataConfig` fields that a copied cache folder need not match: where the sources and
+the cache lie, and the extra source (checked by its own shards)."""
+
+
+def check_cache_folder(folder: Path, config: DataConfig, also: tuple[str, ...] = ()) -> Path:
+    """``folder`` if it is a complete cache folder of ``config`` (copied, say, to a machine
+    without the source games), else ConfigError naming what is missing or differs.
+
+    Every setting that changes the pairs must equal the folder's manifest, but for
+    :data:`FOLDER_FREE_FIELDS`, and every rank's shard of the three splits and of the shard
+    prefixes in ``also`` (an extra source's, say) must be there.  Nothing is read from the
+    source files, so the folder's key is not recomputed.
+    """
+    folder = Path(folder)
+    if not (folder / "manifest.json").is_file():
+        raise ConfigError(f"{folder}: not a strength-estimation cache folder (no manifest.json)")
+    info = manifest(folder)
+    wanted = {k: v for k, v in dataclasses.asdict(config).items() if k not in FOLDER_FREE_FIELDS}
+    stored = {k: v for k, v in info.get("config", {}).items() if k not in FOLDER_FREE_FIELDS}
+    differ = sorted(k for k in wanted.keys() | stored.keys() if wanted.get(k) != stored.get(k))
+    if differ:
+        said = ", ".join(f"{k}: config {wanted.get(k)!r}, folder {stored.get(k)!r}" for k in differ)
+        raise ConfigError(f"{folder}: cache of other data settings ({said})")
+    n = len(info["ranks"])
+    missing = [
+        f"{p}-{r:02d}.npz"
+        for p in (*SPLITS, *also)
+        for r in range(n)
+        if not (folder / f"{p}-{r:02d}.npz").is_file()
+    ]
+    if missing:
+        raise ConfigError(f"{folder}: incomplete cache folder, missing {', '.join(missing)}")
+    return folder
+
+
 __all__ = [
     "CHESS_CODEC",
     "CHESS_RANKS",
@@ -958,6 +994,7 @@ __all__ = [
     "build_dataset",
     "build_shard",
     "cache_path",
+    "check_cache_folder",
     "codec_for",
     "dataset_spec",
     "default_data_root",

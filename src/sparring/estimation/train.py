@@ -53,6 +53,7 @@ from sparring.estimation.data import (
     INF_RANK,
     DataConfig,
     PairSet,
+    check_cache_folder,
     concat_pairs,
     load_split,
     ranks_for,
@@ -509,14 +510,28 @@ class SEState:
 class SETrainer:
     """Runs (and resumes) one strength-estimator training run in ``out_dir``."""
 
-    def __init__(self, config: SEConfig, out_dir: Path, show_progress: bool = True) -> None:
+    def __init__(
+        self,
+        config: SEConfig,
+        out_dir: Path,
+        show_progress: bool = True,
+        data_folder: Path | None = None,
+    ) -> None:
+        """``data_folder``: train from this already-built cache folder (copied to a machine
+        without the source games, say), checked by
+        :func:`~sparring.estimation.data.check_cache_folder`, instead of building or finding
+        the config's own."""
         self.config = config
         self.out = Path(out_dir)
         self.out.mkdir(parents=True, exist_ok=True)
         check_run_config(self.out, config.to_mapping(), RESUMABLE_CHANGES)
         torch.set_num_threads(config.threads)
         self.device = resolve_device(config.device)
-        self.data_dir = build_with_extra(config.data_config(), show_progress=show_progress)
+        if data_folder is None:
+            self.data_dir = build_with_extra(config.data_config(), show_progress=show_progress)
+        else:
+            also = (extra_split(config.extra_games),) if config.extra_games else ()
+            self.data_dir = check_cache_folder(Path(data_folder), config.data_config(), also)
         self.train_pairs = load_split(self.data_dir, "train")
         if config.extra_games:
             self.train_pairs = concat_pairs(
@@ -563,7 +578,7 @@ class SETrainer:
         self.schedule.load_state_dict(payload["schedule"])
         self._apply_schedule()
         self.rng.bit_generator.state = payload["numpy_rng"]
-        torch.set_rng_state(payload["torch_rng"])
+        torch.set_rng_state(payload["torch_rng"].cpu())  # map_location moved it too
         self.state = SEState(**payload["state"])
         # Log records written after the checkpoint describe steps that will be redone.
         log = self.out / "log.jsonl"

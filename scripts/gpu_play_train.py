@@ -1,0 +1,166 @@
+"""Train play networks on a lent GPU machine inside a fixed time budget (issue 28).
+
+The GPU machine has neither the source games nor the installed package, so each run trains
+from a copied cache folder (``SETrainer(data_folder=...)``, ``se-train --data-folder``) with
+``PYTHONPATH=src``.  The configs train side by side on the one GPU:
+
+1. a probe: ``PROBE_STEPS`` steps of every config at once, timed from each run's log
+   (the seconds between its first and last log record, so CUDA's start-up is left out);
+2. the plan: each run's total steps fill what is left of ``--budget`` (times ``--margin``),
+   with the learning rate cut by the config's ``lr_decay_factor`` at ``--decays`` of them;
+3. the runs resume to those steps (``steps`` and ``lr_decay_steps`` are resumable
+   changes), all at once; a run still going at the deadline is stopped, and its last
+   checkpoint (every ``checkpoint_every`` steps) is what it leaves.
+
+Each run's ``model.pt``, ``log.jsonl`` and ``training.png`` and the plan
+(``plan.json``) are copied to ``--out``.  Usage, on the GPU machine::
+
+    PYTHONPATH=src python3 scripts/gpu_play_train.py chess CACHE_FOLDER \\
+        configs/se-chess-play-gpu.toml configs/se-chess-play-gpu-s.toml \\
+        --runs /tmp/runs --out "$OUT" --budget 470
+
+and ``python3 scripts/gpu_play_train.py ... --budget 60 --device cpu`` tries it here on the
+CPU (the steps it plans are then few).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PROBE_STEPS = 150
+"""Steps of the probe; the log's records at 50 and 150 time 100 steps."""
+
+
+def train(
+    game: str, config: Path, run: Path, data: Path, steps: int, decays: str, device: str
+) -> None:
+    """One run, in this process: ``steps`` steps with the decay steps ``decays`` (comma list)
+    on ``device``."""
+    from sparring.estimation.train import SEConfig, SETrainer
+
+    mapping = SEConfig.from_toml(config, game).to_mapping()
+    mapping["steps"] = steps
+    mapping["lr_decay_steps"] = [int(x) for x in decays.split(",") if x]
+    mapping["device"] = device
+    trainer = SETrainer(SEConfig.from_mapping(mapping), run, show_progress=False, data_folder=data)
+    t0 = time.perf_counter()
+    trainer.run()
+    print(f"{run.name}: step {trainer.state.step} in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def seconds_per_step(log: Path) -> float:
+    """Seconds a step between the first and the last record of a run's log."""
+    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    first, last = rows[0], rows[-1]
+    return (last["seconds"] - first["seconds"]) / max(last["step"] - first["step"], 1)
+
+
+def launch(
+    args: argparse.Namespace, config: Path, steps: int, decays: list[int]
+) -> subprocess.Popen[bytes]:
+    """Start one run (:func:`train`) in a new process, its output to ``RUNS/CONFIG.out``."""
+    run = args.runs / config.stem
+    cmd = [
+        sys.executable,
+        __file__,
+        "--train",
+        args.game,
+        str(args.cache),
+        str(config),
+        "--runs",
+        str(run),
+        "--steps",
+        str(steps),
+        "--decay-list",
+        ",".join(str(d) for d in decays),
+        "--device",
+        args.device,
+    ]
+    log = (args.runs / f"{config.stem}.out").open("ab")
+    return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+
+
+def wait_all(procs: list[subprocess.Popen[bytes]], deadline: float) -> None:
+    """Wait for every process; stop those still running at ``deadline``."""
+    for p in procs:
+        left = deadline - time.monotonic()
+        try:
+            p.wait(timeout=max(left, 0.1))
+        except subprocess.TimeoutExpired:
+            p.terminate()
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("game", choices=("go", "chess"))
+    ap.add_argument("cache", type=Path, help="the copied cache folder")
+    ap.add_argument("configs", type=Path, nargs="+")
+    ap.add_argument("--runs", type=Path, required=True, help="where the runs' folders go")
+    ap.add_argument("--out", type=Path, help="where the results are copied")
+    ap.add_argument("--budget", type=float, default=470.0, help="seconds for probe and runs")
+    ap.add_argument("--margin", type=float, default=0.85, help="share of the time left planned")
+    ap.add_argument("--decays", default="0.6,0.85", help="decay points as shares of the steps")
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--train", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--steps", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--decay-list", default="", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.train:
+        train(
+            args.game,
+            args.configs[0],
+            args.runs,
+            args.cache,
+            args.steps,
+            args.decay_list,
+            args.device,
+        )
+        return 0
+    start = time.monotonic()
+    deadline = start + args.budget
+    args.runs.mkdir(parents=True, exist_ok=True)
+    placeholder = [10**9]
+    wait_all([launch(args, c, PROBE_STEPS, placeholder) for c in args.configs], deadline)
+    plan: dict[str, dict[str, float | int | list[int]]] = {}
+    left = (deadline - time.monotonic()) * args.margin
+    shares = [float(x) for x in args.decays.split(",") if x]
+    for c in args.configs:
+        sps = seconds_per_step(args.runs / c.stem / "log.jsonl")
+        steps = max(PROBE_STEPS + 1, PROBE_STEPS + int(left / sps))
+        plan[c.stem] = {
+            "probe_seconds_per_step": sps,
+            "steps": steps,
+            "lr_decay_steps": [int(steps * s) for s in shares],
+        }
+    print(json.dumps(plan, indent=1), flush=True)
+    procs = [
+        launch(args, c, int(plan[c.stem]["steps"]), list(plan[c.stem]["lr_decay_steps"]))  # type: ignore[arg-type]
+        for c in args.configs
+    ]
+    wait_all(procs, deadline)
+    print(f"done in {time.monotonic() - start:.1f} s", flush=True)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "plan.json").write_text(json.dumps(plan, indent=1))
+        for c in args.configs:
+            run = args.runs / c.stem
+            for name in ("model.pt", "log.jsonl", "training.png"):
+                if (run / name).exists():
+                    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", c.stem)
+                    shutil.copy(run / name, args.out / f"{stem}.{name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
