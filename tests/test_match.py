@@ -15,7 +15,13 @@ from typer.testing import CliRunner
 
 from plugin_kind import register_for_test
 from sparring.cli.evaluation import register
-from sparring.errors import ConfigError, IllegalMoveError, UnknownGameError, UnknownPlayerError
+from sparring.errors import (
+    ConfigError,
+    IllegalMoveError,
+    PlayerResourceError,
+    UnknownGameError,
+    UnknownPlayerError,
+)
 from sparring.evaluation.match import (
     MatchConfig,
     TournamentConfig,
@@ -23,6 +29,7 @@ from sparring.evaluation.match import (
     play_game,
     player_labels,
     player_seeds,
+    replay_seed,
     run_match,
     run_tournament,
 )
@@ -385,6 +392,68 @@ def test_ctrl_c_exits_130_with_one_line(
     rerun = CliRunner().invoke(app, args)
     assert rerun.exit_code == 0, rerun.output
     assert "4 played now, 2 already stored" in rerun.output
+
+
+class Dying(RandomPlayer):
+    """A random player whose engine "dies for good" at its third move in the games whose
+    seed is in ``deadly`` (every game when ``deadly`` is None); ``seeds`` logs its games."""
+
+    def __init__(self, seed: int | None, deadly: set[int] | None, seeds: list[int]) -> None:
+        super().__init__("Dying", seed)
+        self.deadly, self.seeds, self.moves = deadly, seeds, 0
+        seeds.append(seed if seed is not None else -1)
+
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
+        self.moves += 1
+        if self.moves == 3 and (self.deadly is None or self.seeds[-1] in self.deadly):
+            raise PlayerResourceError("the engine died and did not come back", key="path")
+        return super().select_move(game, state)
+
+
+def test_a_game_whose_engine_dies_for_good_is_void_and_played_again(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from sparring.players import registry
+
+    game0 = derive_seed(5, 0, 0)
+    first = player_seeds(game0)[1]  # the dying player is B
+    again = replay_seed(game0, 1)
+    deadly: set[int] = {first, player_seeds(again)[1]}  # its first replay dies too
+    seeds: list[int] = []
+
+    def factory(game: Game, spec: registry.PlayerSpec, seed: int | None) -> Player:
+        return Dying(seed, deadly, seeds)
+
+    register_for_test(monkeypatch, "dying", factory)
+    config = MatchConfig("tictactoe", "random", "dying", games=2, seed=5)
+    with GameStore(tmp_path / "a.sqlite") as store:
+        result = run_match(config, store, progress=False)
+        assert result.played == 2 and store.count() == 2
+        records = sorted(store.iter_games(result.run_key), key=lambda r: r.game_index)
+    third = replay_seed(game0, 2)
+    assert [r.seed for r in records] == [third, derive_seed(5, 0, 1)]
+    tries = [first, player_seeds(again)[1], player_seeds(third)[1]]
+    assert [s for s in seeds if s in tries] == tries  # (seeds also holds the label's build)
+    said = capsys.readouterr().err
+    assert said.count("is void (the engine died and did not come back)") == 2
+    assert f"played again with seed {again}" in said and f"with seed {third}" in said
+    assert replay_seed(game0, 1) != replay_seed(game0, 2) != game0
+
+    # An engine that dies in every game: the game is played 1 + VOID_REPLAYS times, then
+    # the error reaches the caller, and nothing is stored.
+    seeds.clear()
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
+    registry.register_factory("dying2", "test stub")(
+        lambda game, spec, seed: Dying(seed, None, seeds)
+    )
+    config = MatchConfig("tictactoe", "random", "dying2", games=2, seed=5)
+    with GameStore(tmp_path / "b.sqlite") as store:
+        with pytest.raises(PlayerResourceError, match="did not come back"):
+            run_match(config, store, progress=False)
+        assert store.count() == 0
+    game_b = player_seeds(game0)[1]
+    tries = [game_b, *(player_seeds(replay_seed(game0, k))[1] for k in (1, 2))]
+    assert [s for s in seeds if s in tries] == tries
 
 
 def test_workers_do_not_import_from_the_current_directory(tmp_path: Path) -> None:

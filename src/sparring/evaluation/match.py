@@ -14,6 +14,15 @@ for every game with seeds derived from that game seed.  A game's moves therefore
 the base seed, the pairing and the game index: not on the number of workers, on the order the
 games finish in, or on whether the run was interrupted and resumed.
 
+Void games: a game in which a player's resource fails for good (a
+:class:`~sparring.errors.PlayerResourceError` while it is played: an external engine that died
+and could not be restarted, at its fallback level either) is void and is played again from its
+start with the seed :func:`replay_seed` ``(seed, k)`` for ``k = 1, 2, ...``, at most
+:data:`VOID_REPLAYS` times; the record stored is the first game that finished, with the seed it
+was played with.  The replays' seeds depend only on the game's own, so a resumed run (which
+starts the game again) voids and replays the same games: nothing is stored twice and no run is
+stuck on a game that always kills the engine.  Each void game is reported on standard error.
+
 Durability: every finished game is written (and committed) to a
 :class:`~sparring.evaluation.store.GameStore` by the parent process.  A run is identified by
 its *run key*, a hash of the game, the ordered specs and the base seed (not of the number of
@@ -71,7 +80,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from sparring.errors import ConfigError, IllegalMoveError, is_interrupt
+from sparring.errors import ConfigError, IllegalMoveError, PlayerResourceError, is_interrupt
 from sparring.evaluation.backend import Backend, Deliver, Job, RunCost, local_or
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
 from sparring.games import get_game
@@ -271,6 +280,19 @@ def derive_seed(base_seed: int, pairing: int, game_index: int) -> int:
     return int(sequence.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
+VOID_REPLAYS = 2
+"""How many times a void game (a player's resource failed for good) is played again."""
+
+
+def replay_seed(game_seed: int, replay: int) -> int:
+    """The seed of the ``replay``-th replay (1, 2, ...) of the void game seeded ``game_seed``:
+    a SeedSequence child of ``game_seed``, < 2**63."""
+    if replay < 1:
+        raise ValueError(f"replay must be >= 1, not {replay}")
+    sequence = np.random.SeedSequence(game_seed, spawn_key=(replay,))
+    return int(sequence.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
 def player_seeds(game_seed: int) -> tuple[int, int]:
     """The seeds of players A and B in the game seeded with ``game_seed``."""
     state = np.random.SeedSequence(game_seed).generate_state(2, dtype=np.uint64)
@@ -397,22 +419,36 @@ def play_task(task: GameTask) -> GameRecord:
     game = _WORKER_GAMES.get(task.game)
     if game is None:
         game = _WORKER_GAMES[task.game] = get_game(task.game)
-    seed_a, seed_b = player_seeds(task.seed)
-    players = (
-        make_player(task.spec_a, game, seed_a, _WORKER_PLAYERS),
-        make_player(task.spec_b, game, seed_b, _WORKER_PLAYERS),
-    )
-    return play_game(
-        game,
-        players,
-        a_first=task.a_first,
-        seed=task.seed,
-        specs=(task.spec_a, task.spec_b),
-        labels=(task.label_a, task.label_b),
-        run_key=task.run_key,
-        pairing=task.pairing,
-        game_index=task.game_index,
-    )
+    seed = task.seed
+    for replay in range(VOID_REPLAYS + 1):
+        seed_a, seed_b = player_seeds(seed)
+        players = (
+            make_player(task.spec_a, game, seed_a, _WORKER_PLAYERS),
+            make_player(task.spec_b, game, seed_b, _WORKER_PLAYERS),
+        )
+        try:
+            return play_game(
+                game,
+                players,
+                a_first=task.a_first,
+                seed=seed,
+                specs=(task.spec_a, task.spec_b),
+                labels=(task.label_a, task.label_b),
+                run_key=task.run_key,
+                pairing=task.pairing,
+                game_index=task.game_index,
+            )
+        except PlayerResourceError as error:
+            if replay == VOID_REPLAYS:
+                raise
+            seed = replay_seed(task.seed, replay + 1)
+            print(
+                f"game {task.game_index} of {task.spec_a} vs {task.spec_b} is void ({error}); "
+                f"played again with seed {seed}",
+                file=sys.stderr,
+                flush=True,
+            )
+    raise AssertionError("unreachable")  # the loop returns or raises
 
 
 def iterate_task(task: GameTask) -> Iterator[GameRecord]:

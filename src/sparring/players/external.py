@@ -35,7 +35,9 @@ other kind (``sparring match chess stockfish:elo=1350 se-inf-mcts:elo=1500``,
 
 Robustness: an engine that dies (terminated process, broken pipe, end of output) while
 choosing a move is restarted, told the game again, and asked again, at most
-:data:`MAX_RESTARTS` times per move; then :class:`~sparring.errors.PlayerResourceError`.
+:data:`MAX_RESTARTS` times per move; then :class:`~sparring.errors.PlayerResourceError`
+(which makes a match's game void, to be played again with another seed:
+:mod:`sparring.evaluation.match`).
 Processes start on first use and are closed when the game ends (:meth:`Player.game_over`),
 by :meth:`close`, and when the player is garbage-collected; a later game starts a new one.
 
