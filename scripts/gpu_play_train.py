@@ -12,8 +12,10 @@ from a copied cache folder (``SETrainer(data_folder=...)``, ``se-train --data-fo
    changes), all at once; a run still going at the deadline is stopped, and its last
    checkpoint (every ``checkpoint_every`` steps) is what it leaves.
 
-Each run's ``model.pt``, ``log.jsonl`` and ``training.png`` and the plan
-(``plan.json``) are copied to ``--out``.  Usage, on the GPU machine::
+Each run's ``model.pt``, ``log.jsonl`` and ``config.json`` and the plan (``plan.json``) are
+copied to ``--out`` (a run's plot can be drawn again from its log).  The optimiser's state is
+not: a run is not resumed elsewhere, it is run again (the probe and the plan take under a
+minute).  Usage, on the GPU machine::
 
     PYTHONPATH=src python3 scripts/gpu_play_train.py chess CACHE_FOLDER \\
         configs/se-chess-play-gpu.toml configs/se-chess-play-gpu-s.toml \\
@@ -155,7 +157,7 @@ def main() -> int:
         (args.out / "plan.json").write_text(json.dumps(plan, indent=1))
         for c in args.configs:
             run = args.runs / c.stem
-            for name in ("model.pt", "log.jsonl", "training.png"):
+            for name in ("model.pt", "log.jsonl", "config.json"):
                 if (run / name).exists():
                     stem = re.sub(r"[^A-Za-z0-9_.-]", "_", c.stem)
                     shutil.copy(run / name, args.out / f"{stem}.{name}")
