@@ -661,6 +661,28 @@ def test_play_network_trains_resumes_and_is_not_se_evaluated(
         assert torch.allclose(a[k].float(), b[k].float(), atol=1e-5), k
 
 
+def test_bf16_precision_trains_and_is_a_resumable_change(
+    go_config: SEConfig, tmp_path: Path
+) -> None:
+    """``precision = "bf16"`` trains under bfloat16 autocast (losses finite, weights float32);
+    it may be switched on a resumed run, and the default leaves the config mapping as runs
+    written before the field recorded it."""
+    assert "precision" not in go_config.to_mapping()
+    with pytest.raises(ConfigError, match="precision must be one of fp32, bf16"):
+        SEConfig.from_mapping(go_config.to_mapping() | {"precision": "fp16"})
+    SETrainer(go_config, tmp_path / "run", show_progress=False).run(3)
+    bf16 = SEConfig.from_mapping(go_config.to_mapping() | {"precision": "bf16"})
+    trainer = SETrainer(bf16, tmp_path / "run", show_progress=False)
+    assert trainer.state.step == 3
+    losses = trainer.train_step()
+    assert all(math.isfinite(v) for v in losses.values())
+    trainer.run(6)
+    assert all(p.dtype == torch.float32 for p in trainer.model.parameters())
+    rows = read_log(tmp_path / "run" / "log.jsonl")
+    assert [r["step"] for r in rows] == [1, 2, 3, 5, 6]  # step 4: train_step, unlogged
+    assert all(math.isfinite(r["loss_total"]) for r in rows)
+
+
 def test_training_from_a_copied_cache_folder(go_config: SEConfig, tmp_path: Path) -> None:
     """A cache folder copied elsewhere (to a machine without the games) trains like the
     config's own; a folder of other settings, or one with a shard missing, is refused."""

@@ -34,6 +34,7 @@ losses) and ``training.png``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
@@ -79,6 +80,8 @@ from sparring.rundir import (
 )
 
 CHECKPOINT_FORMAT = "sparring-se-checkpoint-v1"
+PRECISIONS = ("fp32", "bf16")
+""":attr:`SEConfig.precision` values."""
 RESUMABLE_CHANGES = frozenset(
     {
         "steps",
@@ -100,6 +103,7 @@ RESUMABLE_CHANGES = frozenset(
         "cache_dir",
         "lr_decay_steps",
         "lr_decay_factor",
+        "precision",
     }
 )
 """Config fields a resumed run may change; any other difference is refused.  A changed
@@ -179,6 +183,10 @@ class SEConfig:
     """PyTorch CPU threads."""
     device: str = "cpu"
     """``cpu``, ``cuda`` (or ``cuda:N``) or ``auto``."""
+    precision: str = "fp32"
+    """``fp32``, or ``bf16``: the forward pass and the losses under
+    :func:`torch.autocast` to bfloat16 (weights, gradients and the optimiser stay float32);
+    for GPUs with bfloat16 arithmetic."""
     seed: int = 0
     # ---- evaluation (sparring se-eval) ----
     eval_draws: int = 500
@@ -270,6 +278,11 @@ class SEConfig:
             )
         if not (self.device in ("cpu", "cuda", "auto") or self.device.startswith("cuda:")):
             raise ConfigError(f"se config: unknown device {self.device!r}")
+        if self.precision not in PRECISIONS:
+            raise ConfigError(
+                f"se config: precision must be one of {', '.join(PRECISIONS)}, "
+                f"not {self.precision!r}"
+            )
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> SEConfig:
@@ -290,6 +303,8 @@ class SEConfig:
         data["lr_decay_steps"] = list(self.lr_decay_steps)
         if not data["extra_games"]:
             del data["extra_games"]  # as runs written before the field existed recorded it
+        if data["precision"] == "fp32":
+            del data["precision"]  # likewise
         return data
 
     def data_config(self) -> DataConfig:
@@ -641,19 +656,32 @@ class SETrainer:
         append_log(self.out / "log.jsonl", record)
 
     # ---- steps ---------------------------------------------------------------------------
-    def train_step(self) -> dict[str, float]:
-        """One optimiser step on a fresh batch; the batch's losses."""
+    def autocast(self) -> contextlib.AbstractContextManager[Any]:
+        """The forward pass's precision (:attr:`SEConfig.precision`): bfloat16 autocast on
+        the training device, or nothing."""
+        if self.config.precision == "bf16":
+            return torch.autocast(self.device.type, dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+    def _step(self) -> dict[str, torch.Tensor]:
+        """One optimiser step; the batch's losses as detached tensors on the device (read
+        them only when needed: each read waits for the device)."""
         c = self.config
         batch = self.sampler.sample(self.rng)
         self.model.train()
-        losses = se_losses(self.model, batch, c.policy_weight, c.value_weight)
+        with self.autocast():
+            losses = se_losses(self.model, batch, c.policy_weight, c.value_weight)
         self.optimizer.zero_grad(set_to_none=True)
         losses["total"].backward()
         self.optimizer.step()
         self.schedule.step()
         self.state.step += 1
         self.state.pairs_seen += int(batch.actions.numel())
-        return {k: float(losses[k].item()) for k in ("rank", "policy", "value", "total")}
+        return {k: losses[k].detach().float() for k in ("rank", "policy", "value", "total")}
+
+    def train_step(self) -> dict[str, float]:
+        """One optimiser step on a fresh batch; the batch's losses."""
+        return {k: float(v.item()) for k, v in self._step().items()}
 
     @torch.no_grad()
     def validate(self) -> dict[str, float]:
@@ -669,7 +697,9 @@ class SETrainer:
         rng = np.random.default_rng([c.seed, 99991])
         self.model.eval()
         batch = sampler.sample(rng)
-        losses = se_losses(self.model, batch, c.policy_weight, c.value_weight)
+        with self.autocast():
+            losses = se_losses(self.model, batch, c.policy_weight, c.value_weight)
+        losses = {k: v.float() for k, v in losses.items()}
         out = {f"val_{k}": float(losses[k].item()) for k in ("rank", "policy", "value")}
         if c.variant == "sl":
             pred = losses["scores"].argmax(dim=1)
@@ -695,13 +725,13 @@ class SETrainer:
         """Train until ``steps`` (default: the config's) are done, checkpointing as configured."""
         c = self.config
         target = c.steps if steps is None else steps
-        sums: dict[str, float] = {}
+        sums: dict[str, torch.Tensor] = {}
         count = 0
         t0 = time.perf_counter()
         while self.state.step < target:
-            losses = self.train_step()
+            losses = self._step()
             for k, v in losses.items():
-                sums[k] = sums.get(k, 0.0) + v
+                sums[k] = sums[k] + v if k in sums else v
             count += 1
             step = self.state.step
             record: dict[str, Any] = {}
@@ -714,7 +744,7 @@ class SETrainer:
                 self.state.seconds += now - t0
                 t0 = now
                 record = {"step": step, "lr": self.optimizer.param_groups[0]["lr"]}
-                record |= {f"loss_{k}": v / max(count, 1) for k, v in sums.items()}
+                record |= {f"loss_{k}": float(v.item()) / max(count, 1) for k, v in sums.items()}
                 if c.val_every and (step % c.val_every == 0 or step == target):
                     record |= self.validate()
                 record |= {"seconds": self.state.seconds, "pairs_seen": self.state.pairs_seen}
@@ -730,7 +760,7 @@ class SETrainer:
                 if any(k.startswith("val_") for k in record):
                     self.plot.write(self.out / "log.jsonl", self.out / "training.png")
             if report:
-                report(step, target, record or losses)
+                report(step, target, record)
         if not (self.out / "training.png").exists():
             self.plot.write(self.out / "log.jsonl", self.out / "training.png")
         return self.state
