@@ -101,6 +101,24 @@ def test_merge_replaces_same_settings_adds_new_ones_and_keeps_the_rest() -> None
     assert chosen.z == -INF and chosen.floor == pytest.approx(0.9)
 
 
+def test_merge_adds_points_of_the_z_curve_that_the_target_then_uses() -> None:
+    """A z-only update (``--z -5 --floor none``): its new z points go in after the old
+    points, the record names their z, and a target between -inf and -2 now lands on them."""
+    old = _cal([(0.0, 0.0, 2000.0), (-2.0, 0.0, 1900.0), (-INF, 0.0, 1700.0)], {"seed": 1})
+    update = _cal([(0.0, 0.0, 2010.0), (-5.0, 0.0, 1850.0), (-10.0, 0.0, 1780.0)], {"seed": 7})
+    merged = merge_floor(old, update)
+    assert [(p.z, p.elo) for p in merged.points] == [
+        (0.0, 2000.0),  # the old baseline stays
+        (-2.0, 1900.0),
+        (-INF, 1700.0),
+        (-10.0, 1780.0),
+        (-5.0, 1850.0),
+    ]
+    assert merged.summary["floor_updates"] == [{"floor": [], "z": [-10.0, -5.0], "seed": 7}]
+    assert setting_for_elo(merged, 1850.0).setting.z == pytest.approx(-5.0)
+    assert setting_for_elo(old, 1850.0).setting.z != pytest.approx(-5.0)
+
+
 @pytest.mark.parametrize(
     "change",
     [
@@ -112,13 +130,13 @@ def test_merge_replaces_same_settings_adds_new_ones_and_keeps_the_rest() -> None
     ],
 )
 def test_merge_refuses_another_scale_or_player(change: dict[str, object]) -> None:
-    with pytest.raises(ConfigError, match="cannot merge the floor"):
+    with pytest.raises(ConfigError, match="cannot merge the update"):
         merge_floor(OLD, dataclasses.replace(UPDATE, **change))  # type: ignore[arg-type]
 
 
 def test_merge_needs_floor_points() -> None:
     no_floor = dataclasses.replace(UPDATE, points=UPDATE.points[:1])
-    with pytest.raises(ConfigError, match="no floor points"):
+    with pytest.raises(ConfigError, match="no points but its baseline"):
         merge_floor(OLD, no_floor)
 
 

@@ -118,8 +118,9 @@ def calibrate(
     merge_floor: Annotated[
         Path | None,
         typer.Option(
-            help="An existing calibration file: write it with this run's floor points put in "
-            "(replacing its points of the same setting), e.g. after a floor-only run."
+            help="An existing calibration file: write it with this run's points but its "
+            "baseline put in (replacing its points of the same setting), e.g. after a "
+            "floor-only run or a run of more z values."
         ),
     ] = None,
     pool_floor: Annotated[
@@ -191,7 +192,7 @@ def calibrate(
 
         save_calibration(merge(previous, result.calibration, pool=pool_floor), paths["calibration"])
         how = "pooled with" if pool_floor else "with"
-        console.print(f"{paths['calibration']}: {merge_floor}'s points {how} this run's floor")
+        console.print(f"{paths['calibration']}: {merge_floor}'s points {how} this run's")
     table = Table("z", "R_th", "floor", "games", "score", "Elo", "± 95%", title=result.scale)
     for p in result.points:
         table.add_row(

@@ -601,17 +601,21 @@ def _summary(
 def merge_floor(
     calibration: Calibration, update: Calibration, *, pool: bool = False
 ) -> Calibration:
-    """``calibration`` with the floor points (``floor > 0``) of ``update`` put in: a point of
+    """``calibration`` with the points of ``update`` put in, all but its baseline: a point of
     ``update`` replaces the point of ``calibration`` with the same setting, or is added.
 
     For re-measuring the weak end of a shipped calibration without replaying its grid:
     ``update`` is a floor-only run (``sparring calibrate --z none --floor ...
     --ladder-opponents ''``) whose floor settings are rated by their ladder links, the ladder
-    held fixed, so its ratings are on the same scale as ``calibration``'s.  Both must be of the
+    held fixed, so its ratings are on the same scale as ``calibration``'s.  Likewise for more
+    points of the z curve (``sparring calibrate --z -5 --floor none --ladder-opponents A,B
+    --link-nearest 2``: the baseline linked to the ladder players ``A`` and ``B``, each new
+    point to the baseline and to its two nearest ladder players).  Both must be of the
     same game, search options, baseline, scale and network (else :class:`ConfigError`).
-    Points are ordered as in ``calibration``, the added ones after it by floor level.  The
-    summary's ``weakest`` / ``strongest`` are recomputed and the list ``floor_updates`` gets
-    one more record: the update's floor levels, link games, seed and floor opponents.
+    Points are ordered as in ``calibration``, the added ones after it by floor level, then
+    z.  The summary's ``weakest`` / ``strongest`` are recomputed and the list
+    ``floor_updates`` gets one more record: the update's floor levels (and its other points'
+    z values, as ``z``), link games, seed and floor opponents.
 
     With ``pool``, a setting measured in both is not replaced but pooled: the two ratings are
     independent estimates against the same fixed ladder (games on another seed), so they are
@@ -628,24 +632,27 @@ def merge_floor(
         ("network SHA-256", calibration.model_sha256, update.model_sha256),
     ):
         if mine != theirs:
-            raise ConfigError(f"cannot merge the floor: the {what} differ ({mine} vs {theirs})")
-    new = {p.setting: p for p in update.points if p.floor > 0.0}
+            raise ConfigError(f"cannot merge the update: the {what} differ ({mine} vs {theirs})")
+    new = {p.setting: p for p in update.points if p.setting != update.baseline}
     if not new:
-        raise ConfigError("the update has no floor points")
+        raise ConfigError("the update has no points but its baseline")
     if pool:
         points = [
             _pooled(p, new.pop(p.setting)) if p.setting in new else p for p in calibration.points
         ]
     else:
         points = [new.pop(p.setting, p) for p in calibration.points]
-    points += sorted(new.values(), key=lambda p: p.floor)
+    added = [p.setting for p in update.points if p.setting != update.baseline]
+    z_values = sorted(s.z for s in added if s.floor == 0.0)
+    points += sorted(new.values(), key=lambda p: (p.floor, p.z))
     weakest = min(points, key=lambda p: p.elo)
     strongest = max(points, key=lambda p: p.elo)
     summary = dict(calibration.summary)
     summary["weakest"] = {"setting": weakest.setting.label(), "elo": round(weakest.elo, 1)}
     summary["strongest"] = {"setting": strongest.setting.label(), "elo": round(strongest.elo, 1)}
     record: dict[str, object] = {
-        "floor": sorted(p.floor for p in update.points if p.floor > 0.0),
+        "floor": sorted(s.floor for s in added if s.floor > 0.0),
+        **({"z": z_values} if z_values else {}),
         **{
             key: update.summary[key]
             for key in ("link_games", "seed", "floor_opponents")
