@@ -474,9 +474,7 @@ def test_real_dataset_split_and_pairs(go_config: SEConfig) -> None:
     assert torch.all(batch.inf_index[:7] < 77) and torch.all(batch.inf_index[7:] >= 77)
 
 
-def test_shards_extracted_in_workers_are_the_same(
-    go_config: SEConfig, tmp_path: Path
-) -> None:
+def test_shards_extracted_in_workers_are_the_same(go_config: SEConfig, tmp_path: Path) -> None:
     """``build_dataset(..., workers=2)`` writes the shards that one process writes."""
     small = SEConfig.from_mapping(go_config.to_mapping() | {"max_records_per_rank": 4})
     one = build_dataset(small.data_config(), show_progress=False)
@@ -713,6 +711,55 @@ def test_training_from_a_copied_cache_folder(go_config: SEConfig, tmp_path: Path
     with pytest.raises(ConfigError, match=r"no manifest\.json"):
         SETrainer(go_config, tmp_path / "none", show_progress=False, data_folder=tmp_path)
     assert not (tmp_path / "other" / "log.jsonl").exists()
+
+
+def test_gpu_budget_script_probes_plans_and_brings_back_each_run(
+    go_config: SEConfig, tmp_path: Path
+) -> None:
+    """``scripts/gpu_play_train.py`` on the CPU with a tiny config: the probe, a plan that
+    fills the budget (decays at 60% and 85% of the steps), and each run's files in --out."""
+    import os
+    import subprocess
+    import sys
+
+    from sparring.estimation.data import cache_path, dataset_spec
+
+    SETrainer(go_config, tmp_path / "build", show_progress=False)  # builds the cache folder
+    folder = cache_path(go_config.data_config(), dataset_spec("go", Path(go_config.data_root)))
+    fields = go_config.to_mapping() | {"log_every": 50, "checkpoint_every": 50}
+    fields.pop("game")
+    toml = tmp_path / "tiny.toml"
+    toml.write_text("\n".join(_toml_line(k, v) for k, v in fields.items() if v is not None) + "\n")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(root / "scripts" / "gpu_play_train.py"),
+            "go",
+            str(folder),
+            str(toml),
+            "--runs",
+            str(tmp_path / "runs"),
+            "--out",
+            str(tmp_path / "out"),
+            "--budget",
+            "40",
+            "--device",
+            "cpu",
+        ],
+        env={**os.environ, "PYTHONPATH": str(root / "src")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    plan = json.loads((tmp_path / "out" / "plan.json").read_text())["tiny"]
+    assert plan["probe_seconds_per_step"] > 0 and plan["steps"] > 150
+    assert plan["lr_decay_steps"] == [int(plan["steps"] * 0.6), int(plan["steps"] * 0.85)]
+    for name in ("model.pt", "log.jsonl", "config.json"):
+        assert (tmp_path / "out" / f"tiny.{name}").exists(), name
+    saved = json.loads((tmp_path / "out" / "tiny.config.json").read_text())
+    assert saved["lr_decay_steps"] == plan["lr_decay_steps"] and saved["device"] == "cpu"
 
 
 def _toml_line(key: str, value: object) -> str:

@@ -453,7 +453,8 @@ def test_node_killed_mid_run_loses_and_duplicates_nothing(
 ) -> None:
     work, report = cluster_run
     node = report["killed_node"]
-    assert node["killed_processes"] >= 2  # the raylet and the worker playing a series
+    said = f"attempts {node['attempts']}, killer errors {node['killer_errors']}"
+    assert node["killed_processes"] >= 2, said  # the raylet and the worker playing a series
     assert node["busy_worker_killed"] is True
     assert node["alive_nodes_after"] == 1
     expected = NODE_SERIES["games_per_series"] * NODE_SERIES["series"]
@@ -575,46 +576,58 @@ def _scenarios(work: Path, address: str) -> None:
 
     report["interrupted"] = _interrupt_cli(work / "interrupted.sqlite", backend)
 
+    import ray
+
     delivered = 0
     killed_info: tuple[int, bool] = (0, False)
+    killer_errors: list[str] = []
+    attempts = 0
 
     def on_game(record: object) -> None:
         nonlocal delivered
         delivered += 1
 
-    finished = threading.Event()
+    # The series must lose a task on the second node; when no task of it happened to run
+    # there while the killer watched (seen now and then on a loaded machine), the series is
+    # played again on a fresh store, the cluster untouched, at most 3 times in all.
+    while attempts < 3 and not killed_info[1]:
+        attempts += 1
+        delivered = 0
+        (work / "killed-node.sqlite").unlink(missing_ok=True)
+        finished = threading.Event()
 
-    def killer() -> None:  # until a busy worker of the second node was killed
-        nonlocal killed_info
-        while not finished.is_set() and not killed_info[1]:
-            killed_info = _kill_second_node()
-            finished.wait(0.05)
+        def killer(finished: threading.Event) -> None:  # until a busy worker was killed
+            nonlocal killed_info
+            while not finished.is_set() and not killed_info[1]:
+                try:
+                    killed_info = _kill_second_node()
+                except Exception as error:  # reported, not lost with the thread
+                    killer_errors.append(repr(error))
+                finished.wait(0.05)
 
-    import ray
-
-    # The interrupted run's tasks may still hold a node's CPU: wait until both are free, so
-    # that the series starts on both nodes and the second one has a task to lose.
-    deadline = time.monotonic() + 60
-    while (
-        ray.is_initialized()
-        and ray.available_resources().get("CPU", 0) < 2
-        and time.monotonic() < deadline
-    ):
-        time.sleep(0.2)
-    watch = threading.Thread(target=killer, daemon=True)
-    watch.start()
-    try:
-        with GameStore(work / "killed-node.sqlite") as db:
-            result = run_series(
-                SeriesConfig(**NODE_SERIES, seed=NODE_SERIES_SEED),
-                db,
-                progress=False,
-                on_game=on_game,
-                backend=RayBackend(address),
-            )
-    finally:
-        finished.set()
-        watch.join()
+        # The interrupted run's tasks may still hold a node's CPU: wait until both are free,
+        # so that the series starts on both nodes and the second one has a task to lose.
+        deadline = time.monotonic() + 60
+        while (
+            ray.is_initialized()
+            and ray.available_resources().get("CPU", 0) < 2
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.2)
+        watch = threading.Thread(target=killer, args=(finished,), daemon=True)
+        watch.start()
+        try:
+            with GameStore(work / "killed-node.sqlite") as db:
+                result = run_series(
+                    SeriesConfig(**NODE_SERIES, seed=NODE_SERIES_SEED),
+                    db,
+                    progress=False,
+                    on_game=on_game,
+                    backend=RayBackend(address),
+                )
+        finally:
+            finished.set()
+            watch.join()
     time.sleep(1.0)  # the dead node's health checks
     report["killed_node"] = {
         "killed_processes": killed_info[0],
@@ -622,6 +635,8 @@ def _scenarios(work: Path, address: str) -> None:
         "alive_nodes_after": sum(1 for node in ray.nodes() if node["Alive"]),
         "played": result.played,
         "delivered": delivered,
+        "attempts": attempts,
+        "killer_errors": killer_errors[-5:],
     }
     (work / "report.json").write_text(json.dumps(report))
 
