@@ -743,7 +743,7 @@ def test_gpu_budget_script_probes_plans_and_brings_back_each_run(
             "--out",
             str(tmp_path / "out"),
             "--budget",
-            "40",
+            "15",
             "--device",
             "cpu",
         ],
