@@ -413,6 +413,9 @@ def play_task(task: GameTask) -> GameRecord:
 
     Runs in worker processes (and in-process when ``workers == 1``).  Games are cached per
     process; players are rebuilt for every game so that the game depends only on its seed.
+    A game in which a player raises :class:`~sparring.errors.PlayerResourceError` is void and
+    played again with :func:`replay_seed` (see "Void games" above); after
+    :data:`VOID_REPLAYS` replays the error propagates.
     """
     for module in task.player_modules:
         importlib.import_module(module)
