@@ -400,12 +400,13 @@ class Dying(RandomPlayer):
 
     def __init__(self, seed: int | None, deadly: set[int] | None, seeds: list[int]) -> None:
         super().__init__("Dying", seed)
-        self.deadly, self.seeds, self.moves = deadly, seeds, 0
-        seeds.append(seed if seed is not None else -1)
+        self.deadly, self.moves = deadly, 0
+        self.own = seed if seed is not None else -1
+        seeds.append(self.own)
 
     def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         self.moves += 1
-        if self.moves == 3 and (self.deadly is None or self.seeds[-1] in self.deadly):
+        if self.moves == 3 and (self.deadly is None or self.own in self.deadly):
             raise PlayerResourceError("the engine died and did not come back", key="path")
         return super().select_move(game, state)
 
