@@ -23,6 +23,12 @@ minute).  Usage, on the GPU machine::
 
 and ``python3 scripts/gpu_play_train.py ... --budget 60 --device cpu`` tries it here on the
 CPU (the steps it plans are then few).
+
+What travels to the machine is at most 64 MiB: the tracked tree (60.5 MiB in session 31) and
+the carried paths together.  Session 31 put the cache folder (30 MB) and pure-Python
+python-chess and sgfmill in ``.gpu/`` (listed in ``.git/info/exclude``, carried with
+``carry=[".gpu"]``), moved ``docs/`` and ``checkpoints/`` out of the checkout for the call and
+back after it, and ran ``PYTHONPATH=src:.gpu/site``.
 """
 
 from __future__ import annotations
