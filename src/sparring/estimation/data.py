@@ -85,6 +85,17 @@ CHESS_RANKS: tuple[str, ...] = (
 EXTRA_SOURCES: tuple[str, ...] = ("lichess2017",)
 """Names :attr:`DataConfig.extra_games` accepts (empty: none; see
 :mod:`sparring.estimation.extra`)."""
+
+
+def check_extra_source(name: str) -> str:
+    """``name`` if it is in :data:`EXTRA_SOURCES`, else ConfigError (key ``extra_games``)."""
+    if name not in EXTRA_SOURCES:
+        raise ConfigError(
+            f"unknown extra_games {name!r}; known: {', '.join(EXTRA_SOURCES)}", "extra_games"
+        )
+    return name
+
+
 INF_RANK = "r_inf"
 """The name of SE-inf's extra, weakest rank of uniformly random legal moves (section 3.2)."""
 
@@ -390,11 +401,8 @@ class DataConfig:
     their own manifest (so not part of the key); empty: none."""
 
     def __post_init__(self) -> None:
-        if self.extra_games and self.extra_games not in EXTRA_SOURCES:
-            raise ConfigError(
-                f"unknown extra_games {self.extra_games!r}; known: {', '.join(EXTRA_SOURCES)}",
-                "extra_games",
-            )
+        if self.extra_games:
+            check_extra_source(self.extra_games)
         if self.extra_games and self.game != "chess":
             raise ConfigError("extra_games is for chess only", "extra_games")
 
@@ -995,6 +1003,7 @@ __all__ = [
     "build_shard",
     "cache_path",
     "check_cache_folder",
+    "check_extra_source",
     "codec_for",
     "dataset_spec",
     "default_data_root",

@@ -42,14 +42,14 @@ import chess
 import numpy as np
 import numpy.typing as npt
 
-from sparring.errors import ConfigError, MissingResourceError
+from sparring.errors import MissingResourceError
 from sparring.estimation.data import (
     CHESS_CODEC,
-    EXTRA_SOURCES,
     DataConfig,
     atomic_savez,
     build_dataset,
     build_shard,
+    check_extra_source,
     dataset_spec,
     read_records,
     record_players,
@@ -67,11 +67,7 @@ PROVISIONAL = 1500
 def extra_split(name: str) -> str:
     """The shard prefix of an extra source (``extra-lichess2017``); ConfigError for a name
     not in :data:`~sparring.estimation.data.EXTRA_SOURCES`."""
-    if name not in EXTRA_SOURCES:
-        raise ConfigError(
-            f"unknown extra_games {name!r}; known: {', '.join(EXTRA_SOURCES)}", "extra_games"
-        )
-    return f"extra-{name}"
+    return f"extra-{check_extra_source(name)}"
 
 
 def source_path(name: str, data_root: Path) -> Path:
