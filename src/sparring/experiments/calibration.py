@@ -633,7 +633,8 @@ def merge_floor(
     ):
         if mine != theirs:
             raise ConfigError(f"cannot merge the update: the {what} differ ({mine} vs {theirs})")
-    new = {p.setting: p for p in update.points if p.setting != update.baseline}
+    taken = [p for p in update.points if p.setting != update.baseline]
+    new = {p.setting: p for p in taken}
     if not new:
         raise ConfigError("the update has no points but its baseline")
     if pool:
@@ -642,16 +643,15 @@ def merge_floor(
         ]
     else:
         points = [new.pop(p.setting, p) for p in calibration.points]
-    added = [p.setting for p in update.points if p.setting != update.baseline]
-    z_values = sorted(s.z for s in added if s.floor == 0.0)
     points += sorted(new.values(), key=lambda p: (p.floor, p.z))
     weakest = min(points, key=lambda p: p.elo)
     strongest = max(points, key=lambda p: p.elo)
     summary = dict(calibration.summary)
     summary["weakest"] = {"setting": weakest.setting.label(), "elo": round(weakest.elo, 1)}
     summary["strongest"] = {"setting": strongest.setting.label(), "elo": round(strongest.elo, 1)}
+    z_values = sorted(p.z for p in taken if p.floor == 0.0)
     record: dict[str, object] = {
-        "floor": sorted(s.floor for s in added if s.floor > 0.0),
+        "floor": sorted(p.floor for p in taken if p.floor > 0.0),
         **({"z": z_values} if z_values else {}),
         **{
             key: update.summary[key]
