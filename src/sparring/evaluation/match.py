@@ -422,36 +422,38 @@ def play_task(task: GameTask) -> GameRecord:
     game = _WORKER_GAMES.get(task.game)
     if game is None:
         game = _WORKER_GAMES[task.game] = get_game(task.game)
-    seed = task.seed
-    for replay in range(VOID_REPLAYS + 1):
+
+    def play(seed: int) -> GameRecord:
         seed_a, seed_b = player_seeds(seed)
         players = (
             make_player(task.spec_a, game, seed_a, _WORKER_PLAYERS),
             make_player(task.spec_b, game, seed_b, _WORKER_PLAYERS),
         )
+        return play_game(
+            game,
+            players,
+            a_first=task.a_first,
+            seed=seed,
+            specs=(task.spec_a, task.spec_b),
+            labels=(task.label_a, task.label_b),
+            run_key=task.run_key,
+            pairing=task.pairing,
+            game_index=task.game_index,
+        )
+
+    seed = task.seed
+    for replay in range(1, VOID_REPLAYS + 1):
         try:
-            return play_game(
-                game,
-                players,
-                a_first=task.a_first,
-                seed=seed,
-                specs=(task.spec_a, task.spec_b),
-                labels=(task.label_a, task.label_b),
-                run_key=task.run_key,
-                pairing=task.pairing,
-                game_index=task.game_index,
-            )
+            return play(seed)
         except PlayerResourceError as error:
-            if replay == VOID_REPLAYS:
-                raise
-            seed = replay_seed(task.seed, replay + 1)
+            seed = replay_seed(task.seed, replay)
             print(
                 f"game {task.game_index} of {task.spec_a} vs {task.spec_b} is void ({error}); "
                 f"played again with seed {seed}",
                 file=sys.stderr,
                 flush=True,
             )
-    raise AssertionError("unreachable")  # the loop returns or raises
+    return play(seed)  # the last replay: its error reaches the caller
 
 
 def iterate_task(task: GameTask) -> Iterator[GameRecord]:
