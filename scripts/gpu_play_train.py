@@ -140,22 +140,21 @@ def main() -> int:
     args.runs.mkdir(parents=True, exist_ok=True)
     placeholder = [10**9]
     wait_all([launch(args, c, PROBE_STEPS, placeholder) for c in args.configs], deadline)
-    plan: dict[str, dict[str, float | int | list[int]]] = {}
     left = (deadline - time.monotonic()) * args.margin
     shares = [float(x) for x in args.decays.split(",") if x]
-    for c in args.configs:
-        sps = seconds_per_step(args.runs / c.stem / "log.jsonl")
-        steps = max(PROBE_STEPS + 1, PROBE_STEPS + int(left / sps))
-        plan[c.stem] = {
-            "probe_seconds_per_step": sps,
-            "steps": steps,
-            "lr_decay_steps": [int(steps * s) for s in shares],
+    rate = {c.stem: seconds_per_step(args.runs / c.stem / "log.jsonl") for c in args.configs}
+    steps = {name: PROBE_STEPS + max(1, int(left / sps)) for name, sps in rate.items()}
+    decays = {name: [int(n * s) for s in shares] for name, n in steps.items()}
+    plan = {
+        name: {
+            "probe_seconds_per_step": rate[name],
+            "steps": steps[name],
+            "lr_decay_steps": decays[name],
         }
+        for name in rate
+    }
     print(json.dumps(plan, indent=1), flush=True)
-    procs = [
-        launch(args, c, int(plan[c.stem]["steps"]), list(plan[c.stem]["lr_decay_steps"]))  # type: ignore[arg-type]
-        for c in args.configs
-    ]
+    procs = [launch(args, c, steps[c.stem], decays[c.stem]) for c in args.configs]
     wait_all(procs, deadline)
     print(f"done in {time.monotonic() - start:.1f} s", flush=True)
     if args.out:
@@ -163,9 +162,9 @@ def main() -> int:
         (args.out / "plan.json").write_text(json.dumps(plan, indent=1))
         for c in args.configs:
             run = args.runs / c.stem
+            stem = re.sub(r"[^A-Za-z0-9_.-]", "_", c.stem)  # names $OUT brings back
             for name in ("model.pt", "log.jsonl", "config.json"):
                 if (run / name).exists():
-                    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", c.stem)
                     shutil.copy(run / name, args.out / f"{stem}.{name}")
     return 0
 
