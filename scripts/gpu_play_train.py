@@ -24,6 +24,17 @@ minute).  Usage, on the GPU machine::
 and ``python3 scripts/gpu_play_train.py ... --budget 60 --device cpu`` tries it here on the
 CPU (the steps it plans are then few).
 
+With ``--data-root ROOT`` the cache is built on the machine first, inside the budget: the
+first config's data settings, the games read from ``ROOT/strength/GAME`` (the layout of
+``../shared/data``), ``--workers`` extraction processes, the folder made under ``CACHE``
+(then a cache directory, not a cache folder).  Session 32 did so for Go, whose every-move
+cache (about 4 M pairs) is far over what travels, while its SGF files fit as a 5 MB archive::
+
+    tar -xJf .gpu/go-data.tar.xz -C /tmp/data
+    PYTHONPATH=src:.gpu/site python3 scripts/gpu_play_train.py go /tmp/cache \
+        configs/se-go-play-gpu.toml --data-root /tmp/data --workers 14 \
+        --runs /tmp/runs --out "$OUT" --budget 520
+
 What travels to the machine is at most 64 MiB: the tracked tree (60.5 MiB in session 31) and
 the carried paths together.  Session 31 put the cache folder (30 MB) and pure-Python
 python-chess and sgfmill in ``.gpu/`` (listed in ``.git/info/exclude``, carried with
@@ -63,9 +74,24 @@ def train(
     print(f"{run.name}: step {trainer.state.step} in {time.perf_counter() - t0:.1f} s", flush=True)
 
 
+def build(game: str, config: Path, root: Path, cache_dir: Path, workers: int) -> Path:
+    """Build ``config``'s data cache from the games under ``root`` in ``workers`` processes,
+    in a folder under ``cache_dir``; the folder."""
+    from sparring.estimation.extra import build_with_extra
+    from sparring.estimation.train import SEConfig
+
+    mapping = SEConfig.from_toml(config, game).to_mapping()
+    mapping["data_root"] = str(root)
+    mapping["cache_dir"] = str(cache_dir)
+    data = SEConfig.from_mapping(mapping).data_config()
+    return build_with_extra(data, show_progress=False, workers=workers)
+
+
 def seconds_per_step(log: Path) -> float:
     """Seconds a step between the first and the last record of a run's log."""
     rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    if len(rows) < 2:
+        raise SystemExit(f"{log}: the probe logged {len(rows)} record(s) by the deadline, not 2")
     first, last = rows[0], rows[-1]
     return (last["seconds"] - first["seconds"]) / max(last["step"] - first["step"], 1)
 
@@ -112,7 +138,9 @@ def wait_all(procs: list[subprocess.Popen[bytes]], deadline: float) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("game", choices=("go", "chess"))
-    ap.add_argument("cache", type=Path, help="the copied cache folder")
+    ap.add_argument(
+        "cache", type=Path, help="the copied cache folder (with --data-root: where to build it)"
+    )
     ap.add_argument("configs", type=Path, nargs="+")
     ap.add_argument("--runs", type=Path, required=True, help="where the runs' folders go")
     ap.add_argument("--out", type=Path, help="where the results are copied")
@@ -120,6 +148,8 @@ def main() -> int:
     ap.add_argument("--margin", type=float, default=0.85, help="share of the time left planned")
     ap.add_argument("--decays", default="0.6,0.85", help="decay points as shares of the steps")
     ap.add_argument("--device", default="cuda")
+    ap.add_argument("--data-root", type=Path, help="build the cache here from ROOT's games first")
+    ap.add_argument("--workers", type=int, default=1, help="extraction processes (--data-root)")
     ap.add_argument("--train", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--steps", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--decay-list", default="", help=argparse.SUPPRESS)
@@ -138,6 +168,11 @@ def main() -> int:
     start = time.monotonic()
     deadline = start + args.budget
     args.runs.mkdir(parents=True, exist_ok=True)
+    built = None
+    if args.data_root is not None:
+        args.cache = build(args.game, args.configs[0], args.data_root, args.cache, args.workers)
+        built = round(time.monotonic() - start, 1)
+        print(f"cache {args.cache} built in {built} s", flush=True)
     placeholder = [10**9]
     wait_all([launch(args, c, PROBE_STEPS, placeholder) for c in args.configs], deadline)
     left = (deadline - time.monotonic()) * args.margin
@@ -147,6 +182,7 @@ def main() -> int:
     decays = {name: [int(n * s) for s in shares] for name, n in steps.items()}
     plan = {
         name: {
+            "build_seconds": built,
             "probe_seconds_per_step": rate[name],
             "steps": steps[name],
             "lr_decay_steps": decays[name],

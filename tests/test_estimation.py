@@ -713,19 +713,28 @@ def test_training_from_a_copied_cache_folder(go_config: SEConfig, tmp_path: Path
     assert not (tmp_path / "other" / "log.jsonl").exists()
 
 
+@pytest.mark.parametrize("where", ["copied", "built"])
 def test_gpu_budget_script_probes_plans_and_brings_back_each_run(
-    go_config: SEConfig, tmp_path: Path
+    go_config: SEConfig, tmp_path: Path, where: str
 ) -> None:
     """``scripts/gpu_play_train.py`` on the CPU with a tiny config: the probe, a plan that
-    fills the budget (decays at 60% and 85% of the steps), and each run's files in --out."""
+    fills the budget (decays at 60% and 85% of the steps), and each run's files in --out;
+    from a copied cache folder, or (``--data-root``) from a cache it builds first from the
+    games, in worker processes, under the folder it is given."""
     import os
     import subprocess
     import sys
 
     from sparring.estimation.data import cache_path, dataset_spec
 
-    SETrainer(go_config, tmp_path / "build", show_progress=False)  # builds the cache folder
-    folder = cache_path(go_config.data_config(), dataset_spec("go", Path(go_config.data_root)))
+    spec = dataset_spec("go", Path(go_config.data_root))
+    if where == "copied":
+        SETrainer(go_config, tmp_path / "build", show_progress=False)  # builds the cache folder
+        folder = cache_path(go_config.data_config(), spec)
+        build: list[str] = []
+    else:
+        folder = tmp_path / "cache"
+        build = ["--data-root", go_config.data_root, "--workers", "2"]
     fields = go_config.to_mapping() | {"log_every": 50, "checkpoint_every": 50}
     fields.pop("game")
     toml = tmp_path / "tiny.toml"
@@ -746,6 +755,7 @@ def test_gpu_budget_script_probes_plans_and_brings_back_each_run(
             "15",
             "--device",
             "cpu",
+            *build,
         ],
         env={**os.environ, "PYTHONPATH": str(root / "src")},
         capture_output=True,
@@ -756,6 +766,17 @@ def test_gpu_budget_script_probes_plans_and_brings_back_each_run(
     plan = json.loads((tmp_path / "out" / "plan.json").read_text())["tiny"]
     assert plan["probe_seconds_per_step"] > 0 and plan["steps"] > 150
     assert plan["lr_decay_steps"] == [int(plan["steps"] * 0.6), int(plan["steps"] * 0.85)]
+    if where == "built":
+        assert plan["build_seconds"] > 0
+        data = SEConfig.from_mapping(go_config.to_mapping() | {"cache_dir": str(folder)})
+        made = cache_path(data.data_config(), spec)
+        assert f"cache {made} built in" in done.stdout
+        reference = build_dataset(go_config.data_config(), show_progress=False)
+        assert sorted(p.name for p in made.glob("*.npz")) == sorted(
+            p.name for p in reference.glob("*.npz")
+        )
+    else:
+        assert plan["build_seconds"] is None
     for name in ("model.pt", "log.jsonl", "config.json"):
         assert (tmp_path / "out" / f"tiny.{name}").exists(), name
     saved = json.loads((tmp_path / "out" / "tiny.config.json").read_text())
