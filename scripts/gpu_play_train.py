@@ -28,15 +28,17 @@ With ``--data-root ROOT`` the cache is built on the machine first, inside the bu
 first config's data settings, the games read from ``ROOT/strength/GAME`` (the layout of
 ``../shared/data``), ``--workers`` extraction processes, the folder made under ``CACHE``
 (then a cache directory, not a cache folder).  Session 32 did so for Go, whose every-move
-cache (about 4 M pairs) is far over what travels, while its SGF files fit as a 5 MB archive::
+cache (3.2 M pairs, 6.6 times those of the CPU config's 32 MB cache) does not travel, while its
+SGF files fit as a 5 MB archive::
 
     tar -xJf .gpu/go-data.tar.xz -C /tmp/data
     PYTHONPATH=src:.gpu/site python3 scripts/gpu_play_train.py go /tmp/cache \
         configs/se-go-play-gpu.toml --data-root /tmp/data --workers 14 \
-        --runs /tmp/runs --out "$OUT" --budget 520
+        --runs /tmp/runs --out "$OUT" --budget 515
 
-What travels to the machine is at most 64 MiB: the tracked tree (60.5 MiB in session 31) and
-the carried paths together.  Session 31 put the cache folder (30 MB) and pure-Python
+What travels to the machine is at most 64 MiB: the tracked tree (60.5 MiB in session 31,
+65.4 MiB since the 10 x 128 ``go-play`` of session 32, over the limit by itself) and the carried
+paths together.  Session 31 put the cache folder (30 MB) and pure-Python
 python-chess and sgfmill in ``.gpu/`` (listed in ``.git/info/exclude``, carried with
 ``carry=[".gpu"]``), moved ``docs/`` and ``checkpoints/`` out of the checkout for the call and
 back after it, and ran ``PYTHONPATH=src:.gpu/site``.
