@@ -43,22 +43,23 @@ search with Stockfish's leaf values at the setting the shipped Stockfish scale m
 that Elo (``human-mcts:sf_elo=E``, :mod:`sparring.estimation.external_scale`; a chess band
 falls back to ``human-like``); in 19x19 Go ``measured`` plays the rank-conditioned play
 network (``human-mcts:model=go-play,rank=R,sims=32``; full strength at ``9d``), the Go
-setting rated against GNU Go (699 +- 151 with GNU Go level 1 at 1000 at 9d and at 3-5k alike,
-docs/external-strength.md: the rank chooses which human moves it imitates, not its
-strength); ``human-like`` plays SE-inf-MCTS at the rank (Chen et al., Eq. 6: a search that
-aims at the rank's strength score), ``plain`` plays SA-MCTS (Wu et al.'s strength index
-``z`` for the rank, from the shipped z table, over the same search).  Only ``measured`` is
+setting rated against GNU Go (since session 32's 10 x 128 network: 1017 +- 108 with GNU Go
+level 1 at 1000 at 9d, 1108 +- 113 at 3-5k, docs/external-strength.md: the rank chooses
+which human moves it imitates, not its strength); ``human-like`` plays SE-inf-MCTS at the
+rank (Chen et al., Eq. 6: a search that aims at the rank's strength score), ``plain`` plays
+SA-MCTS (Wu et al.'s strength index ``z`` for the rank, from the shipped z table, over the
+same search).  Only ``measured`` is
 rated on an external scale (docs/external-strength.md): the rank styles choose how
 human-like the moves are for a rating band, not how strong they are.  In chess, full
 strength with ``measured`` is the strongest measured setting
 (:func:`~sparring.estimation.human_like.strongest_chess`) when Stockfish is installed."""
 
 GO_PLAY_NETWORK = "go-play"
-"""The shipped Go play network that Go's ``measured`` style plays (43% of held-out human
+"""The shipped Go play network that Go's ``measured`` style plays (44.8% of held-out human
 moves against 33.5% for the SE kinds' network; docs/estimation.md, "A play network")."""
 GO_MEASURED_SIMULATIONS = 32
 """Simulations a move of Go's ``measured`` style: the count its GNU Go games were played
-with (0.09 s a move)."""
+with (0.46 s a move on this project's CPU with the 10 x 128 network)."""
 
 HUMAN_LIKE_GAMES: tuple[str, ...] = ("go", "chess")
 """Games (19x19 Go, chess) whose human-like player kinds take a rank or an Elo."""
