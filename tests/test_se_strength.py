@@ -240,11 +240,41 @@ def test_sa_mcts_reads_z_from_a_table(tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
     for spec, message in [
         ("sa-mcts:z=0.5,rank=3d", "one of z=Z, rank=R and sf_elo=E, not z and rank"),
-        ("sa-mcts:ztable=x.json,z=1", "ztable=PATH needs rank=R"),
+        ("sa-mcts:ztable=x.json,z=1", "ztable=PATH needs rank=R and no z=Z"),
+        ("sa-mcts:ztable=x.json,rank=3d,z=1,model=m.pt", "ztable=PATH needs rank=R and no z=Z"),
         ("sa-mcts:sims=10", "sa-mcts needs z=Z, rank=R with a z-per-rank table"),
     ]:
         with pytest.raises(UnknownPlayerError, match=message):
             parse_player(spec)
+
+
+def test_sa_mcts_over_a_play_network_takes_its_rank_and_z_together(tmp_path: Path) -> None:
+    """With a play network the rank is the network's input and z the strength: the SA
+    player searches that rank's policy and draws with the given z; with an estimator the
+    pair is refused when built, and without a model when parsed."""
+    from tests.tiny_networks import tiny_go_network
+
+    from sparring.errors import PlayerSettingsError
+    from sparring.games import get_game
+    from sparring.players.cache import PlayerCache
+    from sparring.players.registry import make_player, parse_player, settings_from_json
+
+    go = get_game("go")
+    _, play = tiny_go_network(tmp_path, "play")
+    spec = f"sa-mcts:rank=9d,z=-1.5,sims=4,model={play}"
+    settings = parse_player(spec)
+    assert settings.spec() == spec and settings_from_json(settings.to_json()) == settings
+    assert settings.display_name() == "SA-MCTS(9d, z=-1.5)"
+    assert settings.z_for(go) == -1.5  # type: ignore[attr-defined]
+    player = make_player(spec, go, seed=3, cache=PlayerCache())
+    assert player.setting.z == -1.5  # type: ignore[attr-defined]
+    state = go.initial_state()
+    assert go.legal_mask(state)[player.select_move(go, state)]
+    _, estimator = tiny_go_network(tmp_path, "se_inf")
+    with pytest.raises(PlayerSettingsError, match="rank=R needs a play network"):
+        make_player(f"sa-mcts:rank=9d,z=1,sims=4,model={estimator}", go, seed=3)
+    with pytest.raises(UnknownPlayerError, match="not z and rank"):
+        parse_player("sa-mcts:rank=9d,z=1")
 
 
 def test_sa_mcts_rank_without_a_table_names_the_default_table(

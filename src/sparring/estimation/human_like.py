@@ -603,7 +603,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         (``human-mcts``, ``sa-mcts``): a play network (``model=PATH`` of ``sparring se-train
         --variant play``, the rank an input) at ``rank``, or the estimator's policy and value
         heads.  :class:`~sparring.errors.PlayerSettingsError` for a play network without a
-        rank, and for ``human-mcts:rank=R`` with an estimator."""
+        rank, and for ``human-mcts:rank=R`` or ``sa-mcts:rank=R,z=Z`` with an estimator."""
         from sparring.players.cache import file_key
 
         if game.name not in GAMES or self.model is None:
@@ -612,7 +612,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         key = file_key(path)
         model = cache.shared(("strength-network", key), lambda: _load_network(path))
         if model.config.kind != "play":
-            if self.rank is not None and not self.RANK_OPTIONAL:
+            if self.rank is not None and (not self.RANK_OPTIONAL or self.z is not None):
                 raise PlayerSettingsError(
                     f"{self.kind}: rank=R needs a play network; {str(path)!r} is a strength "
                     "estimator",
@@ -759,7 +759,10 @@ def strongest_chess() -> HumanMCTSSettings:
 @dataclass(frozen=True)
 class SAMCTSSettings(_HumanLikeSettings):
     """``sa-mcts``: the ``human-mcts`` search, then Wu et al.'s SA move choice with ``z``
-    (given, or the ``rank``'s ``z`` from a :class:`ZTable`)."""
+    (given, or the ``rank``'s ``z`` from a :class:`ZTable`).  With a play network
+    (``model=PATH`` of ``sparring se-train --variant play``) ``rank`` and ``z`` go together:
+    the rank is then the network's input (which human moves it imitates) and ``z`` the
+    strength (``sa-mcts:model=go-play,rank=9d,z=1``)."""
 
     kind: ClassVar[str] = "sa-mcts"
     USES_RANK: ClassVar[bool] = False
@@ -779,13 +782,17 @@ class SAMCTSSettings(_HumanLikeSettings):
         super().__post_init__()
         given = [key for key, value in (("z", self.z), ("rank", self.rank),
                                         ("sf_elo", self.sf_elo)) if value is not None]  # fmt: skip
+        if given == ["z", "rank"] and self.model is not None:
+            given = ["z"]  # the rank is the play network's input (checked when built)
         if len(given) > 1:
             raise PlayerSettingsError(
                 f"sa-mcts takes one of z=Z, rank=R and sf_elo=E, not {' and '.join(given)}",
                 key=given[-1],
             )
-        if self.ztable is not None and self.rank is None:
-            raise PlayerSettingsError("sa-mcts: ztable=PATH needs rank=R", key="ztable")
+        if self.ztable is not None and (self.rank is None or self.z is not None):
+            raise PlayerSettingsError(
+                "sa-mcts: ztable=PATH needs rank=R and no z=Z", key="ztable"
+            )
         if not given or (self.z is not None and math.isnan(self.z)):
             raise PlayerSettingsError(
                 "sa-mcts needs z=Z, rank=R with a z-per-rank table (ztable=PATH; "
@@ -805,13 +812,15 @@ class SAMCTSSettings(_HumanLikeSettings):
             return self.name
         if self.sf_elo is not None:
             return f"SA-MCTS(Stockfish {self.sf_elo:g})"
-        return f"SA-MCTS({self.rank})" if self.rank is not None else f"SA-MCTS(z={self.z:g})"
+        if self.z is None:
+            return f"SA-MCTS({self.rank})"
+        return f"SA-MCTS({self.rank}, z={self.z:g})" if self.rank else f"SA-MCTS(z={self.z:g})"
 
     def z_for(self, game: Game) -> float:
-        """The strength index played in ``game``: ``z``, or ``rank``'s ``z`` in the table
-        (fitted, or interpolated between fitted ranks: :meth:`ZTable.z_at`)."""
-        if self.rank is None:
-            assert self.z is not None
+        """The strength index played in ``game``: ``z`` (with a rank too, the rank is the
+        play network's input), or ``rank``'s ``z`` in the table (fitted, or interpolated
+        between fitted ranks: :meth:`ZTable.z_at`)."""
+        if self.z is not None:
             return self.z
         if self.rank not in game_ranks(game.name):
             raise IncompatiblePlayerError(
