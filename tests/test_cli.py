@@ -103,7 +103,9 @@ def test_play_go_and_chess_at_a_rank_pick_se_inf_mcts() -> None:
     assert opponent_settings("chess", None, None, "1400-1600").spec() == (
         "se-inf-mcts:rank=1400-1600"
     )
-    bad = (("connect4", None, None, "3d"), ("go", None, 1500, None), ("go", "az", None, "3d"))
+    # a Go Elo is one on GNU Go's scale (the shipped GNU Go scale chooses SA's z)
+    assert opponent_settings("go", None, 950).spec() == "sa-mcts:gnugo_elo=950"
+    bad = (("connect4", None, None, "3d"), ("go", "az", None, "3d"))
     for game, opponent, elo, rank in bad:
         with pytest.raises(SparringError):
             opponent_settings(game, opponent, elo, rank)

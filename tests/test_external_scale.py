@@ -139,6 +139,7 @@ def test_sf_elo_spec_and_json() -> None:
     for text, name in [
         ("human-mcts:sf_elo=1600.5,scale=/x/s.json", "MCTS(Stockfish 1600.5)"),
         ("sa-mcts:sf_elo=1600.5,scale=/x/s.json", "SA-MCTS(Stockfish 1600.5)"),
+        ("sa-mcts:gnugo_elo=900.5,scale=/x/s.json", "SA-MCTS(GNU Go 900.5)"),
     ]:
         settings = parse_player(text)
         assert settings.spec() == text
@@ -154,6 +155,9 @@ def test_sf_elo_spec_and_json() -> None:
         ("human-mcts:sf_elo=inf", "sf_elo"),
         ("human-mcts:sf_elo=abc", "sf_elo"),
         ("se-inf-mcts:elo=1500,sf_elo=1500", "sf_elo"),
+        ("sa-mcts:gnugo_elo=900,sf_elo=1600", "gnugo_elo"),
+        ("sa-mcts:gnugo_elo=900,z=1", "gnugo_elo"),
+        ("sa-mcts:gnugo_elo=nan", "gnugo_elo"),
     ]:
         with pytest.raises(UnknownPlayerError) as err:
             parse_player(text)
@@ -198,12 +202,72 @@ def test_sa_mcts_on_a_z_scale(tmp_path: Path) -> None:
     assert resolved.simulations == 100 and resolved.sf_nodes == 1000 and resolved.root_sweep
 
 
-def test_sf_elo_without_a_shipped_scale_says_so() -> None:
-    assert not default_scale("go").is_file()
+def test_each_game_has_its_scale_option_and_a_missing_scale_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sparring.estimation import external_scale
+
     settings = parse_player("human-mcts:sf_elo=1700")
     assert isinstance(settings, HumanMCTSSettings)
-    with pytest.raises(IncompatiblePlayerError, match="only chess"):
+    with pytest.raises(IncompatiblePlayerError, match="Stockfish's scale, for chess, not go"):
         settings.on_scale(get_game("go"))
+    go_elo = parse_player("sa-mcts:gnugo_elo=900")
+    assert isinstance(go_elo, SAMCTSSettings)
+    with pytest.raises(IncompatiblePlayerError, match="GNU Go's scale, for go, not chess"):
+        go_elo.on_scale(get_game("chess"))
+    assert default_scale("go").name == "go-gnugo-scale.json"
+    monkeypatch.setitem(external_scale.SCALE_FILES, "go", "no-such-scale.json")
+    with pytest.raises(IncompatiblePlayerError, match="no GNU Go scale is shipped for go"):
+        go_elo.on_scale(get_game("go"))
+
+
+def test_a_go_scale_fixes_the_play_network_and_its_rank(tmp_path: Path) -> None:
+    """Go's GNU Go scale varies z over a play network at a rank: ``gnugo_elo`` takes the
+    network, the rank and the simulations from the file and plays the interpolated z."""
+    from tests.tiny_networks import tiny_go_network
+
+    _, play = tiny_go_network(tmp_path, "play")
+    search = {"sims": 4, "cpuct": 1.5, "sf_nodes": 0, "sweep": False, "model": str(play),
+              "rank": "9d"}  # fmt: skip
+    points = (ScalePoint(0, 700, 100, 40, 5), ScalePoint(1, 900, 100, 40, 14))
+    scale = ExternalScale("go", "GNU Go 3.8 level 1 = 1000", "z", search, points)
+    path = tmp_path / "go-scale.json"
+    path.write_text(scale.to_json())
+    assert ExternalScale.read(path) == scale
+    go = get_game("go")
+    settings = parse_player(f"sa-mcts:gnugo_elo=850,scale={path}")
+    assert isinstance(settings, SAMCTSSettings)
+    resolved, choice = settings.on_scale(go)
+    assert choice == ScaleChoice(0.75, 850, False)
+    assert (resolved.model, resolved.rank, resolved.simulations) == (str(play), "9d", 4)
+    player = make_player(settings.spec(), go, seed=2, cache=PlayerCache())
+    assert player.setting.z == 0.75  # type: ignore[attr-defined]
+    player.select_move(go, go.initial_state())
+    analysis = player.last_analysis
+    assert analysis is not None and analysis.strength is not None
+    assert (analysis.strength.elo_asked, analysis.strength.clamped) == (850, False)
+    low = make_player(f"sa-mcts:gnugo_elo=500,scale={path}", go, seed=2, cache=PlayerCache())
+    low.select_move(go, go.initial_state())
+    assert low.last_analysis is not None
+    assert low.last_analysis.notices == (
+        "Elo 500 is outside the measured GNU Go scale; playing 700",
+    )
+    with pytest.raises(UnknownPlayerError, match="not rank and gnugo_elo"):
+        parse_player(f"sa-mcts:gnugo_elo=850,scale={path},rank=1d")  # a z-table rank
+    other = parse_player(f"sa-mcts:gnugo_elo=850,scale={path},model={play},rank=1d")
+    assert isinstance(other, SAMCTSSettings)
+    with pytest.raises(IncompatiblePlayerError, match="rank=9d; drop rank=1d"):
+        other.on_scale(go)
+    # scale-fit's side: the seed-1 series' players (a display name allowed) are its points
+    z_search = search_options("z", f"model={play},rank=9d,sims=4")
+    assert z_search == {**search, "cpuct": z_search["cpuct"]}
+    spec = f"sa-mcts:model={play},rank=9d,sims=4,z={{}},name=SAz{{}}"
+    gnugo = "gnugo:level=1"
+    games = [(spec.format(z, z), gnugo, float(i < k)) for z, k in ((0, 5), (1, 20))
+             for i in range(40)]  # fmt: skip
+    fitted, others = fit_scale(games, {gnugo: 1000.0}, "go", "z", z_search, "GNU Go")
+    assert [p.value for p in fitted.points] == [0.0, 1.0] and not others
+    assert fitted.points[1].elo == pytest.approx(1000, abs=1)
 
 
 def test_fit_scale_from_games() -> None:
@@ -234,7 +298,7 @@ def test_fit_scale_from_games() -> None:
     z_scale, _ = fit_scale(games, fixed, "chess", "z", z_search, "test")
     assert [p.value for p in z_scale.points] == [1.0]
     with pytest.raises(ConfigError, match="only sims"):
-        fit_scale([*games, ("human-mcts:sims=8,sf_nodes=1000,cpuct=0.25,sweep=true,name=x",
+        fit_scale([*games, ("human-mcts:sims=8,sf_nodes=1000,cpuct=0.25,sweep=true,movetime=1",
                             sf16, 1.0)], fixed, "chess", "sims", search, "test")  # fmt: skip
     with pytest.raises(ConfigError, match="no sa-mcts"):
         fit_scale([("human-mcts", sf16, 0.5)], fixed, "chess", "z", z_search, "test")

@@ -148,8 +148,11 @@ def test_think_time_and_strength_rules() -> None:
     assert strength_settings(go, rank="3d", style="plain", simulations=4).spec() == (
         "sa-mcts:rank=3d,sims=4"
     )
-    with pytest.raises(SparringError, match="Go strength is a rank"):
-        strength_settings(go, elo=1500)
+    # an Elo on GNU Go's scale: SA's z over the play network, from the shipped scale
+    assert strength_settings(go, elo=950).spec() == "sa-mcts:gnugo_elo=950"
+    with pytest.raises(SparringError, match="played as measured"):
+        strength_settings(go, elo=950, style="human-like")
+    assert strength_settings(go, elo=950, simulations=8).spec() == "sa-mcts:gnugo_elo=950"
 
 
 def test_administrative_commands(engine: GTPClient) -> None:
@@ -345,7 +348,7 @@ def test_rank_on_19x19() -> None:
         assert client.ok("sparring-strength rank 1-2k") == (
             "human-mcts:rank=1-2k,sims=4,model=go-play"
         )
-        assert "rank" in client.fails("sparring-strength elo 1500")
+        assert "no GNU Go scale is shipped" in client.fails("sparring-strength elo 1500")
         client.ok("genmove w")
     finally:
         client.close()
@@ -392,6 +395,17 @@ def test_bad_options_are_one_line_and_exit_2() -> None:
     assert done.stderr.strip().splitlines() == [
         "error: go9: ranks and Elos need 19x19 Go or chess (the human-like networks); give a "
         "player spec instead"
+    ]
+    both = subprocess.run(
+        [sys.executable, "-m", "sparring", "gtp", "--rank", "3d", "--elo", "900"],
+        input="name\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert both.returncode == 2 and both.stdout == ""
+    assert both.stderr.strip().splitlines() == [
+        "error: give one of --rank, --elo and --player, not --rank and --elo"
     ]
 
 

@@ -239,7 +239,7 @@ def test_sa_mcts_reads_z_from_a_table(tmp_path: Path) -> None:
         sa(f"sa-mcts:rank=3d,ztable={nowhere}").z_for(get_game("go"))
     assert "\n" not in str(info.value)
     for spec, message in [
-        ("sa-mcts:z=0.5,rank=3d", "one of z=Z, rank=R and sf_elo=E, not z and rank"),
+        ("sa-mcts:z=0.5,rank=3d", "one of z=Z, rank=R, sf_elo=E and gnugo_elo=E, not z and rank"),
         ("sa-mcts:ztable=x.json,z=1", "ztable=PATH needs rank=R and no z=Z"),
         ("sa-mcts:ztable=x.json,rank=3d,z=1,model=m.pt", "ztable=PATH needs rank=R and no z=Z"),
         ("sa-mcts:sims=10", "sa-mcts needs z=Z, rank=R with a z-per-rank table"),

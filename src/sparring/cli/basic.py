@@ -13,7 +13,7 @@ from rich.table import Table
 
 from sparring.cli.common import check_output_file
 from sparring.errors import BadValueError, IncompatibleError, SparringError, is_interrupt
-from sparring.estimation.human_like import HumanMCTSSettings, SEInfMCTSSettings
+from sparring.estimation.human_like import HumanMCTSSettings, SAMCTSSettings, SEInfMCTSSettings
 from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import Game, State
 from sparring.nn.zoo import default_model
@@ -73,7 +73,8 @@ def opponent_settings(
     In Go and chess, ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band) asks for
     SE-inf-MCTS at that rank (:class:`~sparring.estimation.human_like.SEInfMCTSSettings`); in
     chess ``elo`` asks for the setting the shipped Stockfish scale measured at that Elo
-    (``human-mcts:sf_elo=E``, clamped to the scale's range).  Elsewhere ``elo`` gives a
+    (``human-mcts:sf_elo=E``, clamped to the scale's range) and in 19x19 Go the setting the
+    shipped GNU Go scale measured at that Elo (``sa-mcts:gnugo_elo=E``).  Elsewhere ``elo`` gives a
     strength-adjusted player at that Elo (``opponent``'s ``sa`` settings, or the shipped
     network's: :meth:`~sparring.players.settings.SASettings.at_elo`); otherwise
     ``opponent``, or by default the game's shipped network (``az``) where one exists and
@@ -88,7 +89,7 @@ def opponent_settings(
         return SEInfMCTSSettings(rank=rank)
     if elo is not None and game_name in HUMAN_LIKE_GAMES and opponent is None:
         if game_name == "go":
-            raise SparringError("Go strength is a rank: use --rank (9d..1d, 1-2k, 3-5k)")
+            return SAMCTSSettings(gnugo_elo=float(elo))
         return HumanMCTSSettings(sf_elo=float(elo))
     settings = None if opponent is None else parse_player(opponent)
     if elo is not None:
@@ -264,7 +265,8 @@ def play(
         typer.Option(
             help="Play at this Elo (baseline-ladder scale) with the shipped network's "
             "strength calibration: the spec sa:elo=E; in chess, an Elo on Stockfish's scale "
-            "(human-mcts:sf_elo=E, needs Stockfish)."
+            "(human-mcts:sf_elo=E, needs Stockfish); in 19x19 Go, on GNU Go's (level 1 = "
+            "1000: sa-mcts:gnugo_elo=E)."
         ),
     ] = None,
     rank: Annotated[

@@ -25,6 +25,14 @@ def gtp(
         str | None,
         typer.Option(help="19x19 only: play at this rank (9d..1d, 1-2k, 3-5k), as --style says."),
     ] = None,
+    elo: Annotated[
+        float | None,
+        typer.Option(
+            help="19x19 only: play at this Elo on GNU Go's scale (GNU Go 3.8 at level 1 = "
+            "1000): SA's z over the play network, as the shipped scale measured it; clamped "
+            "to its range."
+        ),
+    ] = None,
     player: Annotated[
         str | None, typer.Option("--player", "-p", help="Any player spec, e.g. uct:sims=200.")
     ] = None,
@@ -49,11 +57,20 @@ def gtp(
     from sparring.engines.gtp import GTPEngine
     from sparring.games import get_game
 
-    if rank is not None and player is not None:
-        raise BadValueError("give --rank or --player, not both", key="--rank")
+    given = [name for name, value in (("--rank", rank), ("--elo", elo), ("--player", player))
+             if value is not None]  # fmt: skip
+    if len(given) > 1:
+        raise BadValueError(f"give one of --rank, --elo and --player, not {' and '.join(given)}",
+                            key=given[-1])  # fmt: skip
     if time is not None and not time > 0:
         raise BadValueError(f"--time must be > 0 seconds, not {time}", key="--time")
-    strength = ("rank", rank) if rank is not None else ("player", player) if player else None
+    strength: tuple[str, str] | None = None
+    if rank is not None:
+        strength = ("rank", rank)
+    elif elo is not None:
+        strength = ("elo", repr(elo))
+    elif player:
+        strength = ("player", player)
     engine = GTPEngine(
         game=get_game(game),
         strength=strength,

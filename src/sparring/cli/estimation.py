@@ -728,7 +728,8 @@ def scale_fit(
 ) -> None:
     """Fit a strength scale: the measured Elo of the human-like search per value of one knob
     (sims or z) against engines held at fixed Elo (the file behind ``human-mcts:sf_elo=E``,
-    ``--elo`` and ``UCI_Elo`` in chess)."""
+    ``--elo`` and ``UCI_Elo`` in chess; behind ``sa-mcts:gnugo_elo=E`` and ``gtp --elo`` in
+    Go, with GNU Go held)."""
     import shlex
     import sys
 

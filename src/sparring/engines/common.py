@@ -79,7 +79,10 @@ def strength_settings(
     Stockfish scale chooses the simulations; ``simulations`` is ignored, and an Elo outside
     the scale is clamped, as the player's analysis says).  In 19x19 Go, ``style="measured"``
     gives the play network at the rank (:data:`GO_PLAY_NETWORK`, ``9d`` without one) with
-    :data:`GO_MEASURED_SIMULATIONS` unless ``simulations`` says otherwise.  In 19x19 Go and chess
+    :data:`GO_MEASURED_SIMULATIONS` unless ``simulations`` says otherwise, and ``elo`` (an Elo
+    on GNU Go's scale, GNU Go 3.8 at level 1 = 1000) gives ``sa-mcts:gnugo_elo=E``: SA's ``z``
+    over the play network, chosen by the shipped GNU Go scale with its own simulations
+    (``simulations`` is ignored; an Elo outside the scale is clamped).  In 19x19 Go and chess
     (:data:`HUMAN_LIKE_GAMES`), ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band such as
     ``1400-1600``) or, in chess with the other styles, ``elo`` (the band holding it, 1000 to
     2600) gives ``se-inf-mcts`` at that rank (``style="human-like"``, and ``measured`` for a
@@ -89,10 +92,9 @@ def strength_settings(
     ``simulations`` is ignored), else the same search as the ranks' (``human-mcts``).
     Elsewhere (9x9 or 13x13 Go) only the default exists: UCT with MCTS1's 300 simulations
     (no shipped Go network for these sizes).  ``simulations`` overrides the player's default
-    count.  Raises
-    :class:`~sparring.errors.IncompatiblePlayerError` for a rank or Elo in a game without
-    human-like players or an Elo in Go, and the settings' own errors for a bad rank or
-    Elo (:class:`~sparring.errors.PlayerSettingsError`).
+    count.  Raises :class:`~sparring.errors.IncompatiblePlayerError` for a rank or Elo in a
+    game without human-like players or a Go Elo with a rank or another style, and the
+    settings' own errors for a bad rank or Elo (:class:`~sparring.errors.PlayerSettingsError`).
     """
     from sparring.estimation.human_like import (
         DEFAULT_SIMULATIONS,
@@ -118,7 +120,7 @@ def strength_settings(
         return UCTSettings(simulations=simulations or 300, name="MCTS1")
     if elo is not None:
         if game.name != "chess":
-            raise IncompatiblePlayerError("Go strength is a rank (9d..1d, 1-2k, 3-5k)", key="elo")
+            return _go_elo(float(elo), style, rank)
         if style == "measured":
             return HumanMCTSSettings(sf_elo=float(elo))
         rank = elo_band(elo)
@@ -136,6 +138,21 @@ def strength_settings(
     if style == "plain":
         return SAMCTSSettings(rank=rank, simulations=sims)
     return SEInfMCTSSettings(rank=rank, simulations=sims)
+
+
+def _go_elo(elo: float, style: str, rank: str | None) -> PlayerSettings:
+    """19x19 Go at an Elo on GNU Go's scale: ``sa-mcts:gnugo_elo=E`` (the shipped scale,
+    :func:`~sparring.estimation.external_scale.default_scale`, chooses z and the search,
+    the simulations among them)."""
+    from sparring.estimation.human_like import SAMCTSSettings
+
+    if style != "measured" or rank is not None:
+        raise IncompatiblePlayerError(
+            "a Go Elo is played as measured (on GNU Go's scale), without a rank; the "
+            "human-like and plain styles take a rank (9d..1d, 1-2k, 3-5k)",
+            key="elo",
+        )
+    return SAMCTSSettings(gnugo_elo=elo)
 
 
 class PlayerSeat:

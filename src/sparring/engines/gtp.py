@@ -17,10 +17,12 @@ fills, pass to win).  The engine never resigns.  The game ends after two passes 
 rules' ply cap); a ``play`` after the end is refused and ``genmove`` then answers ``pass``
 without playing it.
 
-Strength: the engine's player comes from ``--rank`` / ``--player`` (``sparring gtp``) and
-can be changed at run time with ``sparring-strength`` (no argument: the player's spec
-now; ``rank R``: the rank as ``--style`` plays it (by default the play network ``go-play``
-at the rank), 19x19 only; ``player SPEC``: any player spec;
+Strength: the engine's player comes from ``--rank`` / ``--elo`` / ``--player`` (``sparring
+gtp``) and can be changed at run time with ``sparring-strength`` (no argument: the player's
+spec now; ``rank R``: the rank as ``--style`` plays it (by default the play network
+``go-play`` at the rank), 19x19 only; ``elo E``: an Elo on GNU Go's scale, GNU Go 3.8 at
+level 1 = 1000, played as the shipped GNU Go scale measured it (``sa-mcts:gnugo_elo=E``),
+19x19 only; ``player SPEC``: any player spec;
 ``default``: the board size's default, :func:`~sparring.engines.common.strength_settings`).
 
 Time: with ``time_settings main byo_yomi stones`` (and ``time_left``), ``genmove`` thinks

@@ -1,8 +1,11 @@
-"""Chess strength on Stockfish's scale: the setting of one knob for an Elo measured against
-Stockfish (issue 26, item 5).
+"""Strength on an external scale: the setting of one knob for an Elo measured against
+Stockfish (chess) or GNU Go (Go) (issue 26, item 5).
 
 ``--elo``, ``UCI_Elo`` and ``human-mcts:sf_elo=E`` must give a player whose strength,
-measured against Debian's Stockfish 15.1 at fixed ``UCI_Elo`` settings, is ``E``.  A scale
+measured against Debian's Stockfish 15.1 at fixed ``UCI_Elo`` settings, is ``E``; in 19x19
+Go, ``sa-mcts:gnugo_elo=E`` (``sparring gtp --elo E``) one whose strength against Debian's
+GNU Go 3.8 is ``E`` with GNU Go at level 1 held at 1000 (GNU Go has no Elo of its own: the
+origin is arbitrary, the differences are Elo).  A scale
 varies one *knob* of the human-like search and fixes the rest (the scale file's ``search``:
 the human policy as the prior, Stockfish's leaf values, the root sweep), so the moves stay
 the human-like search's:
@@ -15,6 +18,9 @@ the human-like search's:
 * ``z`` (the ``sa-mcts`` kind): Wu et al.'s strength index (AAAI 2019, section *Strength
   Adjustment*): move ``i`` is drawn with probability ``N_i^z / sum_j N_j^z`` over the
   candidates ``N_j >= R_th N_max`` (:func:`sparring.strength.selection.sa_distribution`).
+  Go's scale fixes the play network and its rank input (``model``, ``rank``), so the moves
+  are that rank's human-like candidates and ``z`` how often the search's favourite is
+  played.
 
 A *scale file* (JSON, :meth:`ExternalScale.read` / :meth:`ExternalScale.to_json`)::
 
@@ -57,10 +63,24 @@ import numpy as np
 
 from sparring.errors import PlayerResourceError
 
-SCALE_KEYS = ("sims", "cpuct", "sf_nodes", "sweep")
-"""The search options a scale file may fix (spec keys of the human-like kinds)."""
+SCALE_KEYS = ("sims", "cpuct", "sf_nodes", "sweep", "model", "rank")
+"""The search options a scale file may fix (spec keys of the human-like kinds); ``model``
+and ``rank`` (a play network and its rank input) only when set."""
 KNOBS = {"sims": "human-mcts", "z": "sa-mcts"}
-"""The knobs a scale can vary -> the player kind that takes ``sf_elo``."""
+"""The knobs a scale can vary -> the player kind that takes ``sf_elo`` / ``gnugo_elo``."""
+SCALE_GAMES = {"sf_elo": ("chess", "Stockfish"), "gnugo_elo": ("go", "GNU Go")}
+"""The options that ask for an Elo on an external scale -> (the game, the scale's engine)."""
+SCALE_FILES = {"chess": "chess-stockfish-scale.json", "go": "go-gnugo-scale.json"}
+"""The shipped scale file of each game (:func:`default_scale`)."""
+
+
+def scale_search(settings: Any, knob: str) -> dict[str, Any]:
+    """The search options (:data:`SCALE_KEYS` but ``knob``) of human-like ``settings``;
+    ``model`` and ``rank`` only when set."""
+    from sparring.estimation.human_like import SCALE_FIELDS
+
+    search = {k: getattr(settings, SCALE_FIELDS[k]) for k in SCALE_KEYS if k != knob}
+    return {k: v for k, v in search.items() if k not in ("model", "rank") or v is not None}
 
 
 @dataclass(frozen=True)
@@ -217,6 +237,9 @@ class ExternalScale:
             value = search.get(key, 0)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"search option {key} must be an integer")
+        for key in ("model", "rank"):
+            if key in search and not isinstance(search[key], str):
+                raise ValueError(f"search option {key} must be text")
         if "sweep" in search and not isinstance(search["sweep"], bool):
             raise ValueError("search option sweep must be true or false")
         return cls(str(data["game"]), str(data["scale"]), str(data["knob"]), search,
@@ -240,15 +263,16 @@ class ExternalScale:
 
 
 def default_scale(game_name: str) -> Path:
-    """Where the shipped Stockfish scale of ``game_name`` lives (it may not exist):
-    ``models/estimators/GAME-stockfish-scale.json`` beside the shipped estimators."""
+    """Where the shipped scale of ``game_name`` lives (it may not exist):
+    ``models/estimators/`` beside the shipped estimators, :data:`SCALE_FILES`' name
+    (``GAME-stockfish-scale.json`` for a game without one)."""
     from sparring.estimation.shipped import ESTIMATOR_DIR
 
-    return ESTIMATOR_DIR / f"{game_name}-stockfish-scale.json"
+    return ESTIMATOR_DIR / SCALE_FILES.get(game_name, f"{game_name}-stockfish-scale.json")
 
 
 def shipped_range(game_name: str) -> tuple[float, float] | None:
-    """The Elo range of ``game_name``'s shipped Stockfish scale (None: none shipped)."""
+    """The Elo range of ``game_name``'s shipped scale (None: none shipped)."""
     path = default_scale(game_name)
     if not path.is_file():
         return None
@@ -257,11 +281,14 @@ def shipped_range(game_name: str) -> tuple[float, float] | None:
 
 __all__ = [
     "KNOBS",
+    "SCALE_FILES",
+    "SCALE_GAMES",
     "SCALE_KEYS",
     "ExternalScale",
     "ScaleChoice",
     "ScalePoint",
     "default_scale",
     "monotone_fit",
+    "scale_search",
     "shipped_range",
 ]

@@ -415,8 +415,12 @@ class _HumanLikeSettings(SettingsBase, ABC):
     """Chess (``human-mcts``, ``sa-mcts``): the Elo on Stockfish's scale to play at; the
     knob (``sims`` or ``z``) and the search options come from the scale file
     (:mod:`sparring.estimation.external_scale`)."""
+    gnugo_elo: float | None = None
+    """Go (``sa-mcts``): the Elo on GNU Go's scale (GNU Go 3.8 at level 1 is 1000) to play at;
+    the strength index ``z`` and the search options (the play network and its rank input
+    among them) come from the scale file (:mod:`sparring.estimation.external_scale`)."""
     scale: str | None = None
-    """With ``sf_elo``: the scale file (None: the shipped
+    """With ``sf_elo`` or ``gnugo_elo``: the scale file (None: the shipped
     :func:`~sparring.estimation.external_scale.default_scale`)."""
     rollouts: int = 0
     """Go: random playouts per leaf for the leaf's value (0 .. :data:`MAX_ROLLOUTS`; 0: the
@@ -461,12 +465,19 @@ class _HumanLikeSettings(SettingsBase, ABC):
                 f"rollouts (random playouts' value) is for Go, not the chess band {self.rank}",
                 key="rollouts",
             )
-        if self.scale is not None and self.sf_elo is None:
-            raise PlayerSettingsError(f"{self.kind}: scale=PATH needs sf_elo=E", key="scale")
-        if self.sf_elo is not None and not math.isfinite(self.sf_elo):
+        if self.sf_elo is not None and self.gnugo_elo is not None:
             raise PlayerSettingsError(
-                f"sf_elo must be a finite number, not {self.sf_elo!r}", key="sf_elo"
+                "give sf_elo (chess, Stockfish's scale) or gnugo_elo (Go, GNU Go's), not both",
+                key="gnugo_elo",
             )
+        if self.scale is not None and self.asked_elo is None:
+            raise PlayerSettingsError(
+                f"{self.kind}: scale=PATH needs sf_elo=E or gnugo_elo=E", key="scale"
+            )
+        for key in ("sf_elo", "gnugo_elo"):
+            value = getattr(self, key)
+            if value is not None and not math.isfinite(value):
+                raise PlayerSettingsError(f"{key} must be a finite number, not {value!r}", key=key)
         if self.sf_nodes and self.rank in GO_RANKS:
             raise PlayerSettingsError(
                 f"sf_nodes (Stockfish's value) is for chess, not the Go rank {self.rank}",
@@ -502,6 +513,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append("sweep=true")
         if self.sf_elo is not None:
             items.append(f"sf_elo={_number(self.sf_elo)}")
+        if self.gnugo_elo is not None:
+            items.append(f"gnugo_elo={_number(self.gnugo_elo)}")
         if self.scale is not None:
             items.append(f"scale={self.scale}")
         if self.rollouts:
@@ -512,20 +525,41 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append(f"movetime={_number(self.movetime)}")
         return self.kind + (":" + ",".join(items) if items else "")
 
-    def on_scale(self, game: Game) -> tuple[Any, ScaleChoice]:
-        """With ``sf_elo``: these settings with the scale file's search options (and, for
-        the ``sims`` knob, its simulations), and what the scale chose.
-        :class:`~sparring.errors.IncompatiblePlayerError` for a game other than the scale's,
-        a scale of another kind's knob, or a search option given that differs from the
-        scale's (its Elo numbers would not hold)."""
-        from sparring.estimation.external_scale import KNOBS, ExternalScale, default_scale
+    @property
+    def asked_elo(self) -> float | None:
+        """The Elo asked for on an external scale: ``sf_elo`` or ``gnugo_elo`` (None: none)."""
+        return self.sf_elo if self.sf_elo is not None else self.gnugo_elo
 
-        assert self.sf_elo is not None
+    @property
+    def _elo_key(self) -> str:
+        return "sf_elo" if self.sf_elo is not None else "gnugo_elo"
+
+    def on_scale(self, game: Game) -> tuple[Any, ScaleChoice]:
+        """With ``sf_elo`` (chess) or ``gnugo_elo`` (Go): these settings with the scale
+        file's search options (and, for the ``sims`` knob, its simulations), and what the
+        scale chose.  :class:`~sparring.errors.IncompatiblePlayerError` for the other game's
+        option, a game other than the scale's, a scale of another kind's knob, or a search
+        option given that differs from the scale's (its Elo numbers would not hold)."""
+        from sparring.estimation.external_scale import (
+            KNOBS,
+            SCALE_GAMES,
+            ExternalScale,
+            default_scale,
+        )
+
+        asked = self.asked_elo
+        assert asked is not None
+        key = self._elo_key
+        if SCALE_GAMES[key][0] != game.name:
+            raise IncompatiblePlayerError(
+                f"{key} is an Elo on {SCALE_GAMES[key][1]}'s scale, for "
+                f"{SCALE_GAMES[key][0]}, not {game.name}",
+                key=key,
+            )
         path = Path(self.scale).expanduser() if self.scale else default_scale(game.name)
         if not self.scale and not path.is_file():
             raise IncompatiblePlayerError(
-                f"sf_elo: {game.name} has no shipped Stockfish scale (only chess does)",
-                key="sf_elo",
+                f"{key}: no {SCALE_GAMES[key][1]} scale is shipped for {game.name}", key=key
             )
         scale = ExternalScale.read(path)
         if scale.game != game.name:
@@ -536,7 +570,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         if KNOBS[scale.knob] != self.kind:
             raise IncompatiblePlayerError(
                 f"strength scale {str(path)!r} varies {scale.knob}: it is for "
-                f"{KNOBS[scale.knob]}:sf_elo=E, not {self.kind}",
+                f"{KNOBS[scale.knob]}:{key}=E, not {self.kind}",
                 key="scale",
             )
         defaults = {f.name: f.default for f in fields(self)}
@@ -550,28 +584,30 @@ class _HumanLikeSettings(SettingsBase, ABC):
                     key=key,
                 )
             changes[attr] = value
-        choice = scale.choose(self.sf_elo)
+        choice = scale.choose(asked)
         if scale.knob == "sims":
             if self.simulations != defaults["simulations"]:
                 raise IncompatiblePlayerError(
-                    f"sf_elo chooses the simulations; drop sims={self.simulations}", key="sims"
+                    f"{key} chooses the simulations; drop sims={self.simulations}", key="sims"
                 )
             changes["simulations"] = int(choice.value)
         return replace(self, **changes), choice
 
     def elo_target(self, choice: ScaleChoice) -> tuple[EloTarget, tuple[str, ...]]:
-        """The :class:`~sparring.players.strength.EloTarget` of ``sf_elo`` and the notice of
-        a clamped target."""
+        """The :class:`~sparring.players.strength.EloTarget` of ``sf_elo`` or ``gnugo_elo`` and
+        the notice of a clamped target."""
+        from sparring.estimation.external_scale import SCALE_GAMES
         from sparring.players.strength import EloTarget
 
-        assert self.sf_elo is not None
+        asked = self.asked_elo
+        assert asked is not None
         notices: tuple[str, ...] = ()
         if choice.clamped:
             notices = (
-                f"Elo {self.sf_elo:g} is outside the measured Stockfish scale; playing "
-                f"{choice.played:.0f}",
+                f"Elo {asked:g} is outside the measured {SCALE_GAMES[self._elo_key][1]} "
+                f"scale; playing {choice.played:.0f}",
             )
-        return EloTarget(self.sf_elo, choice.played, choice.clamped), notices
+        return EloTarget(asked, choice.played, choice.clamped), notices
 
     def _capped(self, player: SearchPlayer) -> SearchPlayer:
         """``player`` with this setting's :attr:`movetime` as its own cap."""
@@ -727,13 +763,13 @@ class HumanMCTSSettings(_HumanLikeSettings):
         return "MCTS" if self.sf_elo is None else f"MCTS(Stockfish {self.sf_elo:g})"
 
     def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        evaluator = self._move_evaluator(game, cache)
         resolved: HumanMCTSSettings = self
         elo: EloTarget | None = None
         notices: tuple[str, ...] = ()
         if self.sf_elo is not None:
             resolved, choice = self.on_scale(game)
             elo, notices = self.elo_target(choice)
+        evaluator = resolved._move_evaluator(game, cache)
         return self._capped(RankedSearchPlayer(evaluator, resolved._config(), None,
                                                name=self.display_name(), seed=seed,
                                                leaf_value=resolved._leaf_value(game, cache, seed),
@@ -771,7 +807,7 @@ class SAMCTSSettings(_HumanLikeSettings):
         "rank": "rank", "z": "z", "simulations": "sims", "c_puct": "cpuct", "model": "model",
         "name": "name", "ztable": "ztable", "sf_nodes": "sf_nodes",
         "first_play_parent": "fpu_parent", "root_sweep": "sweep", "sf_elo": "sf_elo",
-        "scale": "scale", "movetime": "movetime", "rollouts": "rollouts",
+        "gnugo_elo": "gnugo_elo", "scale": "scale", "movetime": "movetime", "rollouts": "rollouts",
         "rollout_mix": "rollout_mix",
     }  # fmt: skip
 
@@ -781,12 +817,14 @@ class SAMCTSSettings(_HumanLikeSettings):
     def __post_init__(self) -> None:
         super().__post_init__()
         given = [key for key, value in (("z", self.z), ("rank", self.rank),
-                                        ("sf_elo", self.sf_elo)) if value is not None]  # fmt: skip
-        if given == ["z", "rank"] and self.model is not None:
-            given = ["z"]  # the rank is the play network's input (checked when built)
+                                        ("sf_elo", self.sf_elo), ("gnugo_elo", self.gnugo_elo))
+                 if value is not None]  # fmt: skip
+        if len(given) > 1 and "rank" in given and self.model is not None:
+            given.remove("rank")  # the play network's input (checked when built)
         if len(given) > 1:
             raise PlayerSettingsError(
-                f"sa-mcts takes one of z=Z, rank=R and sf_elo=E, not {' and '.join(given)}",
+                "sa-mcts takes one of z=Z, rank=R, sf_elo=E and gnugo_elo=E, not "
+                + " and ".join(given),
                 key=given[-1],
             )
         if self.ztable is not None and (self.rank is None or self.z is not None):
@@ -796,8 +834,8 @@ class SAMCTSSettings(_HumanLikeSettings):
         if not given or (self.z is not None and math.isnan(self.z)):
             raise PlayerSettingsError(
                 "sa-mcts needs z=Z, rank=R with a z-per-rank table (ztable=PATH; "
-                "`sparring se-strength GAME --z-fit` measures one), or in chess sf_elo=E "
-                "(an Elo on Stockfish's scale)",
+                "`sparring se-strength GAME --z-fit` measures one), in chess sf_elo=E "
+                "(an Elo on Stockfish's scale) or in Go gnugo_elo=E (on GNU Go's)",
                 key="z",
             )
 
@@ -812,6 +850,8 @@ class SAMCTSSettings(_HumanLikeSettings):
             return self.name
         if self.sf_elo is not None:
             return f"SA-MCTS(Stockfish {self.sf_elo:g})"
+        if self.gnugo_elo is not None:
+            return f"SA-MCTS(GNU Go {self.gnugo_elo:g})"
         if self.z is None:
             return f"SA-MCTS({self.rank})"
         return f"SA-MCTS({self.rank}, z={self.z:g})" if self.rank else f"SA-MCTS(z={self.z:g})"
@@ -844,13 +884,13 @@ class SAMCTSSettings(_HumanLikeSettings):
         resolved: SAMCTSSettings = self
         elo: EloTarget | None = None
         notices: tuple[str, ...] = ()
-        if self.sf_elo is not None:
+        if self.asked_elo is not None:
             resolved, choice = self.on_scale(game)
             z = choice.value
             elo, notices = self.elo_target(choice)
         else:
             z = self.z_for(game)
-        evaluator = self._move_evaluator(game, cache)
+        evaluator = resolved._move_evaluator(game, cache)
         leaf_value = resolved._leaf_value(game, cache, seed)
         if leaf_value is not None:
             evaluator = leaf_value(evaluator)
@@ -943,15 +983,16 @@ def _number(value: float) -> str:
 
 
 SCALE_FIELDS = {"sims": "simulations", "cpuct": "c_puct", "sf_nodes": "sf_nodes",
-                 "sweep": "root_sweep"}  # fmt: skip
+                 "sweep": "root_sweep", "model": "model", "rank": "rank"}  # fmt: skip
 """Scale file search keys -> :class:`SAMCTSSettings` fields."""
 
 _RANK_HELP = "rank=9d..1d|1-2k|3-5k (Go) or rank=BAND|elo=E (chess)"
 
 
 def _scale_options(spec: PlayerSpec) -> dict[str, Any]:
-    sf_elo = option_float(spec, "sf_elo", math.nan) if "sf_elo" in spec.options else None
-    return {"sf_elo": sf_elo, "scale": spec.options.get("scale")}
+    elos = {key: option_float(spec, key, math.nan) if key in spec.options else None
+            for key in ("sf_elo", "gnugo_elo")}  # fmt: skip
+    return {**elos, "scale": spec.options.get("scale")}
 
 
 def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
@@ -966,10 +1007,11 @@ def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
 
 
 def parse_sa_mcts(spec: PlayerSpec) -> SAMCTSSettings:
-    """``sa-mcts:z=Z|rank=R[,ztable=PATH]|sf_elo=E[,scale=PATH][,sims=N,cpuct=C,
+    """``sa-mcts:z=Z|rank=R[,ztable=PATH]|sf_elo=E|gnugo_elo=E[,scale=PATH][,sims=N,cpuct=C,
     model=NAME|PATH,name=NAME]`` (``elo=E`` for ``rank``'s chess band; ``sf_elo=E`` for an
-    Elo on Stockfish's scale)."""
-    check_options(spec, _COMMON | {"z", "rank", "elo", "ztable", "sf_elo", "scale"})
+    Elo on Stockfish's scale, ``gnugo_elo=E`` on GNU Go's; with a play network ``rank=R``
+    and ``z=Z`` go together, the rank being the network's input)."""
+    check_options(spec, _COMMON | {"z", "rank", "elo", "ztable", "sf_elo", "gnugo_elo", "scale"})
     z = option_float(spec, "z", math.nan) if "z" in spec.options else None
     return SAMCTSSettings(
         z=z, rank=_rank_option(spec), ztable=spec.options.get("ztable"), **_common(spec),
@@ -1007,7 +1049,7 @@ KINDS: dict[str, tuple[type[Any], Any, str]] = {
         SAMCTSSettings,
         parse_sa_mcts,
         "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
-        "sa-mcts:z=Z|rank=R[,ztable=PATH]|sf_elo=E[,scale=PATH]"
+        "sa-mcts:z=Z|rank=R[,ztable=PATH]|sf_elo=E|gnugo_elo=E[,scale=PATH]"
         "[,sims=N,model=...,sf_nodes=N,fpu_parent=true,sweep=true,movetime=S]",
     ),
     "se-mcts": (

@@ -1,9 +1,11 @@
-"""``sparring scale-fit``: a Stockfish scale file from stored games (issue 26, item 5).
+"""``sparring scale-fit``: a Stockfish or GNU Go scale file from stored games (issue 26,
+item 5).
 
 The games are the human-like search at several values of one knob (``human-mcts:sims=K,...``
 or ``sa-mcts:z=Z,...``) against external engines held at fixed Elo (``stockfish:elo=1600``
-at 1600).  :func:`fit_scale` rates every player together (Bradley-Terry with the fixed
-players held, :func:`~sparring.experiments.calibration.fit_with_fixed`) and makes one
+at 1600; ``gnugo:level=1`` at 1000).  :func:`fit_scale` rates every player together
+(Bradley-Terry with the fixed players held,
+:func:`~sparring.experiments.calibration.fit_with_fixed`) and makes one
 :class:`~sparring.estimation.external_scale.ScalePoint` per knob value.  The point players
 are those with the given other search options of :data:`~sparring.estimation.
 external_scale.SCALE_KEYS` (else the points would not be of one knob); other free players are
@@ -86,8 +88,8 @@ def _point(name: str, knob: str) -> tuple[float, dict[str, Any]] | None:
     """``name``'s knob value and other search options when it is a point of a ``knob``
     scale (``human-mcts`` without ``sf_elo`` for ``sims``; ``sa-mcts:z=Z`` for ``z``), else
     None.  :class:`~sparring.errors.ConfigError` for such a player with options beyond the
-    knob and the search (a name, another model)."""
-    from sparring.estimation.external_scale import KNOBS
+    knob, the search and a display name (a time cap, playouts)."""
+    from sparring.estimation.external_scale import KNOBS, scale_search
     from sparring.estimation.human_like import SCALE_FIELDS
     from sparring.players.registry import parse_player
 
@@ -96,9 +98,9 @@ def _point(name: str, knob: str) -> tuple[float, dict[str, Any]] | None:
         return None
     if knob == "z" and settings.z is None:  # type: ignore[attr-defined]
         return None
-    search = {k: getattr(settings, SCALE_FIELDS[k]) for k in SCALE_KEYS if k != knob}
+    search = scale_search(settings, knob)
     value = float(getattr(settings, SCALE_FIELDS.get(knob, knob)))
-    skip = {SCALE_FIELDS.get(knob, knob), *SCALE_FIELDS.values()}
+    skip = {SCALE_FIELDS.get(knob, knob), "name", *SCALE_FIELDS.values()}
     extra = [f.name for f in fields(settings)  # type: ignore[arg-type]
              if f.name not in skip and getattr(settings, f.name) != f.default]  # fmt: skip
     if extra:
@@ -109,15 +111,14 @@ def _point(name: str, knob: str) -> tuple[float, dict[str, Any]] | None:
 def search_options(knob: str, text: str) -> dict[str, Any]:
     """The search options (:data:`SCALE_KEYS` but the knob) of the spec options ``text``
     (``cpuct=0.25,sf_nodes=1000,sweep=true``) of the knob's kind, defaults filled in."""
-    from sparring.estimation.external_scale import KNOBS
-    from sparring.estimation.human_like import SCALE_FIELDS
+    from sparring.estimation.external_scale import KNOBS, scale_search
     from sparring.players.registry import parse_player
 
     if knob not in KNOBS:
         raise ConfigError(f"knob is one of {', '.join(KNOBS)}, not {knob!r}")
     options = ",".join(t for t in (text.strip(), "z=0" if knob == "z" else "") if t)
     settings = parse_player(f"{KNOBS[knob]}:{options}" if options else KNOBS[knob])
-    return {k: getattr(settings, SCALE_FIELDS[k]) for k in SCALE_KEYS if k != knob}
+    return scale_search(settings, knob)
 
 
 def fit_scale(
