@@ -348,8 +348,20 @@ def test_rank_on_19x19() -> None:
         assert client.ok("sparring-strength rank 1-2k") == (
             "human-mcts:rank=1-2k,sims=4,model=go-play"
         )
-        assert "no GNU Go scale is shipped" in client.fails("sparring-strength elo 1500")
+        # an Elo on GNU Go's scale (sa-mcts over the play network, the shipped scale's z)
+        assert client.ok("sparring-strength elo 1500") == "sa-mcts:gnugo_elo=1500"
+        assert "not a number" in client.fails("sparring-strength elo strong")
         client.ok("genmove w")
+    finally:
+        client.close()
+
+
+def test_elo_on_19x19_plays_the_gnu_go_scale() -> None:
+    client = sparring_gtp("--elo", "900", "--seed", "1")
+    try:
+        assert client.ok("sparring-strength") == "sa-mcts:gnugo_elo=900"
+        move = get_game("go").parse_move(client.ok("genmove b"))
+        assert move != get_game("go").num_actions - 1
     finally:
         client.close()
 
@@ -384,29 +396,22 @@ def test_against_gnugo() -> None:
 
 
 def test_bad_options_are_one_line_and_exit_2() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "sparring", "gtp", "--game", "go9", "--rank", "3d"],
-        input="name\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip().splitlines() == [
-        "error: go9: ranks and Elos need 19x19 Go or chess (the human-like networks); give a "
-        "player spec instead"
-    ]
-    both = subprocess.run(
-        [sys.executable, "-m", "sparring", "gtp", "--rank", "3d", "--elo", "900"],
-        input="name\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert both.returncode == 2 and both.stdout == ""
-    assert both.stderr.strip().splitlines() == [
-        "error: give one of --rank, --elo and --player, not --rank and --elo"
-    ]
+    for args, line in [
+        (["--game", "go9", "--rank", "3d"],
+         "error: go9: ranks and Elos need 19x19 Go or chess (the human-like networks); give a "
+         "player spec instead"),
+        (["--rank", "3d", "--elo", "900"],
+         "error: give one of --rank, --elo and --player, not --rank and --elo"),
+    ]:  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "sparring", "gtp", *args],
+            input="name\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.strip().splitlines() == [line]
 
 
 def test_genmove_answers_resign_when_the_player_resigns(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from service_server import SLOW, UCT20, Client, thread_server
+from sparring.estimation.external_scale import ExternalScale, default_scale
 from sparring.estimation.human_like import game_ranks
 from sparring.nn.zoo import default_model
 from sparring.service import ServiceSettings
@@ -61,7 +62,7 @@ def _calibrated_range(game: str) -> dict[str, float]:
     path = calibration_path_for_model(model)
     assert path is not None
     curve = strength_curve(load_calibration(path))
-    return {"min": round(curve.low, 1), "max": round(curve.high, 1)}
+    return {"min": round(curve.low, 1), "max": round(curve.high, 1), "scale": "ladder"}
 
 
 def test_catalog_shows_the_calibrated_range_and_the_kinds(base: str) -> None:
@@ -71,7 +72,10 @@ def test_catalog_shows_the_calibrated_range_and_the_kinds(base: str) -> None:
     elo = games["connect4"]["levels"]["elo"]
     assert elo == _calibrated_range("connect4")
     assert games["connect4"]["levels"]["adaptive"] == ["bayes", "intra", "alphadda1-floor"]
-    assert games["go"]["levels"]["ranks"][0] == "9d" and games["go"]["levels"]["elo"] is None
+    go = games["go"]["levels"]
+    assert go["ranks"][0] == "9d" and go["adaptive"] == []  # no calibration: not adaptive
+    low, high = ExternalScale.read(default_scale("go")).elo_range  # Go's Elo: on GNU Go's scale
+    assert go["elo"] == {"min": round(low, 1), "max": round(high, 1), "scale": "GNU Go"}
     assert games["othello"]["levels"] == {  # 8x8 Othello: calibrated since session 26
         "elo": _calibrated_range("othello"),
         "ranks": None,
@@ -136,6 +140,26 @@ def test_game_at_an_elo_and_a_clamped_one(base: str) -> None:
     high = ann.new_game("connect4", {"mode": "elo", "elo": 5000})
     assert len(high["opponent"]["notices"]) == 1
     assert "5000" in high["opponent"]["notices"][0]
+
+
+def test_go_at_an_elo_on_gnu_gos_scale(base: str) -> None:
+    """Go 19x19's Elo is one on GNU Go's scale: SA's z over the play network, as the shipped
+    GNU Go scale chooses it (clamped, and said, outside its range)."""
+    ann = Client(base)
+    low, high = ExternalScale.read(default_scale("go")).elo_range
+    asked = round((low + high) / 2)
+    state = ann.new_game("go", {"mode": "elo", "elo": asked}, side="second")
+    assert state["opponent"]["settings"]["kind"] == "sa-mcts"
+    assert state["opponent"]["settings"]["gnugo_elo"] == asked
+    assert state["opponent"]["notices"] == []
+    state = ann.settled(state["id"])
+    assert state["ply"] == 1
+    strength = state["moves"][0]["analysis"]["strength"]
+    assert strength["elo_asked"] == asked and strength["clamped"] is False
+    below = ann.new_game("go", {"mode": "elo", "elo": 100})
+    assert below["opponent"]["notices"] == [
+        f"Elo 100 is outside the measured GNU Go scale; playing {low:.0f}"
+    ]
 
 
 def test_a_retried_move_is_not_applied_twice(base: str) -> None:

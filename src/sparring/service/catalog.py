@@ -1,9 +1,11 @@
 """What the service offers: its games, their levels, and the opponent a request asks for.
 
 Levels per game (read from the shipped files, never typed in): the calibrated Elo range of
-the shipped network's calibration where the game has one (Connect4, 6x6 Othello: the
-``sa:elo=E`` player, the adaptive players), the strength estimator's ranks in Go 19x19 and
-chess (SE-inf-MCTS, Chen et al. 2025).  Elsewhere the best available AI is MCTS1 (UCT).
+the shipped network's calibration where the game has one (Connect4, 6x6 and 8x8 Othello:
+the ``sa:elo=E`` player, the adaptive players), in Go 19x19 the range of the shipped GNU Go
+scale (``sa-mcts:gnugo_elo=E``: an Elo where GNU Go 3.8 at level 1 is 1000,
+:mod:`sparring.estimation.external_scale`), and the strength estimator's ranks in Go 19x19
+and chess (SE-inf-MCTS, Chen et al. 2025).  Elsewhere the best available AI is MCTS1 (UCT).
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from sparring.errors import BadValueError, IncompatiblePlayerError
-from sparring.estimation.human_like import SEInfMCTSSettings, elo_band, game_ranks
+from sparring.estimation.external_scale import ExternalScale, default_scale
+from sparring.estimation.human_like import (
+    SAMCTSSettings,
+    SEInfMCTSSettings,
+    elo_band,
+    game_ranks,
+)
 from sparring.games import get_game
 from sparring.games.base import Game
 from sparring.nn.zoo import default_model
@@ -61,11 +69,14 @@ class GameInfo:
     elo_range: tuple[float, float] | None
     """The shipped calibration's Elo range (its curve's ends), or None."""
     ranks: tuple[str, ...] | None
+    elo_scale: str | None = None
+    """What the Elo is measured against when it is not the game's baseline ladder (Go: GNU
+    Go's scale); None: the ladder of the shipped network's calibration."""
 
     @property
     def adaptive(self) -> list[str]:
         """The adaptive opponents this game offers (those need a calibrated network)."""
-        return list(ADAPTIVE_MODES) if self.elo_range is not None else []
+        return list(ADAPTIVE_MODES) if self.elo_range is not None and not self.elo_scale else []
 
     def to_json(self) -> dict[str, Any]:
         """The catalog entry (see the service contract)."""
@@ -80,7 +91,8 @@ class GameInfo:
             "levels": {
                 "elo": None
                 if low_high is None
-                else {"min": round(low_high[0], 1), "max": round(low_high[1], 1)},
+                else {"min": round(low_high[0], 1), "max": round(low_high[1], 1),
+                      "scale": self.elo_scale or "ladder"},
                 "ranks": None if self.ranks is None else list(self.ranks),
                 "adaptive": self.adaptive,
             },
@@ -99,6 +111,15 @@ def _elo_range(game: Game, cache: PlayerCache) -> tuple[float, float] | None:
     return float(curve.low), float(curve.high)
 
 
+GO_SCALE = "GNU Go"
+"""``levels.elo.scale`` of Go 19x19: an Elo where GNU Go 3.8 at level 1 is 1000."""
+
+
+def _go_scale_range() -> tuple[float, float] | None:
+    path = default_scale("go")
+    return ExternalScale.read(path).elo_range if path.is_file() else None
+
+
 def build_catalog() -> dict[str, GameInfo]:
     """Every game of :data:`SERVICE_GAMES` with its levels."""
     cache = PlayerCache()
@@ -106,6 +127,10 @@ def build_catalog() -> dict[str, GameInfo]:
     for name, label in SERVICE_GAMES.items():
         game = get_game(name)
         ranks = game_ranks(name) if name in ("go", "chess") else None
+        if name == "go":
+            scale = _go_scale_range()
+            out[name] = GameInfo(name, label, game, scale, ranks, GO_SCALE if scale else None)
+            continue
         out[name] = GameInfo(name, label, game, _elo_range(game, cache), ranks)
     return out
 
@@ -152,9 +177,12 @@ def default_opponent(info: GameInfo) -> PlayerSettings:
 
 def elo_opponent(info: GameInfo, elo: float) -> PlayerSettings:
     """The AI at target ``elo``: ``sa:elo=E`` on the shipped network's calibration (clamped
-    to its range, and the AI says so), SE-inf-MCTS at the Elo band in chess."""
+    to its range, and the AI says so), in Go 19x19 ``sa-mcts:gnugo_elo=E`` on the shipped
+    GNU Go scale (clamped likewise), SE-inf-MCTS at the Elo band in chess."""
     if info.name == "chess":
         return SEInfMCTSSettings(rank=elo_band(elo))
+    if info.elo_scale == GO_SCALE:
+        return SAMCTSSettings(gnugo_elo=float(elo))
     if info.elo_range is None:
         raise IncompatiblePlayerError(
             f"{info.name} has no calibrated network, so no target Elo; "
@@ -193,6 +221,7 @@ def adaptive_opponent(info: GameInfo, mode: str) -> tuple[PlayerSettings, str]:
 
 __all__ = [
     "ADAPTIVE_MODES",
+    "GO_SCALE",
     "SERVICE_GAMES",
     "GameInfo",
     "adaptive_opponent",

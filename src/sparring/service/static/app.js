@@ -245,15 +245,18 @@ function updateEloHint() {
   const lo = Math.round(range.min);
   const hi = Math.round(range.max);
   const asked = Number($("elo-number").value);
-  let text = `Calibrated range ${lo}–${hi} (Elo on this game's ladder, where the random player is 1000).`;
+  const kind = range.scale === "GNU Go" ? "measured" : "calibrated";
+  let text = range.scale === "GNU Go"
+    ? `Measured range ${lo}–${hi} (Elo on GNU Go's scale, where GNU Go 3.8 at level 1 is 1000).`
+    : `Calibrated range ${lo}–${hi} (Elo on this game's ladder, where the random player is 1000).`;
   const hint = $("elo-hint");
   hint.classList.remove("warn");
   if (Number.isFinite(asked) && $("elo-number").value !== "") {
     if (asked < range.min) {
-      text += ` ${Math.round(asked)} is below it: the AI will play at ${lo}, its weakest calibrated level.`;
+      text += ` ${Math.round(asked)} is below it: the AI will play at ${lo}, its weakest ${kind} level.`;
       hint.classList.add("warn");
     } else if (asked > range.max) {
-      text += ` ${Math.round(asked)} is above it: the AI will play at ${hi}, its strongest calibrated level.`;
+      text += ` ${Math.round(asked)} is above it: the AI will play at ${hi}, its strongest ${kind} level.`;
       hint.classList.add("warn");
     }
   }
