@@ -68,6 +68,9 @@ SCALE_KEYS = ("sims", "cpuct", "sf_nodes", "sweep", "model", "rank")
 and ``rank`` (a play network and its rank input) only when set."""
 KNOBS = {"sims": "human-mcts", "z": "sa-mcts"}
 """The knobs a scale can vary -> the player kind that takes ``sf_elo`` / ``gnugo_elo``."""
+SCALE_FIELDS = {"sims": "simulations", "cpuct": "c_puct", "sf_nodes": "sf_nodes",
+                "sweep": "root_sweep", "model": "model", "rank": "rank"}  # fmt: skip
+"""Scale file search keys -> the human-like kinds' settings fields."""
 SCALE_GAMES = {"sf_elo": ("chess", "Stockfish"), "gnugo_elo": ("go", "GNU Go")}
 """The options that ask for an Elo on an external scale -> (the game, the scale's engine)."""
 SCALE_FILES = {"chess": "chess-stockfish-scale.json", "go": "go-gnugo-scale.json"}
@@ -77,8 +80,6 @@ SCALE_FILES = {"chess": "chess-stockfish-scale.json", "go": "go-gnugo-scale.json
 def scale_search(settings: Any, knob: str) -> dict[str, Any]:
     """The search options (:data:`SCALE_KEYS` but ``knob``) of human-like ``settings``;
     ``model`` and ``rank`` only when set."""
-    from sparring.estimation.human_like import SCALE_FIELDS
-
     search = {k: getattr(settings, SCALE_FIELDS[k]) for k in SCALE_KEYS if k != knob}
     return {k: v for k, v in search.items() if k not in ("model", "rank") or v is not None}
 
@@ -281,6 +282,7 @@ def shipped_range(game_name: str) -> tuple[float, float] | None:
 
 __all__ = [
     "KNOBS",
+    "SCALE_FIELDS",
     "SCALE_FILES",
     "SCALE_GAMES",
     "SCALE_KEYS",

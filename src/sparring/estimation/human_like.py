@@ -542,6 +542,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         option given that differs from the scale's (its Elo numbers would not hold)."""
         from sparring.estimation.external_scale import (
             KNOBS,
+            SCALE_FIELDS,
             SCALE_GAMES,
             ExternalScale,
             default_scale,
@@ -982,9 +983,6 @@ def _number(value: float) -> str:
     return str(int(value)) if value.is_integer() else repr(value)
 
 
-SCALE_FIELDS = {"sims": "simulations", "cpuct": "c_puct", "sf_nodes": "sf_nodes",
-                 "sweep": "root_sweep", "model": "model", "rank": "rank"}  # fmt: skip
-"""Scale file search keys -> :class:`SAMCTSSettings` fields."""
 
 _RANK_HELP = "rank=9d..1d|1-2k|3-5k (Go) or rank=BAND|elo=E (chess)"
 

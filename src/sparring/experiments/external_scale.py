@@ -89,8 +89,7 @@ def _point(name: str, knob: str) -> tuple[float, dict[str, Any]] | None:
     scale (``human-mcts`` without ``sf_elo`` for ``sims``; ``sa-mcts:z=Z`` for ``z``), else
     None.  :class:`~sparring.errors.ConfigError` for such a player with options beyond the
     knob, the search and a display name (a time cap, playouts)."""
-    from sparring.estimation.external_scale import KNOBS, scale_search
-    from sparring.estimation.human_like import SCALE_FIELDS
+    from sparring.estimation.external_scale import KNOBS, SCALE_FIELDS, scale_search
     from sparring.players.registry import parse_player
 
     settings = parse_player(name)
