@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sparring.errors import BadValueError, IncompatiblePlayerError
-from sparring.estimation.external_scale import ExternalScale, default_scale
+from sparring.estimation.external_scale import shipped_range
 from sparring.estimation.human_like import (
     SAMCTSSettings,
     SEInfMCTSSettings,
@@ -115,11 +115,6 @@ GO_SCALE = "GNU Go"
 """``levels.elo.scale`` of Go 19x19: an Elo where GNU Go 3.8 at level 1 is 1000."""
 
 
-def _go_scale_range() -> tuple[float, float] | None:
-    path = default_scale("go")
-    return ExternalScale.read(path).elo_range if path.is_file() else None
-
-
 def build_catalog() -> dict[str, GameInfo]:
     """Every game of :data:`SERVICE_GAMES` with its levels."""
     cache = PlayerCache()
@@ -128,7 +123,7 @@ def build_catalog() -> dict[str, GameInfo]:
         game = get_game(name)
         ranks = game_ranks(name) if name in ("go", "chess") else None
         if name == "go":
-            scale = _go_scale_range()
+            scale = shipped_range("go")
             out[name] = GameInfo(name, label, game, scale, ranks, GO_SCALE if scale else None)
             continue
         out[name] = GameInfo(name, label, game, _elo_range(game, cache), ranks)
