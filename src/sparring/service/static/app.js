@@ -245,8 +245,9 @@ function updateEloHint() {
   const lo = Math.round(range.min);
   const hi = Math.round(range.max);
   const asked = Number($("elo-number").value);
-  const kind = range.scale === "GNU Go" ? "measured" : "calibrated";
-  let text = range.scale === "GNU Go"
+  const gnugo = range.scale === "GNU Go";
+  const kind = gnugo ? "measured" : "calibrated";
+  let text = gnugo
     ? `Measured range ${lo}–${hi} (Elo on GNU Go's scale, where GNU Go 3.8 at level 1 is 1000).`
     : `Calibrated range ${lo}–${hi} (Elo on this game's ladder, where the random player is 1000).`;
   const hint = $("elo-hint");
