@@ -659,6 +659,40 @@ def test_play_network_trains_resumes_and_is_not_se_evaluated(
         assert torch.allclose(a[k].float(), b[k].float(), atol=1e-5), k
 
 
+def test_a_run_starts_from_a_model_files_weights(go_config: SEConfig, tmp_path: Path) -> None:
+    """``init_from``: a new run starts from the file's weights (its first loss is the first
+    run's last, not a fresh network's), a network of another shape is refused with a message,
+    a run with a checkpoint resumes from it (the file is not read again), and the default
+    leaves the config mapping as before."""
+    from sparring.estimation.model import load_strength_model
+
+    play = go_config.to_mapping() | {"variant": "play", "steps": 30, "checkpoint_every": 10}
+    assert "init_from" not in go_config.to_mapping()
+    first = SETrainer(SEConfig.from_mapping(play), tmp_path / "first", show_progress=False)
+    fresh = _fixed_loss(first)
+    first.run()
+    trained = _fixed_loss(first)
+    assert abs(trained - fresh) > 0.05  # so the next run's loss can tell them apart
+    model_file = tmp_path / "first" / "model.pt"
+    cont = SEConfig.from_mapping(play | {"init_from": str(model_file)})
+    second = SETrainer(cont, tmp_path / "second", show_progress=False)
+    assert _fixed_loss(second) == pytest.approx(trained, abs=1e-4)
+    saved, _ = load_strength_model(model_file)
+    for k, v in saved.state_dict().items():
+        assert torch.equal(second.model.state_dict()[k].cpu(), v), k
+    second.run(5)
+    _, meta = load_strength_model(tmp_path / "second" / "model.pt")
+    assert meta["init_from"] == str(model_file) and meta["step"] == 5
+
+    model_file.unlink()  # a resumed run does not read it
+    assert SETrainer(cont, tmp_path / "second", show_progress=False).state.step == 5
+    wider = SEConfig.from_mapping(
+        play | {"init_from": str(tmp_path / "second" / "model.pt"), "channels": 12}
+    )
+    with pytest.raises(ConfigError, match=r"init_from .*second/model.pt.*not the config's"):
+        SETrainer(wider, tmp_path / "wider", show_progress=False)
+
+
 def test_bf16_precision_trains_and_is_a_resumable_change(
     go_config: SEConfig, tmp_path: Path
 ) -> None:

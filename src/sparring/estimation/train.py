@@ -65,6 +65,7 @@ from sparring.estimation.model import (
     StrengthNet,
     StrengthNetConfig,
     build_strength_model,
+    load_strength_model,
     save_strength_model,
 )
 from sparring.estimation.predict import REFERENCE_FITS
@@ -104,10 +105,12 @@ RESUMABLE_CHANGES = frozenset(
         "lr_decay_steps",
         "lr_decay_factor",
         "precision",
+        "init_from",
     }
 )
 """Config fields a resumed run may change; any other difference is refused.  A changed
-learning-rate schedule takes effect from the resumed step (:meth:`SETrainer._resume`)."""
+learning-rate schedule takes effect from the resumed step (:meth:`SETrainer._resume`); ``init_from``
+matters only to a run's start."""
 
 _SE_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "lr_decay_steps": lambda steps: tuple(int(x) for x in steps),
@@ -153,6 +156,11 @@ class SEConfig:
     prior_input: bool = True
     """Strength head reads the policy's log-probability of the move (see
     :class:`~sparring.estimation.model.StrengthNetConfig`)."""
+    init_from: str = ""
+    """A strength-model file (a run's ``model.pt``, or a shipped network) whose weights start
+    a new run, with a fresh optimiser: a run continued where its optimiser's state could not
+    follow (a lent GPU machine returns the model, not the checkpoint).  The network settings
+    above must be the file's.  A run that has a checkpoint resumes from it instead."""
     # ---- training ----
     steps: int = 130_000
     """Optimiser steps (paper: 130,000)."""
@@ -305,6 +313,8 @@ class SEConfig:
             del data["extra_games"]  # as runs written before the field existed recorded it
         if data["precision"] == "fp32":
             del data["precision"]  # likewise
+        if not data["init_from"]:
+            del data["init_from"]  # likewise
         return data
 
     def data_config(self) -> DataConfig:
@@ -579,6 +589,8 @@ class SETrainer:
         self.rng = np.random.default_rng(config.seed)
         self.state = SEState()
         self._resume()
+        if config.init_from and self.state.step == 0:
+            self._init_weights(Path(config.init_from))
 
     # ---- persistence ---------------------------------------------------------------------
     def _resume(self) -> None:
@@ -599,6 +611,17 @@ class SETrainer:
         log = self.out / "log.jsonl"
         kept = [r for r in read_log(log) if r.get("step", 0) <= self.state.step]
         atomic_write(log, "".join(json.dumps(r) + "\n" for r in kept).encode())
+
+    def _init_weights(self, path: Path) -> None:
+        """Start from the weights of the strength model at ``path`` (:attr:`SEConfig.init_from`);
+        a network of another shape is a ConfigError."""
+        start, _ = load_strength_model(path)
+        if start.config != self.model.config:
+            raise ConfigError(
+                f"init_from {str(path)!r}: its network ({start.config}) is not the config's "
+                f"({self.model.config})"
+            )
+        self.model.load_state_dict(start.state_dict())
 
     @property
     def plot(self) -> TrainingPlot:
@@ -648,6 +671,7 @@ class SETrainer:
             "step": self.state.step,
             "pairs_seen": self.state.pairs_seen,
             "train_pairs": len(self.train_pairs),
+            "init_from": self.config.init_from,
             "data": str(self.data_dir),
         }
 
