@@ -958,7 +958,7 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
     package = ESTIMATOR_DIR.parents[1]
     assert ESTIMATOR_DIR.parts[-3:] == ("sparring", "models", "estimators")
     assert sorted(shipped_estimators()) == [
-        "chess-play", "chess-se", "chess-se-inf", "chess-se-inf-play", "go-play", "go-se",
+        "chess-play", "chess-se", "chess-se-inf", "chess-se-inf-play", "go-play", "go-play-s32", "go-se",
         "go-se-inf", "go-se-inf-play",
     ]  # fmt: skip
     assert default_estimator("go") == ESTIMATOR_DIR / "go-se.pt"
@@ -981,11 +981,11 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
     for name, path in shipped_estimators().items():
         model, meta = load_strength_model(path)
         assert model.config.game == name.split("-")[0]
-        if name.endswith("-se-inf-play") or not name.endswith("-play"):
+        if name.endswith("-se-inf-play") or "-play" not in name:
             # an estimator (GAME-se-inf-play: an SE-inf net) with its reference scores
             kind = name.split("-", 1)[1].removesuffix("-play")
             assert model.config.kind == kind.replace("-", "_")
             assert "references" in meta
-        else:  # GAME-play: a play network (the rank an input), no references
+        else:  # GAME-play[-NAME]: a play network (the rank an input), no references
             assert model.config.kind == "play" and "references" not in meta
             assert model.config.ranks == (GO_RANKS if model.config.game == "go" else CHESS_RANKS)
