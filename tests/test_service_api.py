@@ -24,12 +24,16 @@ from sparring.service.store import Store
 from sparring.strength.target import calibration_path_for_model, load_calibration, strength_curve
 
 AI_TIME = 0.4
+RANK_MIN_MOVES = 10
+"""The module server's ``rank_min_moves``: more than one short test game's moves, fewer than two."""
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     data = tmp_path_factory.mktemp("service")
-    settings = ServiceSettings(data_dir=data, workers=1, ai_time=AI_TIME, max_body=4096)
+    settings = ServiceSettings(
+        data_dir=data, workers=1, ai_time=AI_TIME, max_body=4096, rank_min_moves=RANK_MIN_MOVES
+    )
     with thread_server(settings) as base:
         yield base, data
 
@@ -342,35 +346,43 @@ def test_adaptive_state_continues_from_the_profile(server: tuple[str, Path]) -> 
 def test_a_finished_go_or_chess_game_gives_a_rank_estimate(
     base: str, game: str, header: str
 ) -> None:
+    """Each finished Go or chess game re-estimates the player's rank from all their finished
+    games of it, once they hold ``rank_min_moves`` of the player's moves: a first game of 6-7
+    moves gives none, a second one the estimate from both."""
     ann = Client(base, "carl")
-    state = ann.new_game(game, {"mode": "settings", "settings": {"kind": "random"}})
-    if game == "chess":
-        assert state["board"] == {
-            "kind": "chess",
-            "fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        }
-    else:
-        assert state["board"]["cells"] == ["." * 19] * 19 and state["click"] == "cell"
-    for _ in range(6):
-        state = ann.settled(ann.move(state).json()["id"])
-    assert state["ply"] == 12
-    if game == "chess":  # the board shown is the position after the moves played
-        board = chess.Board()
-        for move in state["moves"]:  # each move also in SAN, as players write it
-            assert move["san"] == board.san(chess.Move.from_uci(move["text"]))
-            board.push_uci(move["text"])
-        assert state["board"]["fen"] == board.fen()
-        assert state["last_move"]["san"] == state["moves"][-1]["san"]
-        legal = [chess.Move.from_uci(m["text"]) for m in state["legal"]]
-        assert [m["san"] for m in state["legal"]] == [board.san(m) for m in legal]
-        assert set(legal) == set(board.legal_moves)
-        ann.move(state, state["legal"][-1]["san"])  # a move can be sent in SAN too
-        state = ann.settled(state["id"])
-        assert state["moves"][12]["text"] == legal[-1].uci() and state["ply"] == 14
-    ply = state["ply"]
-    assert ann.post(f"/api/games/{state['id']}/resign", {"ply": ply}).status_code == 200
-    record = ann.get(f"/api/games/{state['id']}/record").text
-    assert header in record
+
+    def short_game(first: bool) -> None:
+        state = ann.new_game(game, {"mode": "settings", "settings": {"kind": "random"}})
+        if game == "chess" and first:
+            assert state["board"] == {
+                "kind": "chess",
+                "fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            }
+        elif first:
+            assert state["board"]["cells"] == ["." * 19] * 19 and state["click"] == "cell"
+        for _ in range(6):
+            state = ann.settled(ann.move(state).json()["id"])
+        assert state["ply"] == 12
+        if game == "chess" and first:  # the board shown is the position after the moves played
+            board = chess.Board()
+            for move in state["moves"]:  # each move also in SAN, as players write it
+                assert move["san"] == board.san(chess.Move.from_uci(move["text"]))
+                board.push_uci(move["text"])
+            assert state["board"]["fen"] == board.fen()
+            assert state["last_move"]["san"] == state["moves"][-1]["san"]
+            legal = [chess.Move.from_uci(m["text"]) for m in state["legal"]]
+            assert [m["san"] for m in state["legal"]] == [board.san(m) for m in legal]
+            assert set(legal) == set(board.legal_moves)
+            ann.move(state, state["legal"][-1]["san"])  # a move can be sent in SAN too
+            state = ann.settled(state["id"])
+            assert state["moves"][12]["text"] == legal[-1].uci() and state["ply"] == 14
+        ply = state["ply"]
+        assert ann.post(f"/api/games/{state['id']}/resign", {"ply": ply}).status_code == 200
+        record = ann.get(f"/api/games/{state['id']}/record").text
+        assert header in record
+
+    short_game(first=True)  # 6 (Go) or 7 (chess) of carl's moves: fewer than RANK_MIN_MOVES
+    short_game(first=False)  # 12 or 13 in all
     deadline = time.monotonic() + 60
     estimates: list[Any] = []
     while not estimates and time.monotonic() < deadline:
@@ -378,7 +390,7 @@ def test_a_finished_go_or_chess_game_gives_a_rank_estimate(
         estimates = ann.get("/api/me/profile").json()["estimates"]
     assert len(estimates) == 1
     (found,) = estimates
-    assert found["kind"] == "rank" and found["game"] == game and found["games"] == 1
+    assert found["kind"] == "rank" and found["game"] == game and found["games"] == 2
     assert found["value"] in game_ranks(game)
     assert 0 < found["confidence"] <= 1
 

@@ -96,6 +96,10 @@ class ServiceSettings:
     :class:`~sparring.players.cache.PlayerCache`'s ``evaluation_cache``; 0: none)."""
     retry_after: int = 2
     """Seconds a 429 answer asks the client to wait."""
+    rank_min_moves: int = 20
+    """The fewest of a player's own moves (over their finished games of the game) that a
+    rank estimate in their profile may rest on: a game resigned after a few moves gives
+    none, instead of a rank whose bootstrap confidence over two or three moves means little."""
 
     def url(self) -> str:
         """The database URL."""
@@ -496,7 +500,7 @@ class Service:
     def after_store(self, row: GameRow, result: dict[str, Any]) -> None:
         """After a stored change: wake the requests waiting for it; when a Go (19x19) or
         chess game ended, estimate the player's rank from their finished games of that game
-        (in the background)."""
+        (in the background; kept if it rests on at least ``rank_min_moves`` of their moves)."""
         event = self.moved.pop(row.id, None)
         if event is not None:
             event.set()
@@ -517,6 +521,8 @@ class Service:
             found = await self.job(
                 worker.estimate_rank, row.game, texts, name, queued=False, lane=self.ai_lane(None)
             )
+            if int(found["moves"]) < self.settings.rank_min_moves:
+                return  # too few moves to say anything (ServiceSettings.rank_min_moves)
             await self.thread(self._keep_rank, row, found)
         except asyncio.CancelledError:
             raise

@@ -1011,7 +1011,10 @@ function rankIndex(gameName, value) {
 function describeEstimate(e) {
   if (e.kind === "rank") {
     const conf = e.confidence !== null && e.confidence !== undefined ? ` (confidence ${Math.round(100 * e.confidence)}%)` : "";
-    return `rank ${e.value}${conf}, from ${e.games} game${e.games === 1 ? "" : "s"}`;
+    // The estimators name the exact rank for a third to a half of players after 15 games
+    // (docs/estimation.md): say so below that.
+    const rough = e.games < 15 ? " (a rough guess until more games)" : "";
+    return `rank ${e.value}${conf}, from ${e.games} game${e.games === 1 ? "" : "s"}${rough}`;
   }
   const band = e.low !== null && e.high !== null && e.low !== undefined && e.high !== undefined ? ` (${fmt(e.low)}–${fmt(e.high)})` : "";
   return `about ${fmt(e.value)} Elo${band}, after ${e.games} game${e.games === 1 ? "" : "s"}`;
