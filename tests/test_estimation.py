@@ -958,8 +958,8 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
     package = ESTIMATOR_DIR.parents[1]
     assert ESTIMATOR_DIR.parts[-3:] == ("sparring", "models", "estimators")
     assert sorted(shipped_estimators()) == [
-        "chess-play", "chess-se", "chess-se-inf", "chess-se-inf-play", "go-play", "go-play-s32", "go-se",
-        "go-se-inf", "go-se-inf-play",
+        "chess-play", "chess-se", "chess-se-inf", "chess-se-inf-play", "go-play", "go-play-s32",
+        "go-se", "go-se-inf", "go-se-inf-play",
     ]  # fmt: skip
     assert default_estimator("go") == ESTIMATOR_DIR / "go-se.pt"
     assert default_estimator("chess") == ESTIMATOR_DIR / "chess-se.pt"
