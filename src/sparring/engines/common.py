@@ -43,9 +43,10 @@ search with Stockfish's leaf values at the setting the shipped Stockfish scale m
 that Elo (``human-mcts:sf_elo=E``, :mod:`sparring.estimation.external_scale`; a chess band
 falls back to ``human-like``); in 19x19 Go ``measured`` plays the rank-conditioned play
 network (``human-mcts:model=go-play,rank=R,sims=32``; full strength at ``9d``), the Go
-setting rated against GNU Go (since session 32's 10 x 128 network: 1017 +- 108 with GNU Go
-level 1 at 1000 at 9d, 1108 +- 113 at 3-5k, docs/external-strength.md: the rank chooses
-which human moves it imitates, not its strength); ``human-like`` plays SE-inf-MCTS at the
+setting rated against GNU Go (session 34's network at 9d: 1035 +- 108 with GNU Go level 10
+at 1000; session 32's, now ``go-play-s32``: 1017 +- 108 with level 1 at 1000 at 9d, 1108 +-
+113 at 3-5k, docs/external-strength.md: the rank chooses which human moves it imitates, not
+its strength); ``human-like`` plays SE-inf-MCTS at the
 rank (Chen et al., Eq. 6: a search that aims at the rank's strength score), ``plain`` plays
 SA-MCTS (Wu et al.'s strength index ``z`` for the rank, from the shipped z table, over the
 same search).  Only ``measured`` is
@@ -55,7 +56,7 @@ strength with ``measured`` is the strongest measured setting
 (:func:`~sparring.estimation.human_like.strongest_chess`) when Stockfish is installed."""
 
 GO_PLAY_NETWORK = "go-play"
-"""The shipped Go play network that Go's ``measured`` style plays (44.8% of held-out human
+"""The shipped Go play network that Go's ``measured`` style plays (45.5% of held-out human
 moves against 33.5% for the SE kinds' network; docs/estimation.md, "A play network")."""
 GO_MEASURED_SIMULATIONS = 32
 """Simulations a move of Go's ``measured`` style: the count its GNU Go games were played
