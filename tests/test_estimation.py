@@ -693,6 +693,36 @@ def test_a_run_starts_from_a_model_files_weights(go_config: SEConfig, tmp_path: 
         SETrainer(wider, tmp_path / "wider", show_progress=False)
 
 
+def test_channels_last_is_the_same_training_in_another_layout(
+    go_config: SEConfig, tmp_path: Path
+) -> None:
+    """``channels_last``: the weights and each batch's planes in that memory layout, the same
+    arithmetic as the default layout (the same loss before training; the same losses step by
+    step over 6 steps, 3 of them in each layout: a resumable change), and the default leaves
+    the config mapping as before."""
+    play = go_config.to_mapping() | {"variant": "play"}
+    assert "channels_last" not in SEConfig.from_mapping(play).to_mapping()
+    straight = SETrainer(SEConfig.from_mapping(play), tmp_path / "straight", show_progress=False)
+    before = _fixed_loss(straight)
+    straight.run(6)
+    last = SEConfig.from_mapping(play | {"channels_last": True})
+    mixed = SETrainer(last, tmp_path / "mixed", show_progress=False)
+    assert _fixed_loss(mixed) == pytest.approx(before, abs=1e-5)
+    convs = [m.weight for m in mixed.model.modules() if isinstance(m, torch.nn.Conv2d)]
+    assert convs and all(w.is_contiguous(memory_format=torch.channels_last) for w in convs)
+    assert not all(w.is_contiguous() for w in convs)  # the 3x3 kernels are laid out otherwise
+    batch = mixed.sampler.sample(np.random.default_rng(0))
+    assert batch.planes.is_contiguous(memory_format=torch.channels_last)
+    mixed.run(3)
+    mixed = SETrainer(SEConfig.from_mapping(play), tmp_path / "mixed", show_progress=False)
+    assert mixed.state.step == 3
+    mixed.run(6)
+    a, b = read_log(tmp_path / "straight" / "log.jsonl"), read_log(tmp_path / "mixed" / "log.jsonl")
+    assert [r["step"] for r in a] == [r["step"] for r in b] == [1, 2, 3, 4, 5, 6]
+    for x, y in zip(a, b, strict=True):
+        assert y["loss_total"] == pytest.approx(x["loss_total"], rel=1e-3), x["step"]
+
+
 def test_bf16_precision_trains_and_is_a_resumable_change(
     go_config: SEConfig, tmp_path: Path
 ) -> None:
