@@ -46,7 +46,8 @@ back after it, and ran ``PYTHONPATH=src:.gpu/site``.
 Session 34 continued the Go network from its shipped weights (``configs/se-go-play-gpu2.toml``,
 ``init_from``) on an H200 at the H100's rate, 0.173 s a step; ``scripts/bench_play_step.py``
 then timed the device's share of a step at 0.121 s in the default layout and 0.047 s with
-``channels_last = true`` (a config option since): set it in the next GPU run's config.
+``channels_last = true`` (a config option since), and the batch's work on the CPU (about
+0.05 s) can overlap the device's with ``prefetch = 2``: set both in the next GPU run's config.
 """
 
 from __future__ import annotations

@@ -723,6 +723,40 @@ def test_channels_last_is_the_same_training_in_another_layout(
         assert y["loss_total"] == pytest.approx(x["loss_total"], rel=1e-3), x["step"]
 
 
+def test_prefetch_trains_on_the_same_batches_and_resumes_after_a_kill(
+    go_config: SEConfig, tmp_path: Path
+) -> None:
+    """``prefetch``: batches drawn ahead in a thread are the batches of a run without it, in
+    the same order (equal weights after 6 steps); a run killed after drawing ahead resumes
+    from the batches it trained on (equal weights again), and the option may be switched on
+    a resumed run; the default leaves the config mapping as before."""
+    play = go_config.to_mapping() | {"variant": "play"}
+    assert "prefetch" not in SEConfig.from_mapping(play).to_mapping()
+    with pytest.raises(ConfigError, match="prefetch"):
+        SEConfig.from_mapping(play | {"prefetch": -1})
+    straight = SETrainer(SEConfig.from_mapping(play), tmp_path / "straight", show_progress=False)
+    straight.run(6)
+    ahead = SEConfig.from_mapping(play | {"prefetch": 3})
+    both = SETrainer(ahead, tmp_path / "ahead", show_progress=False)
+    both.run(3)
+    assert both.prefetcher is None  # the thread is gone when run() returns
+    both.run(6)  # from the batch after the last one trained on, not after those drawn ahead
+    killed = SETrainer(ahead, tmp_path / "killed", show_progress=False)
+    killed.run(2)  # the thread drew batches 3-5 ahead; the checkpoint of step 2 is what stays
+    killed.train_step()  # a step whose checkpoint never came
+    del killed
+    resumed = SETrainer(SEConfig.from_mapping(play), tmp_path / "killed", show_progress=False)
+    assert resumed.state.step == 2
+    resumed.run(3)  # without prefetch
+    resumed = SETrainer(ahead, tmp_path / "killed", show_progress=False)
+    resumed.run(6)  # with it again
+    a = straight.model.state_dict()
+    for other in (both, resumed):
+        b = other.model.state_dict()
+        for k in a:
+            assert torch.allclose(a[k].float(), b[k].float(), atol=1e-6), k
+
+
 def test_bf16_precision_trains_and_is_a_resumable_change(
     go_config: SEConfig, tmp_path: Path
 ) -> None:

@@ -35,8 +35,11 @@ losses) and ``training.png``.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import json
+import queue
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -107,6 +110,7 @@ RESUMABLE_CHANGES = frozenset(
         "precision",
         "init_from",
         "channels_last",
+        "prefetch",
     }
 )
 """Config fields a resumed run may change; any other difference is refused.  A changed
@@ -201,6 +205,14 @@ class SEConfig:
     layout (NHWC): the same arithmetic, laid out as the GPU's convolution kernels prefer.  On
     an H200 under bfloat16 a device step of the 10 x 128 Go network took 0.047 s instead of
     0.121 s (``scripts/bench_play_step.py``, BENCHMARKS.md)."""
+    prefetch: int = 0
+    """Batches drawn ahead by a background thread while the device works on the current one
+    (0: none, each batch drawn when its step starts).  The same batches in the same order
+    either way, and a checkpoint keeps the random state of the batches trained on, not of
+    those drawn ahead, so a run may switch it when resumed.  On a GPU the planes are also
+    copied from pinned memory.  For a GPU, where the batch's work on the CPU (about 0.05 s of
+    the Go network's 0.173 s step on an H200) otherwise waits for the device's and the other
+    way round."""
     seed: int = 0
     # ---- evaluation (sparring se-eval) ----
     eval_draws: int = 500
@@ -271,6 +283,7 @@ class SEConfig:
             "weight_decay",
             "policy_weight",
             "value_weight",
+            "prefetch",
         )
         check_at_least(self, "se config", nonneg, 0)
         if not 0 <= self.momentum < 1:
@@ -323,6 +336,8 @@ class SEConfig:
             del data["init_from"]  # likewise
         if not data["channels_last"]:
             del data["channels_last"]  # likewise
+        if not data["prefetch"]:
+            del data["prefetch"]  # likewise
         return data
 
     def data_config(self) -> DataConfig:
@@ -500,6 +515,11 @@ class BatchSampler:
 
     def sample(self, rng: np.random.Generator) -> Batch:
         """One batch: ``groups`` x ``n ranks`` x ``m`` human pairs (+ ``m`` r_inf pairs a group)."""
+        return self.to_device(self.sample_host(rng))
+
+    def sample_host(self, rng: np.random.Generator, pin: bool = False) -> Batch:
+        """:meth:`sample`'s batch before it goes to the device (CPU tensors; ``pin``: in
+        pinned memory, for an asynchronous copy)."""
         g, m = self.groups, self.m
         n = len(self.by_rank)
         idx = np.empty((g, n, m), dtype=np.int64)
@@ -528,21 +548,97 @@ class BatchSampler:
             actions = self.table[sym, actions]
             if inf_index is not None and inf_actions is not None:
                 inf_actions = self.table[sym[inf_index], inf_actions]
-        dev = self.device
-        on_device = planes.to(dev)
-        if self.channels_last:
-            on_device = on_device.contiguous(memory_format=torch.channels_last)
-        return Batch(
-            planes=on_device,
-            actions=actions.to(dev),
-            values=values.to(dev),
-            ranks=ranks.to(dev),
+        batch = Batch(
+            planes=planes,
+            actions=actions,
+            values=values,
+            ranks=ranks,
             groups=g,
             n_ranks=n,
             m=m,
-            inf_index=None if inf_index is None else inf_index.to(dev),
-            inf_actions=None if inf_actions is None else inf_actions.to(dev),
+            inf_index=inf_index,
+            inf_actions=inf_actions,
         )
+        if pin:
+            batch = dataclasses.replace(
+                batch,
+                planes=batch.planes.pin_memory(),
+                actions=batch.actions.pin_memory(),
+                values=batch.values.pin_memory(),
+            )
+        return batch
+
+    def to_device(self, batch: Batch, non_blocking: bool = False) -> Batch:
+        """``batch`` on the sampler's device (its planes channels-last if so configured);
+        ``non_blocking`` copies pinned tensors asynchronously."""
+        dev = self.device
+
+        def move(t: torch.Tensor | None) -> torch.Tensor | None:
+            return None if t is None else t.to(dev, non_blocking=non_blocking)
+
+        planes = batch.planes.to(dev, non_blocking=non_blocking)
+        if self.channels_last:
+            planes = planes.contiguous(memory_format=torch.channels_last)
+        return Batch(
+            planes=planes,
+            actions=batch.actions.to(dev, non_blocking=non_blocking),
+            values=batch.values.to(dev, non_blocking=non_blocking),
+            ranks=batch.ranks.to(dev, non_blocking=non_blocking),
+            groups=batch.groups,
+            n_ranks=batch.n_ranks,
+            m=batch.m,
+            inf_index=move(batch.inf_index),
+            inf_actions=move(batch.inf_actions),
+        )
+
+
+class Prefetcher:
+    """Draws a sampler's batches ahead in a background thread (:attr:`SEConfig.prefetch`), in
+    the order :meth:`BatchSampler.sample` would draw them from ``rng``, each with the
+    generator's state after it: what a checkpoint taken after that batch must keep."""
+
+    def __init__(
+        self, sampler: BatchSampler, rng: np.random.Generator, depth: int, pin: bool
+    ) -> None:
+        self.sampler = sampler
+        self.rng = rng
+        self.pin = pin
+        self.queue: queue.Queue[tuple[Batch | None, dict[str, Any], BaseException | None]] = (
+            queue.Queue(maxsize=depth)
+        )
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._work, name="batch-prefetch", daemon=True)
+        self.thread.start()
+
+    def _work(self) -> None:
+        try:
+            while not self.stopping.is_set():
+                batch = self.sampler.sample_host(self.rng, pin=self.pin)
+                item = (batch, dict(copy.deepcopy(self.rng.bit_generator.state)), None)
+                while not self.stopping.is_set():
+                    try:
+                        self.queue.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+        except BaseException as exc:  # handed to the trainer, which raises it
+            self.queue.put((None, {}, exc))
+
+    def next(self) -> tuple[Batch, dict[str, Any]]:
+        """The next batch (on the host) and the generator's state after it."""
+        batch, state, error = self.queue.get()
+        if error is not None:
+            raise error
+        assert batch is not None
+        return batch, state
+
+    def close(self) -> None:
+        """Stop the thread (the batches drawn ahead are dropped)."""
+        self.stopping.set()
+        while self.thread.is_alive():
+            with contextlib.suppress(queue.Empty):
+                self.queue.get(timeout=0.1)
+        self.thread.join()
 
 
 # ---- the trainer -----------------------------------------------------------------------------
@@ -613,6 +709,9 @@ class SETrainer:
             config.channels_last,
         )
         self.rng = np.random.default_rng(config.seed)
+        self.prefetcher: Prefetcher | None = None
+        self.rng_consumed: dict[str, Any] | None = None
+        """With a prefetcher: the generator's state after the last batch trained on."""
         self.state = SEState()
         self._resume()
         if config.init_from and self.state.step == 0:
@@ -677,7 +776,9 @@ class SETrainer:
                 "model": self.model.state_dict(),
                 "optimizer": self.optimizer.state_dict(),
                 "schedule": self.schedule.state_dict(),
-                "numpy_rng": self.rng.bit_generator.state,
+                "numpy_rng": self.rng_consumed
+                if self.prefetcher is not None and self.rng_consumed is not None
+                else self.rng.bit_generator.state,
                 "torch_rng": torch.get_rng_state(),
                 "state": vars(self.state),
                 "config": self.config.to_mapping(),
@@ -717,7 +818,11 @@ class SETrainer:
         """One optimiser step; the batch's losses as detached tensors on the device (read
         them only when needed: each read waits for the device)."""
         c = self.config
-        batch = self.sampler.sample(self.rng)
+        if self.prefetcher is not None:
+            host, self.rng_consumed = self.prefetcher.next()
+            batch = self.sampler.to_device(host, non_blocking=self.prefetcher.pin)
+        else:
+            batch = self.sampler.sample(self.rng)
         self.model.train()
         with self.autocast():
             losses = se_losses(self.model, batch, c.policy_weight, c.value_weight)
@@ -781,6 +886,25 @@ class SETrainer:
         """Train until ``steps`` (default: the config's) are done, checkpointing as configured."""
         c = self.config
         target = c.steps if steps is None else steps
+        if c.prefetch and self.state.step < target:
+            self.rng_consumed = dict(copy.deepcopy(self.rng.bit_generator.state))
+            self.prefetcher = Prefetcher(
+                self.sampler, self.rng, c.prefetch, pin=self.device.type == "cuda"
+            )
+            try:
+                return self._run(target, report)
+            finally:
+                self.prefetcher.close()
+                self.prefetcher = None
+                # the batches drawn ahead were not trained on: draw them again next time
+                if self.rng_consumed is not None:
+                    self.rng.bit_generator.state = self.rng_consumed
+        return self._run(target, report)
+
+    def _run(
+        self, target: int, report: Callable[[int, int, dict[str, Any]], None] | None
+    ) -> SEState:
+        c = self.config
         sums: dict[str, torch.Tensor] = {}
         count = 0
         t0 = time.perf_counter()
@@ -861,6 +985,7 @@ __all__ = [
     "TRAINING_PLOT",
     "Batch",
     "BatchSampler",
+    "Prefetcher",
     "SEConfig",
     "SEState",
     "SETrainer",
