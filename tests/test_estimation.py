@@ -850,7 +850,7 @@ def test_gpu_budget_script_probes_plans_and_brings_back_each_run(
             "--out",
             str(tmp_path / "out"),
             "--budget",
-            "15",
+            "25",  # the planned run must start (import torch, load the data) before the end
             "--device",
             "cpu",
             *build,
