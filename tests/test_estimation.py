@@ -756,6 +756,15 @@ def test_prefetch_trains_on_the_same_batches_and_resumes_after_a_kill(
         for k in a:
             assert torch.allclose(a[k].float(), b[k].float(), atol=1e-6), k
 
+    def broken(rng: np.random.Generator, pin: bool = False) -> None:
+        raise ValueError("no more pairs")
+
+    failing = SETrainer(ahead, tmp_path / "failing", show_progress=False)
+    failing.sampler.sample_host = broken  # type: ignore[method-assign,assignment]
+    with pytest.raises(ValueError, match="no more pairs"):  # the thread's error, in run()
+        failing.run(2)
+    assert failing.prefetcher is None and failing.state.step == 0
+
 
 def test_bf16_precision_trains_and_is_a_resumable_change(
     go_config: SEConfig, tmp_path: Path
