@@ -1010,7 +1010,9 @@ function rankIndex(gameName, value) {
 
 function describeEstimate(e) {
   if (e.kind === "rank") {
-    const conf = e.confidence !== null && e.confidence !== undefined ? ` (confidence ${Math.round(100 * e.confidence)}%)` : "";
+    // One game's confidence is a bootstrap over its moves, which overstates it (the CLI's
+    // `estimate` says so): show a confidence only from two games on.
+    const conf = e.games > 1 && e.confidence !== null && e.confidence !== undefined ? ` (confidence ${Math.round(100 * e.confidence)}%)` : "";
     // The estimators name the exact rank for a third to a half of players after 15 games
     // (docs/estimation.md): say so below that.
     const rough = e.games < 15 ? " (a rough guess until more games)" : "";
