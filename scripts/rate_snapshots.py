@@ -80,7 +80,8 @@ def rate(args: argparse.Namespace) -> list[dict[str, Any]]:
     with GameStore(args.store) as store:
         for run_name, variant, iteration, path, entry in items:
             if True:
-                spec = f"az:model={path},sims={args.sims},name={run_name}@{iteration}"
+                finish = ",finish=yes" if args.finish else ""
+                spec = f"az:model={path},sims={args.sims}{finish},name={run_name}@{iteration}"
                 elos: list[float] = []
                 scores: list[float] = []
                 for opponent in opponents:
@@ -152,7 +153,9 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
         f"Command: `.venv/bin/python {command}`",
         "",
         f"Each snapshot plays {args.games} games against each of {args.opponents} "
-        f"(ladder {args.ladder}, ratings held fixed) with `az:sims={args.sims}`; "
+        f"(ladder {args.ladder}, ratings held fixed) with `az:sims={args.sims}"
+        + (",finish=yes" if args.finish else "")
+        + "`; "
         "CPU-hours are the training process's CPU time at that iteration.",
         "",
     ]
@@ -226,6 +229,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="games per opponent")
     parser.add_argument("--sims", type=int, default=200, help="simulations of the rated search")
     parser.add_argument("--every", type=int, default=20, help="rate iterations divisible by it")
+    parser.add_argument(
+        "--finish", action="store_true", help="the rated player under Go's finishing rules"
+    )
     parser.add_argument("--positions", type=int, default=200, help="solved positions (Connect4)")
     parser.add_argument("--position-seed", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)

@@ -39,7 +39,10 @@ from sparring.strength.selection import StrengthSetting
 SAMPLES: dict[str, tuple[str, ...]] = {
     "uct": ("uct:sims=64,c=1.5,open=2,name=Fast",),
     "minimax": ("minimax:depth=2,r=10,table=ones",),
-    "az": ("az:model=connect4,sims=8,cpuct=2,dropout=0.25,rootrand=0.2,name=Net",),
+    "az": (
+        "az:model=connect4,sims=8,cpuct=2,dropout=0.25,rootrand=0.2,name=Net",
+        "az:model=go9.pt,finish=yes",
+    ),
     "sa": (
         "sa:base=uct,sims=30,c=0.7,open=3,z=-1.5,rth=0.2,select=topn,n=2,name=S",
         "sa:base=uct,z=-inf,rth=0.1,floor=0.5",

@@ -555,3 +555,142 @@ def test_gumbel_opening_only_plays_the_sampled_move_only_in_the_opening() -> Non
     assert selfplay.choose_move(game, state, stats, paper, rng) == 2
     with pytest.raises(ConfigError, match="gumbel_opening_only"):
         TrainConfig.for_game("connect4", gumbel_opening_only="yes")
+
+
+# ---- Go's finishing rules in self-play (finish_games) -------------------------------------------
+
+
+def test_finishing_allowed_on_hand_worked_go_positions() -> None:
+    from sparring.games.go import Go
+
+    g = Go(5)
+    empty = g.initial_state()
+    allowed = selfplay.finishing_allowed(g, empty)
+    assert allowed is not None
+    assert allowed[:25].all() and not allowed[g.pass_move]  # every point, no voluntary pass
+    # Black's single-point eye at a1 (bottom left): every empty point but the eye
+    s = g.parse_position("5/5/5/xx3/.x3 b")
+    allowed = selfplay.finishing_allowed(g, s)
+    assert allowed is not None
+    a1 = g.parse_move("a1", s)
+    assert not allowed[a1] and not allowed[g.pass_move]
+    assert int(allowed.sum()) == 25 - 4  # the 3 black stones and the eye
+    # White has just passed and Black is ahead by the area count (16 to 9 + 6.5): pass only
+    g65 = Go(5, komi=6.5)
+    s = g65.parse_position("x.xo./xxxo./xxxo./xxxo./xxxxo b passes=1")
+    allowed = selfplay.finishing_allowed(g65, s)
+    assert allowed is not None and allowed.tolist() == [False] * 25 + [True]
+    # with komi 7.5 Black is behind (16 to 16.5): it plays on, where its own eye b5 is not
+    s = g.parse_position("x.xo./xxxo./xxxo./xxxo./xxxxo b passes=1")
+    allowed = selfplay.finishing_allowed(g, s)
+    assert allowed is not None and not allowed[g.pass_move]
+    assert set(np.flatnonzero(allowed)) == {g.parse_move(v, s) for v in ("e5", "e4", "e3", "e2")}
+    # White to move after Black's pass, behind by komi 6.5: every legal point (b5 captures
+    # Black's group; White has no single-point eye), no pass
+    s = g65.parse_position("x.xo./xxxo./xxxo./xxxo./xxxxo w passes=1")
+    allowed = selfplay.finishing_allowed(g65, s)
+    assert allowed is not None and not allowed[g65.pass_move]
+    assert allowed[:25].tolist() == g65.legal_mask(s)[:25].tolist()
+    assert allowed[g65.parse_move("b5", s)]
+    # nothing left but Black's own eyes b5 and d5: the pass
+    filled = g.parse_position("x.x.x/xxxxx/xxxxx/xxxxx/xxxxx b")
+    allowed = selfplay.finishing_allowed(g, filled)
+    assert allowed is not None and allowed.tolist() == [False] * 25 + [True]
+    connect4 = get_game("connect4")
+    assert selfplay.finishing_allowed(connect4, connect4.initial_state()) is None
+
+
+def test_finishing_target_and_move_keep_only_the_allowed_moves() -> None:
+    pi = np.array([0.5, 0.25, 0.125, 0.125], dtype=np.float32)
+    allowed = np.array([False, True, True, False])
+    target = selfplay.finishing_target(pi, allowed, 1)
+    assert target.dtype == np.float32
+    assert target.tolist() == np.array([0.0, 2 / 3, 1 / 3, 0.0], dtype=np.float32).tolist()
+    # the search gave the allowed moves no weight: the one-hot of the move played
+    zero = np.array([0.5, 0.0, 0.0, 0.5], dtype=np.float32)
+    assert selfplay.finishing_target(zero, allowed, 2).tolist() == [0.0, 0.0, 1.0, 0.0]
+    result = SearchResult(
+        moves=np.array([0, 1, 2, 3], dtype=np.int64),
+        visits=np.array([9, 3, 5, 9], dtype=np.int64),
+        q=np.zeros(4),
+        priors=np.full(4, 0.25, dtype=np.float32),
+        search_priors=np.full(4, 0.25, dtype=np.float32),
+        network_value=0.0,
+        value=0.0,
+        simulations=26,
+        to_move=0,
+        nodes=27,
+    )
+    rng = np.random.default_rng(0)
+    assert selfplay.finishing_move(result, allowed, 0, rng) == 2  # 0 ruled out: 2 most visited
+    assert selfplay.finishing_move(result, allowed, 1, rng) == 1  # an allowed move stays
+
+
+def test_self_play_with_finish_games_never_passes_before_the_rules_allow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Go 5x5 self-play with a uniform network: without ``finish_games`` players pass
+    while other moves remain (or fill their own eyes); with it, every pass is the rules'
+    (pass to win, or nothing else allowed), no eye is filled, and the recorded targets
+    hold only the allowed moves."""
+    from sparring.games.go import Go
+
+    game = Go(5)
+    seen: list[tuple[State, int]] = []
+    targets: list[tuple[npt.NDArray[np.bool_], npt.NDArray[np.float32]]] = []
+
+    def spy(g: Game, state: State, move: int) -> tuple[State, Outcome]:
+        seen.append((state.copy(), move))
+        return advance(g, state, move)
+
+    real_target = selfplay.finishing_target
+
+    def spy_target(
+        pi: npt.NDArray[np.float32], allowed: npt.NDArray[np.bool_], move: int
+    ) -> npt.NDArray[np.float32]:
+        out = real_target(pi, allowed, move)
+        targets.append((allowed, out))
+        return out
+
+    monkeypatch.setattr(selfplay, "advance", spy)
+    monkeypatch.setattr(selfplay, "finishing_target", spy_target)
+
+    def breaches(finish: bool) -> int:
+        seen.clear()
+        config = TrainConfig.for_game(
+            "go", simulations=16, parallel_games=4, finish_games=finish, opening_moves=2
+        )
+        settings = SelfPlaySettings.from_config(config)
+        batch = play_games(game, UniformEvaluator(), settings, 6, np.random.default_rng(3))
+        assert batch.moves == len(seen)
+        bad = 0
+        for state, move in seen:
+            allowed = selfplay.finishing_allowed(game, state)
+            assert allowed is not None
+            bad += int(not allowed[move])
+        return bad
+
+    assert breaches(False) > 0  # the rules make a difference here
+    assert not targets
+    assert breaches(True) == 0
+    assert targets and all(float(pi[~ok].sum()) == 0.0 for ok, pi in targets)
+
+
+def test_an_az_player_with_finish_plays_go_under_the_finishing_rules(tmp_path: Path) -> None:
+    """``az:...,finish=yes`` picks under Go's move filter: with nothing left but its own
+    eyes it passes, where the plain player (a random network, 2 simulations) fills an eye
+    with one of these seeds."""
+    import sparring.kinds  # noqa: F401
+    from sparring.games.go import Go
+    from sparring.nn.model import NetworkConfig, build_model, save_model
+    from sparring.players import make_player
+
+    game = Go(5, komi=6.5)
+    path = tmp_path / "go5.pt"
+    save_model(path, build_model(NetworkConfig.for_game(game, blocks=1, channels=8), seed=0))
+    s = game.parse_position("x.x.x/xxxxx/x.x.x/xxxxx/x.x.x b")  # six black eyes
+    finishing = [make_player(f"az:model={path},sims=2,finish=yes", game, k) for k in range(5)]
+    plain = [make_player(f"az:model={path},sims=2", game, k) for k in range(5)]
+    assert all(p.finish for p in finishing) and not any(p.finish for p in plain)
+    assert [p.select_move(game, s) for p in finishing] == [game.pass_move] * 5
+    assert any(p.select_move(game, s) != game.pass_move for p in plain)

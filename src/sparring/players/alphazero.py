@@ -52,8 +52,9 @@ class AlphaZeroPlayer(SearchPlayer):
         config: PUCTConfig | None = None,
         name: str = "AlphaZero",
         seed: int | None = None,
+        finish: bool = False,
     ) -> None:
-        super().__init__(name, seed)
+        super().__init__(name, seed, finish=finish)
         self.evaluator = evaluator
         self.config = config or PUCTConfig()
 
@@ -158,7 +159,7 @@ def build_alphazero_player(
         evaluator = cache.evaluator(game, file)
     sims = settings.simulations or TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS)
     config = PUCTConfig(simulations=sims, c_puct=settings.c_puct, root_random=settings.root_random)
-    return AlphaZeroPlayer(evaluator, config, settings.name, seed)
+    return AlphaZeroPlayer(evaluator, config, settings.name, seed, finish=settings.finish)
 
 
 __all__ = [

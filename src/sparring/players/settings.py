@@ -216,6 +216,7 @@ class AlphaZeroSettings(SettingsBase):
         "c_puct": "cpuct",
         "dropout": "dropout",
         "root_random": "rootrand",
+        "finish": "finish",
         "name": "name",
     }
     BOUNDS: ClassVar[dict[str, tuple[float | None, float | None]]] = {
@@ -236,6 +237,10 @@ class AlphaZeroSettings(SettingsBase):
     root_random: float = 0.0
     """Share of simulations leaving the root by a random move, in [0, 1]
     (:attr:`~sparring.search.puct.PUCTConfig.root_random`; the AlphaDDA author's code: 0.2)."""
+    finish: bool = False
+    """Pick moves under the game's finishing rules (Go: pass to win, no filling of one's own
+    eyes; :attr:`~sparring.players.searching.SearchPlayer.finish`), as the Go networks trained
+    with ``finish_games`` learned; other games have none."""
     name: str = "AlphaZero"
     """Display name."""
 
@@ -745,14 +750,15 @@ def minimax_preset_parser(display: str, r: float, table: TableName) -> Any:
 
 
 def parse_alphazero(spec: PlayerSpec) -> AlphaZeroSettings:
-    """``az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,rootrand=P,name=NAME]``."""
-    check_options(spec, {"sims", "cpuct", "model", "name", "dropout", "rootrand"})
+    """``az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,rootrand=P,finish=true|false,name=NAME]``."""
+    check_options(spec, {"sims", "cpuct", "model", "name", "dropout", "rootrand", "finish"})
     return AlphaZeroSettings(
         model=spec.options.get("model"),
         simulations=_optional_int(spec, "sims"),
         c_puct=option_float(spec, "cpuct", DEFAULT_C_PUCT),
         dropout=option_float(spec, "dropout", 0.0),
         root_random=option_float(spec, "rootrand", 0.0),
+        finish=bool(option_bool(spec, "finish")),
         name=_name(spec, "AlphaZero"),
     )
 
@@ -881,7 +887,7 @@ BUILTIN_PARSERS: dict[str, tuple[type[Any], Any, str]] = {
         AlphaZeroSettings,
         parse_alphazero,
         "AlphaZero: PUCT search with a network (az[:model=NAME|PATH,sims=N,cpuct=C,dropout=P,"
-        "rootrand=P,name=...]; default: the game's shipped model)",
+        "rootrand=P,finish=true,name=...]; default: the game's shipped model)",
     ),
     "sa": (
         SASettings,

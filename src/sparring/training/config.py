@@ -110,6 +110,12 @@ class TrainConfig:
     fast_simulations: int = 0
     """Playout cap randomization, ``n``: simulations of the fast searches; with
     ``full_search_fraction < 1`` it must be in ``[1, simulations)``; otherwise unused."""
+    finish_games: bool = False
+    """Self-play under the game's finishing rules (Go: pass to win, no filling of one's own
+    single-point eyes, no voluntary pass; :func:`sparring.training.selfplay.finishing_allowed`):
+    the moves they rule out are neither played nor in the recorded targets.  Not in AlphaDDA
+    (whose games have no pass); for Go, whose young self-play otherwise ends in early passes.
+    Games without finishing rules ignore it."""
     queue_size: int = 20000
     """``N_queue``: positions kept for learning, augmented images included (Table A1)."""
     epochs: int = 1

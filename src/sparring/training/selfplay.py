@@ -33,6 +33,10 @@ uniform number per live game (in the order the games started), ``< p`` meaning f
 full group's search, then the fast group's (each draws its noise in game order); then, game
 by game, the draw of the move played (Eq. 9, or the tie break of the most visited).  With
 ``p = 1`` no draw is made for the split, so the samples are those of the search alone.
+
+With ``finish_games`` (Go), a move the game's finishing rules rule out is replaced by the most
+visited allowed one (:func:`finishing_allowed`, :func:`finishing_move`; one more tie-break
+draw then) and the recorded target keeps only the allowed moves (:func:`finishing_target`).
 """
 
 from __future__ import annotations
@@ -81,6 +85,10 @@ class SelfPlaySettings:
     """With :attr:`play_selected`: play the selected move only on plies below this, and
     afterwards :func:`improved_best_move` (``TrainConfig.gumbel_opening_only``); None: on
     every ply."""
+    finish: bool = False
+    """Self-play under the game's finishing rules (``TrainConfig.finish_games``;
+    :func:`finishing_allowed`): the moves the rules rule out are neither played nor in the
+    recorded targets."""
 
     def __post_init__(self) -> None:
         if not 0 < self.full_search_fraction <= 1:
@@ -135,6 +143,7 @@ class SelfPlaySettings:
             full_search_fraction=config.full_search_fraction,
             play_selected=config.search_variant == "gumbel",
             selected_plies=config.opening_moves if config.gumbel_opening_only else None,
+            finish=config.finish_games,
         )
 
 
@@ -204,6 +213,56 @@ def choose_move(
     return best_move(result, rng)
 
 
+def finishing_allowed(game: Game, state: State) -> npt.NDArray[np.bool_] | None:
+    """The moves self-play may play at ``state`` under the game's finishing rules
+    (:meth:`~sparring.games.base.Game.move_filter`; None where the game gives none): only the
+    pass when the rules say to pass now (Go: the opponent has just passed and the player is
+    ahead by the area count); else the legal moves the rules do not advise against (Go: not
+    filling one's own single-point eye) other than the pass, and the pass only when none is
+    left.  There is no voluntary pass: a game ends when a player passes to win or when both
+    have nothing else to play, so its result is the count of a settled board, not a player
+    giving up early (which a young network's self-play otherwise learns: the side its value
+    head thinks is losing passes, the other passes to win, and the pass takes over the policy
+    targets)."""
+    rule = game.move_filter(state)
+    if rule is None:
+        return None
+    allowed = np.zeros(game.num_actions, dtype=np.bool_)
+    if not rule.pass_now:
+        allowed[:] = game.legal_mask(state) & ~rule.avoid
+        allowed[rule.pass_move] = False
+    if not allowed.any():
+        allowed[rule.pass_move] = True
+    return allowed
+
+
+def finishing_target(
+    pi: npt.NDArray[np.float32], allowed: npt.NDArray[np.bool_], move: int
+) -> npt.NDArray[np.float32]:
+    """The recorded target ``pi`` restricted to the ``allowed`` moves and renormalised; the
+    one-hot of the ``move`` played when the search gave the allowed moves no weight."""
+    kept = np.where(allowed, pi, 0.0).astype(np.float32)
+    total = float(kept.sum())
+    if total <= 0.0:
+        kept[:] = 0.0
+        kept[move] = 1.0
+        return kept
+    out: npt.NDArray[np.float32] = kept / np.float32(total)
+    return out
+
+
+def finishing_move(
+    result: SearchResult, allowed: npt.NDArray[np.bool_], move: int, rng: np.random.Generator
+) -> int:
+    """``move`` if ``allowed``, else the most visited allowed move of the search (ties at
+    random; the root's children cover every legal move)."""
+    if allowed[move]:
+        return move
+    visits = np.where(allowed[result.moves], result.visits, -1)
+    best = np.flatnonzero(visits == visits.max())
+    return int(result.moves[best[rng.integers(len(best))]])
+
+
 def _search_groups(
     game: Game,
     states: list[State],
@@ -253,12 +312,17 @@ def play_games(
         searches, full = _search_groups(game, [s for s, _, _ in live], evaluator, settings, rng)
         still: list[tuple[State, list[Sample], list[int]]] = []
         for (state, history, played), result, recorded in zip(live, searches, full, strict=True):
+            move = choose_move(game, state, result, settings, rng)
+            allowed = finishing_allowed(game, state) if settings.finish else None
+            if allowed is not None:
+                move = finishing_move(result, allowed, move, rng)
             if recorded:
                 pi = result.training_policy(game.num_actions)
+                if allowed is not None:
+                    pi = finishing_target(pi, allowed, move)
                 history.append((game.encode(state), pi, result.to_move))
                 full_searches += 1
             simulations += result.simulations
-            move = choose_move(game, state, result, settings, rng)
             played[0] += 1
             moves += 1
             child, outcome = advance(game, state, move)  # the session's step (no check)
