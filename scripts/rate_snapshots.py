@@ -192,14 +192,32 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
             )  # fmt: skip
             if panels == 2 and "value_optimal" in p:
                 axes[0][1].axhline(100 * p["value_optimal"], color="grey", linestyle="--")
+    ladder = {q.name: q.elo for q in read_ladder(args.ladder).players}
+    rungs = [(name, ladder[name]) for name in args.opponents.split(",")]
+    for name, elo in rungs:  # the opponents' ratings, held fixed
+        axes[0][0].axhline(elo, color="grey", linestyle=":", linewidth=1)
+        axes[0][0].text(
+            0.99, elo, name, ha="right", va="bottom", fontsize=8, color="grey",
+            transform=axes[0][0].get_yaxis_transform(),
+        )  # fmt: skip
+    floor = min(elo for _, elo in rungs)
     for run in dict.fromkeys(p["run"] for p in points if p["variant"] != "reference"):
         rows = [p for p in points if p["run"] == run]
-        x = [p["cpu_hours"] for p in rows]
-        axes[0][0].errorbar(
-            x, [p["elo"] for p in rows], yerr=[1.96 * p["stderr"] for p in rows],
-            marker="o", capsize=3, label=run,
+        # a snapshot that lost every game has no rating, only an upper bound: drawn as a
+        # down-pointing marker on the weakest opponent's line, not as a fit with a huge interval
+        lost = [p for p in rows if not any(p["score_vs"].values())]
+        rated = [p for p in rows if any(p["score_vs"].values())]
+        line = axes[0][0].errorbar(
+            [p["cpu_hours"] for p in rated], [p["elo"] for p in rated],
+            yerr=[1.96 * p["stderr"] for p in rated], marker="o", capsize=3, label=run,
         )  # fmt: skip
+        if lost:
+            axes[0][0].plot(
+                [p["cpu_hours"] for p in lost], [floor] * len(lost), "v",
+                color=line[0].get_color(), label=f"{run}: lost every game (below the line)",
+            )  # fmt: skip
         if panels == 2:
+            x = [p["cpu_hours"] for p in rows]
             axes[0][1].plot(x, [100 * p.get("value_optimal", math.nan) for p in rows], "o-")
     for ax in axes[0]:
         ax.set_xlim(left=0)
