@@ -47,6 +47,17 @@ def finishing_move(
     allowed = allowed_moves(rule, moves)
     if not np.any(allowed & (moves != rule.pass_move)):
         return rule.pass_move
+    return most_visited_allowed(moves, visits, allowed, rng)
+
+
+def most_visited_allowed(
+    moves: npt.NDArray[np.int64],
+    visits: npt.NDArray[np.int64],
+    allowed: npt.NDArray[np.bool_],
+    rng: np.random.Generator,
+) -> int:
+    """The most visited of ``moves`` among those ``allowed`` (a mask over ``moves``; at
+    least one), ties at random."""
     counts = np.where(allowed, visits, -1)
     best = np.flatnonzero(counts == counts.max())
     return int(moves[best[rng.integers(len(best))]])
@@ -72,4 +83,5 @@ __all__ = [
     "allowed_moves",
     "finishing_move",
     "go_finishing_move",
+    "most_visited_allowed",
 ]

@@ -49,6 +49,7 @@ import numpy.typing as npt
 
 from sparring.errors import ConfigError
 from sparring.games.base import Game, Outcome, State
+from sparring.players.finish import most_visited_allowed
 from sparring.search.evaluator import Evaluator
 from sparring.search.puct import PUCTConfig, SearchResult, search_batch
 from sparring.session import advance
@@ -258,9 +259,7 @@ def finishing_move(
     random; the root's children cover every legal move)."""
     if allowed[move]:
         return move
-    visits = np.where(allowed[result.moves], result.visits, -1)
-    best = np.flatnonzero(visits == visits.max())
-    return int(result.moves[best[rng.integers(len(best))]])
+    return most_visited_allowed(result.moves, result.visits, allowed[result.moves], rng)
 
 
 def _search_groups(
