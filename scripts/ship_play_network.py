@@ -46,8 +46,10 @@ def main() -> None:
         b_logits, b_value = shipped.play(planes, ranks)
     moved = (a_logits.argmax(1) != b_logits.argmax(1)).float().mean().item()
     print(f"{source}: {source.stat().st_size:,} bytes -> {target}: {target.stat().st_size:,}")
-    print(f"top move changed on {moved:.2%} of {idx.size} held-out pairs; largest value change "
-          f"{(a_value - b_value).abs().max().item():.2e}")
+    print(
+        f"top move changed on {moved:.2%} of {idx.size} held-out pairs; largest value change "
+        f"{(a_value - b_value).abs().max().item():.2e}"
+    )
 
 
 if __name__ == "__main__":

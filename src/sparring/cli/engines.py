@@ -102,8 +102,10 @@ def uci(
             "(SE-inf-MCTS at the Elo's band) or plain (SA-MCTS): the Style option."
         ),
     ] = "measured",
-    sims: Annotated[int, typer.Option(help="Simulations per move (the Simulations option; "
-                                "not for Style measured).")] = 100,
+    sims: Annotated[
+        int,
+        typer.Option(help="Simulations per move (the Simulations option; not for Style measured)."),
+    ] = 100,
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
     """A chess engine speaking UCI on standard input/output (see README, "Engines")."""

@@ -731,8 +731,7 @@ def build_dataset(config: DataConfig, show_progress: bool = True, workers: int =
 
         if workers > 1 and len(todo) > 1:
             jobs = [
-                _ShardJob(config, s, r, chosen[s, r], sides(s, r), shards[s, r])
-                for s, r in todo
+                _ShardJob(config, s, r, chosen[s, r], sides(s, r), shards[s, r]) for s, r in todo
             ]
             todo = []  # the workers write them
             _extract_in_workers(jobs, workers, lambda k: progress.advance(task, k))

@@ -697,9 +697,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         nodes = self.sf_nodes
         return lambda evaluator: EngineValueEvaluator(evaluator, engine, game, nodes)
 
-    def _rollout_value(
-        self, game: Game, seed: int | None
-    ) -> Callable[[Evaluator], Evaluator]:
+    def _rollout_value(self, game: Game, seed: int | None) -> Callable[[Evaluator], Evaluator]:
         from sparring.games.go import Go
         from sparring.search.evaluator import RolloutValueEvaluator
 
@@ -829,9 +827,7 @@ class SAMCTSSettings(_HumanLikeSettings):
                 key=given[-1],
             )
         if self.ztable is not None and (self.rank is None or self.z is not None):
-            raise PlayerSettingsError(
-                "sa-mcts: ztable=PATH needs rank=R and no z=Z", key="ztable"
-            )
+            raise PlayerSettingsError("sa-mcts: ztable=PATH needs rank=R and no z=Z", key="ztable")
         if not given or (self.z is not None and math.isnan(self.z)):
             raise PlayerSettingsError(
                 "sa-mcts needs z=Z, rank=R with a z-per-rank table (ztable=PATH; "
@@ -998,9 +994,7 @@ def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
     scale: the simulations and search options from the scale file), or
     ``human-mcts:model=PATH,rank=R`` with a play network (the rank an input)."""
     check_options(spec, _COMMON | {"sf_elo", "scale", "rank"})
-    return HumanMCTSSettings(
-        rank=_rank_option(spec), **_common(spec), **_scale_options(spec)
-    )
+    return HumanMCTSSettings(rank=_rank_option(spec), **_common(spec), **_scale_options(spec))
 
 
 def parse_sa_mcts(spec: PlayerSpec) -> SAMCTSSettings:

@@ -387,8 +387,10 @@ class Service:
         if game_id is None:
             return self.lanes[least]
         last = self.lane_of.get(game_id)
-        if last is None or last >= len(self.lanes) or (
-            self.lanes[last].jobs > self.lanes[least].jobs + 1
+        if (
+            last is None
+            or last >= len(self.lanes)
+            or (self.lanes[last].jobs > self.lanes[least].jobs + 1)
         ):
             last = least
         self.lane_of[game_id] = last

@@ -91,8 +91,11 @@ class GameInfo:
             "levels": {
                 "elo": None
                 if low_high is None
-                else {"min": round(low_high[0], 1), "max": round(low_high[1], 1),
-                      "scale": self.elo_scale or "ladder"},
+                else {
+                    "min": round(low_high[0], 1),
+                    "max": round(low_high[1], 1),
+                    "scale": self.elo_scale or "ladder",
+                },
                 "ranks": None if self.ranks is None else list(self.ranks),
                 "adaptive": self.adaptive,
             },

@@ -59,9 +59,7 @@ def init_worker(
     for name in modules:
         importlib.import_module(name)
     if not _PROCESS:
-        _PROCESS.append(
-            _Process(cache=PlayerCache(evaluation_cache=evaluation_cache), stops=stops)
-        )
+        _PROCESS.append(_Process(cache=PlayerCache(evaluation_cache=evaluation_cache), stops=stops))
         parent = os.getppid()
         threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
 
