@@ -14,6 +14,16 @@ value-optimal share against CPU-hours, one curve per run), e.g.::
     .venv/bin/python scripts/rate_snapshots.py checkpoints/cmp-connect4-puct \\
         checkpoints/cmp-connect4-gumbel --ladder docs/results/baselines-connect4.json \\
         --opponents MCTS1,Minimax1 --games 40 --every 20 --out docs/training-options/connect4
+
+Goals (issue 27: "where a goal is missed, the plot says how far and at what slope"):
+``--goal NAME=SHARE`` (repeatable) asks for a share of the points against the ladder rung NAME,
+drawn at the highest of the rungs' ratings plus :func:`sparring.elo.elo_margin` of the share
+(Eq. 16 inverted; a score, so draws count half); ``--goal-value-optimal F`` asks for a share
+of value-optimal moves.  For each run the table and the legend give the last snapshot's
+distance to the goal and the slope of a least-squares line through the run's later half of
+snapshots (at least 3), per CPU-hour.  ``--replot`` redraws the table and plot from
+``OUT.json`` without playing, with the options of the command that rated them (kept in the
+JSON), e.g. ``scripts/rate_snapshots.py --replot --goal MCTS1=0.95 --out OUT``.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import argparse
 import json
 import math
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,6 +43,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 import sparring.kinds  # noqa: F401  (registers the player kinds)
+from sparring.elo import elo_margin
 from sparring.evaluation.ladder import fit_against_ladder, read_ladder
 from sparring.evaluation.match import MatchConfig, run_match
 from sparring.evaluation.store import GameStore
@@ -140,23 +152,90 @@ def rate(args: argparse.Namespace) -> list[dict[str, Any]]:
     return points
 
 
+def goal_elo(ladder: dict[str, float], goals: list[tuple[str, float]]) -> float:
+    """The Elo that meets every ``(rung, share)`` goal: the highest rung rating plus margin."""
+    return max(ladder[name] + elo_margin(share) for name, share in goals)
+
+
+def trend(xs: list[float], ys: list[float]) -> tuple[float, float] | None:
+    """Least-squares slope (and its standard error) through the later half of the points.
+
+    The points are taken in the given (training) order; the later ``max(3, ceil(n / 2))`` of
+    them are fitted.  None with fewer than 3 points or no spread in ``x``."""
+    n = len(xs)
+    if n < 3:
+        return None
+    k = max(3, math.ceil(n / 2))
+    x, y = xs[-k:], ys[-k:]
+    mx, my = sum(x) / k, sum(y) / k
+    sxx = sum((a - mx) ** 2 for a in x)
+    if sxx <= 0.0:
+        return None
+    slope = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / sxx
+    resid = sum((b - my - slope * (a - mx)) ** 2 for a, b in zip(x, y, strict=True))
+    return slope, math.sqrt(resid / (k - 2) / sxx)
+
+
+def against_goal(xs: list[float], ys: list[float], goal: float) -> dict[str, float] | None:
+    """The last point's distance below ``goal`` (negative: above it), the slope of
+    :func:`trend` with its standard error, and the further x at that slope to reach the goal:
+    inf unless the slope is clearly rising (more than twice its standard error)."""
+    if not xs:
+        return None
+    gap = goal - ys[-1]
+    fit = trend(xs, ys)
+    slope, slope_se = fit if fit is not None else (math.nan, math.nan)
+    if gap <= 0:
+        more = 0.0
+    elif math.isnan(slope) or slope <= 2.0 * slope_se:
+        more = math.inf
+    else:
+        more = gap / slope
+    return {"x": xs[-1], "last": ys[-1], "gap": gap, "slope": slope, "slope_se": slope_se,
+            "more": more}  # fmt: skip
+
+
+def goal_text(g: dict[str, float], unit: str, per: str) -> str:
+    """A short phrase: how far from the goal and at what slope (with its standard error)."""
+    if g["gap"] <= 0:
+        return f"goal met (+{-g['gap']:.0f}{unit})"
+    if math.isnan(g["slope"]):
+        return f"{g['gap']:.0f}{unit} short, no trend (fewer than 3 snapshots)"
+    digits = 0 if abs(g["slope"]) >= 10 else 1
+    slope = f"{g['slope']:+.{digits}f} +- {g['slope_se']:.{digits}f}{unit}/{per}"
+    more = (
+        "no clear rise" if math.isinf(g["more"]) else f"~{g['more']:.1f} more {per} at that slope"
+    )
+    return f"{g['gap']:.0f}{unit} short, {slope} ({more})"
+
+
 def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
     out: Path = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     command = "scripts/rate_snapshots.py " + " ".join(sys.argv[1:])
-    out.with_suffix(".json").write_text(
-        json.dumps({"command": command, "points": points}, indent=1) + "\n"
-    )
+    drawn = ""
+    if args.replot:  # the JSON keeps the command that rated the points
+        shown = [a if a != args.note else "..." for a in sys.argv[1:]]  # the note is below
+        drawn = "scripts/rate_snapshots.py " + shlex.join(shown)
+        command = json.loads(out.with_suffix(".json").read_text())["command"]
+    else:
+        out.with_suffix(".json").write_text(
+            json.dumps({"command": command, "points": points}, indent=1) + "\n"
+        )
+    ladder = {q.name: q.elo for q in read_ladder(args.ladder).players}
+    target = goal_elo(ladder, args.goal) if args.goal else None
     lines = [
         f"# Strength against training cost ({args.game})",
         "",
         f"Command: `.venv/bin/python {command}`",
         "",
+        *([f"Table and plot drawn by `.venv/bin/python {drawn}`.", ""] if drawn else []),
         f"Each snapshot plays {args.games} games against each of {args.opponents} "
         f"(ladder {args.ladder}, ratings held fixed) with `az:sims={args.sims}"
         + (",finish=yes" if args.finish else "")
         + "`; "
-        "CPU-hours are the training process's CPU time at that iteration.",
+        "CPU-hours are the training process's CPU time at that iteration."
+        + (f" {args.note}" if args.note else ""),
         "",
     ]
     for run in dict.fromkeys(p["run"] for p in points):
@@ -180,6 +259,63 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
                 + f" | {'' if vo is None else f'{vo:.1%}'} |"
             )
         lines.append("")
+    runs = list(dict.fromkeys(p["run"] for p in points if p["variant"] != "reference"))
+    summary: dict[str, str] = {}
+    if target is not None or args.goal_value_optimal is not None:
+        asked = ", ".join(f"{share:.0%} of the points against {name}" for name, share in args.goal)
+        lines += [
+            "## Against the goal",
+            "",
+            *(
+                [f"Goal: {asked}, i.e. Elo >= {target:.0f} (Eq. 16 inverted, draws count half)."]
+                if target is not None
+                else []
+            ),
+            *(
+                [f"Goal: {args.goal_value_optimal:.0%} value-optimal moves."]
+                if args.goal_value_optimal is not None
+                else []
+            ),
+            "Slope: least squares through the later half of a run's snapshots (at least 3), "
+            "+- its standard error; the CPU-hours to the goal at that slope only where it "
+            "rises by more than twice its standard error.",
+            "",
+            "| run | last snapshot (CPU-hours) | Elo: how far, slope "
+            "| value-optimal: how far, slope |",
+            "| --- | ---: | --- | --- |",
+        ]
+        for run in runs:
+            rows = [p for p in points if p["run"] == run and any(p["score_vs"].values())]
+            if not rows:
+                continue
+            xs = [p["cpu_hours"] for p in rows]
+            cells = []
+            if target is not None:
+                g = against_goal(xs, [p["elo"] for p in rows], target)
+                assert g is not None
+                cells.append(goal_text(g, " Elo", "CPU-h"))
+                summary[run] = goal_text(g, " Elo", "CPU-h")
+            else:
+                cells.append("")
+            vo = [p for p in rows if "value_optimal" in p]
+            if args.goal_value_optimal is not None and vo:
+                g = against_goal(
+                    [p["cpu_hours"] for p in vo],
+                    [100 * p["value_optimal"] for p in vo],
+                    100 * args.goal_value_optimal,
+                )
+                assert g is not None
+                cells.append(goal_text(g, " pts", "CPU-h"))
+                summary[run] = "; ".join(
+                    [*([summary[run]] if run in summary else []),
+                     "value-optimal " + goal_text(g, " pts", "CPU-h")]
+                )  # fmt: skip
+            else:
+                cells.append("")
+            lines.append(
+                f"| {run} | {rows[-1]['iteration']} ({xs[-1]:.2f}) | {cells[0]} | {cells[1]} |"
+            )
+        lines.append("")
     out.with_suffix(".md").write_text("\n".join(lines))
     panels = 2 if any("value_optimal" in p for p in points) else 1
     fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4), squeeze=False)
@@ -192,8 +328,19 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
             )  # fmt: skip
             if panels == 2 and "value_optimal" in p:
                 axes[0][1].axhline(100 * p["value_optimal"], color="grey", linestyle="--")
-    ladder = {q.name: q.elo for q in read_ladder(args.ladder).players}
     rungs = [(name, ladder[name]) for name in args.opponents.split(",")]
+    if target is not None:
+        axes[0][0].axhline(target, color="red", linestyle="--", linewidth=1)
+        axes[0][0].text(
+            0.01, target, "goal: " + ", ".join(f"{s:.0%} vs {n}" for n, s in args.goal),
+            va="bottom", fontsize=8, color="red", transform=axes[0][0].get_yaxis_transform(),
+        )  # fmt: skip
+    if panels == 2 and args.goal_value_optimal is not None:
+        axes[0][1].axhline(100 * args.goal_value_optimal, color="red", linestyle="--")
+        axes[0][1].text(
+            0.01, 100 * args.goal_value_optimal, "goal", va="bottom", fontsize=8, color="red",
+            transform=axes[0][1].get_yaxis_transform(),
+        )  # fmt: skip
     for name, elo in rungs:  # the opponents' ratings, held fixed
         axes[0][0].axhline(elo, color="grey", linestyle=":", linewidth=1)
         axes[0][0].text(
@@ -209,7 +356,8 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
         rated = [p for p in rows if any(p["score_vs"].values())]
         line = axes[0][0].errorbar(
             [p["cpu_hours"] for p in rated], [p["elo"] for p in rated],
-            yerr=[1.96 * p["stderr"] for p in rated], marker="o", capsize=3, label=run,
+            yerr=[1.96 * p["stderr"] for p in rated], marker="o", capsize=3,
+            label=f"{run}: {summary[run]}" if run in summary else run,
         )  # fmt: skip
         if lost:
             axes[0][0].plot(
@@ -223,14 +371,36 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
         ax.set_xlim(left=0)
     axes[0][0].set_xlabel("training CPU-hours")
     axes[0][0].set_ylabel("Elo on the baseline ladder (95% CI)")
-    axes[0][0].legend(fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    below = bool(summary)  # long labels (the goal's distance and slope) go under the plots
+    if not below:
+        axes[0][0].legend(fontsize=8)
     axes[0][0].grid(alpha=0.3)
     if panels == 2:
         axes[0][1].set_xlabel("training CPU-hours")
         axes[0][1].set_ylabel(f"value-optimal moves, % of {args.positions} positions")
         axes[0][1].grid(alpha=0.3)
-    fig.tight_layout()
+    if below:
+        inches = 0.22 * len(labels) + 0.2
+        fig.set_size_inches(6 * panels, 4 + inches)
+        fig.legend(handles, labels, loc="lower left", fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, inches / (4 + inches), 1, 1))
+    else:
+        fig.tight_layout()
     fig.savefig(out.with_suffix(".png"), dpi=100)
+
+
+def goal_arg(text: str) -> tuple[str, float]:
+    name, _, share = text.rpartition("=")
+    if not name:
+        raise argparse.ArgumentTypeError(f"expected RUNG=SHARE, got {text!r}")
+    try:
+        value = float(share)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the share in {text!r} is not a number") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"the share in {text!r} must lie between 0 and 1")
+    return name, value
 
 
 def labelled(text: str) -> tuple[str, str]:
@@ -240,9 +410,9 @@ def labelled(text: str) -> tuple[str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("runs", nargs="+", type=Path, help="training run folders")
+    parser.add_argument("runs", nargs="*", type=Path, help="training run folders")
     parser.add_argument("--game", default="connect4")
-    parser.add_argument("--ladder", type=Path, required=True)
+    parser.add_argument("--ladder", type=Path, help="the baseline ladder's JSON (to rate)")
     parser.add_argument("--opponents", default="MCTS1,Minimax1", help="ladder names")
     parser.add_argument("--games", type=int, default=40, help="games per opponent")
     parser.add_argument("--sims", type=int, default=200, help="simulations of the rated search")
@@ -262,9 +432,30 @@ def main() -> None:
         default=[],
         help="LABEL=MODEL: a reference network rated alike (a dashed line)",
     )
+    parser.add_argument(
+        "--goal",
+        type=goal_arg,
+        action="append",
+        default=[],
+        help="RUNG=SHARE: the goal is this share of the points against a ladder rung",
+    )
+    parser.add_argument("--goal-value-optimal", type=float, help="the goal's value-optimal share")
+    parser.add_argument(
+        "--replot", action="store_true", help="redraw the table and plot from OUT.json"
+    )
+    parser.add_argument("--note", default="", help="a sentence for the table's introduction")
     parser.add_argument("--out", type=Path, required=True, help="output path without suffix")
     args = parser.parse_args()
-    write(args, rate(args))
+    if args.replot:  # the rating's own options (games, opponents, ...) from its command
+        saved = json.loads(args.out.with_suffix(".json").read_text())
+        rated = parser.parse_args(shlex.split(saved["command"])[1:])
+        rated.goal, rated.goal_value_optimal = args.goal, args.goal_value_optimal
+        rated.replot, rated.out, rated.note = True, args.out, args.note
+        write(rated, saved["points"])
+    elif not args.runs or args.ladder is None:
+        parser.error("name the training run folders and --ladder to rate (or --replot)")
+    else:
+        write(args, rate(args))
 
 
 if __name__ == "__main__":
