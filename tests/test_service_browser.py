@@ -383,3 +383,29 @@ def test_keyboard_plays_a_board_target_and_a_typed_move(page: Any, server: str) 
     page.wait_for_selector("#message:not([hidden])")
     assert "9" in page.text_content("#message")
     assert api.call("GET", f"/api/games/{game['id']}", token=token)["ply"] == 4
+
+
+def test_the_new_game_form_fits_a_phone_in_every_game_and_mode(page: Any, server: str) -> None:
+    """At a phone's width (390 CSS pixels) no game or level mode widens the page: a long
+    option (e.g. "Find my level between games (Bayesian)") once pushed the level fieldset past
+    the card and gave the page a sideways scroll."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    _new_player(page, "Pia")
+    games = page.eval_on_selector_all("#game-select option", "e => e.map(o => o.value)")
+    assert "othello" in games and "go" in games
+    seen = 0
+    for game in games:
+        page.select_option("#game-select", game)
+        for mode in ("elo", "rank", "adaptive", "default"):
+            if not page.is_visible(f"#mode-{mode}"):
+                continue
+            page.check(f"#mode-{mode}")
+            seen += 1
+            widths = page.evaluate(
+                "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            )
+            assert widths[0] <= widths[1], (game, mode, widths)
+            box = page.locator("#level-fieldset").bounding_box()
+            card = page.locator("#new-section").bounding_box()
+            assert box["x"] + box["width"] <= card["x"] + card["width"] + 0.5, (game, mode)
+    assert seen >= len(games) + 4  # every game has at least one mode; some have several
