@@ -212,7 +212,7 @@ def goal_text(g: dict[str, float], unit: str, per: str) -> str:
 def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
     out: Path = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
-    command = "scripts/rate_snapshots.py " + " ".join(sys.argv[1:])
+    command = "scripts/rate_snapshots.py " + shlex.join(sys.argv[1:])  # --replot parses it
     drawn = ""
     if args.replot:  # the JSON keeps the command that rated the points
         shown = [a if a != args.note else "..." for a in sys.argv[1:]]  # the note is below
