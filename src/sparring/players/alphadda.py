@@ -123,7 +123,9 @@ and 83 on fresh games of seeds 1 and 2 against Table 1's 104 (seed 1); 6x6 Othel
 TUNED_2: dict[str, tuple[int, float, float]] = {"othello6": (3, 5.0, -0.5)}
 """AlphaDDA2's tuned ``(N_h, A_drop, P_drop0)`` by game (as :data:`TUNED_1`).  Connect4 keeps
 Table 2's row: the grid's pick (``nh=1,adrop=10,pdrop0=-0.8``) had D 109 on fresh games
-against Table 2's 73.  6x6 Othello: 104 and 87 (seeds 1, 2) against Table 2's 107."""
+against Table 2's 73.  6x6 Othello: 104 and 87 (seeds 1, 2) against Table 2's 107.  8x8
+Othello keeps Table 2's row: the grid's pick (``nh=2,adrop=40,pdrop0=-0.9``) had D 100 on
+fresh games against Table 2's 97."""
 TUNED_3: dict[str, tuple[int, float]] = {"connect4": (1, 0.5), "othello6": (5, 1.0)}
 """AlphaDDA3's tuned ``(N_h, C)`` by game (as :data:`TUNED_1`).  Connect4: D 173 and 168 on
 fresh games (seeds 1, 2) against Table 3's 191 (seed 1); 6x6 Othello: 161 and 162 against
