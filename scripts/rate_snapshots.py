@@ -41,6 +41,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from scipy.stats import linregress
 
 import sparring.kinds  # noqa: F401  (registers the player kinds)
 from sparring.elo import elo_margin
@@ -161,19 +162,15 @@ def trend(xs: list[float], ys: list[float]) -> tuple[float, float] | None:
     """Least-squares slope (and its standard error) through the later half of the points.
 
     The points are taken in the given (training) order; the later ``max(3, ceil(n / 2))`` of
-    them are fitted.  None with fewer than 3 points or no spread in ``x``."""
-    n = len(xs)
-    if n < 3:
+    them are fitted (:func:`scipy.stats.linregress`).  None with fewer than 3 points or no
+    spread in ``x``."""
+    if len(xs) < 3:
         return None
-    k = max(3, math.ceil(n / 2))
-    x, y = xs[-k:], ys[-k:]
-    mx, my = sum(x) / k, sum(y) / k
-    sxx = sum((a - mx) ** 2 for a in x)
-    if sxx <= 0.0:
+    k = max(3, math.ceil(len(xs) / 2))
+    if len(set(xs[-k:])) < 2:
         return None
-    slope = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / sxx
-    resid = sum((b - my - slope * (a - mx)) ** 2 for a, b in zip(x, y, strict=True))
-    return slope, math.sqrt(resid / (k - 2) / sxx)
+    fit = linregress(xs[-k:], ys[-k:])
+    return float(fit.slope), float(fit.stderr)
 
 
 def against_goal(xs: list[float], ys: list[float], goal: float) -> dict[str, float] | None:
@@ -191,8 +188,7 @@ def against_goal(xs: list[float], ys: list[float], goal: float) -> dict[str, flo
         more = math.inf
     else:
         more = gap / slope
-    return {"x": xs[-1], "last": ys[-1], "gap": gap, "slope": slope, "slope_se": slope_se,
-            "more": more}  # fmt: skip
+    return {"gap": gap, "slope": slope, "slope_se": slope_se, "more": more}
 
 
 def goal_text(g: dict[str, float], unit: str, per: str) -> str:
@@ -260,7 +256,7 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
             )
         lines.append("")
     runs = list(dict.fromkeys(p["run"] for p in points if p["variant"] != "reference"))
-    summary: dict[str, str] = {}
+    summary: dict[str, str] = {}  # the legend's phrase per run
     if target is not None or args.goal_value_optimal is not None:
         asked = ", ".join(f"{share:.0%} of the points against {name}" for name, share in args.goal)
         lines += [
@@ -289,14 +285,11 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
             if not rows:
                 continue
             xs = [p["cpu_hours"] for p in rows]
-            cells = []
+            cells = ["", ""]
             if target is not None:
                 g = against_goal(xs, [p["elo"] for p in rows], target)
                 assert g is not None
-                cells.append(goal_text(g, " Elo", "CPU-h"))
-                summary[run] = goal_text(g, " Elo", "CPU-h")
-            else:
-                cells.append("")
+                cells[0] = goal_text(g, " Elo", "CPU-h")
             vo = [p for p in rows if "value_optimal" in p]
             if args.goal_value_optimal is not None and vo:
                 g = against_goal(
@@ -305,13 +298,10 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
                     100 * args.goal_value_optimal,
                 )
                 assert g is not None
-                cells.append(goal_text(g, " pts", "CPU-h"))
-                summary[run] = "; ".join(
-                    [*([summary[run]] if run in summary else []),
-                     "value-optimal " + goal_text(g, " pts", "CPU-h")]
-                )  # fmt: skip
-            else:
-                cells.append("")
+                cells[1] = goal_text(g, " pts", "CPU-h")
+            summary[run] = "; ".join(
+                text for text in (cells[0], cells[1] and f"value-optimal {cells[1]}") if text
+            )
             lines.append(
                 f"| {run} | {rows[-1]['iteration']} ({xs[-1]:.2f}) | {cells[0]} | {cells[1]} |"
             )
