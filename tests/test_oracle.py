@@ -45,3 +45,32 @@ def test_perfect_and_worst_players_bound_the_rates() -> None:
     assert worst.decisive_value_optimal == 0
     rnd = score_player(make_player("random", get_game("connect4"), 0), positions)
     assert worst.value_optimal <= rnd.value_optimal <= perfect.value_optimal
+
+
+class _Fixed(Player):
+    """Plays a given move in each position."""
+
+    def __init__(self, moves: dict[tuple[int, ...], int]) -> None:
+        super().__init__("fixed", 0)
+        self.moves = {replay(k).tobytes(): v for k, v in moves.items()}
+
+    def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
+        return self.moves[state.tobytes()]
+
+
+def test_the_misses_are_counted_by_kind() -> None:
+    # Hand-made scores (not the solver's): four positions, one move of each kind played.
+    won = {0: 3, 1: 0, 2: -2, 3: 1, 4: 1, 5: 0, 6: -1}
+    drawn = {0: 0, 1: -4, 2: 0, 3: 0, 4: -1, 5: 0, 6: 0}
+    positions = [
+        SolvedPosition((), won),  # plays 1: won -> drawn
+        SolvedPosition((3,), won),  # plays 6: won -> lost
+        SolvedPosition((3, 3), drawn),  # plays 1: drawn -> lost
+        SolvedPosition((3, 3, 3), won),  # plays 4: value-optimal, not score-optimal
+    ]
+    played = {(): 1, (3,): 6, (3, 3): 1, (3, 3, 3): 4}
+    report = score_player(_Fixed(played), positions)
+    assert (report.value_optimal, report.score_optimal) == (1, 0)
+    assert (report.won_to_drawn, report.won_to_lost, report.drawn_to_lost) == (1, 1, 1)
+    assert report.misses() == "1 / 1 / 1"
+    assert report.decisive == 4 and report.decisive_value_optimal == 1

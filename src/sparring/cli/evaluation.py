@@ -368,16 +368,18 @@ def oracle(
     with console.status(f"solving {positions} positions"):
         solved = connect4_positions(positions, seed)
     n_decisive = sum(p.decisive for p in solved)
-    table = Table("player", "value-optimal", "score-optimal", "value-optimal (decisive)")
+    misses = "other moves: won->drawn / won->lost / drawn->lost"
+    table = Table("player", "value-optimal", "score-optimal", "value-optimal (decisive)", misses)
     lines = [
         f"Connect4 move quality on {positions} positions (seed {seed}; {n_decisive} decisive)",
         "",
-        "| player | value-optimal | score-optimal | value-optimal on decisive positions |",
-        "| --- | ---: | ---: | ---: |",
+        f"| player | value-optimal | score-optimal | value-optimal on decisive positions "
+        f"| {misses} |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     for spec, player in zip(specs, players, strict=True):
-        rates = score_player(player, solved, progress=True).rates()
-        cells = [f"{100 * v:.1f}%" for v in rates.values()]
+        report = score_player(player, solved, progress=True)
+        cells = [f"{100 * v:.1f}%" for v in report.rates().values()] + [report.misses()]
         table.add_row(spec, *cells)
         lines.append(f"| {spec} | " + " | ".join(cells) + " |")
     console.print(table)

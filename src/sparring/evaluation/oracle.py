@@ -89,6 +89,18 @@ class OracleReport:
     score_optimal: int
     decisive: int
     decisive_value_optimal: int
+    won_to_drawn: int = 0
+    """Moves from a won position to a drawn one."""
+    won_to_lost: int = 0
+    """Moves from a won position to a lost one."""
+    drawn_to_lost: int = 0
+    """Moves from a drawn position to a lost one (with ``won_to_drawn`` and ``won_to_lost``:
+    every move that was not value-optimal)."""
+
+    def misses(self) -> str:
+        """The moves that were not value-optimal by kind: "won->drawn / won->lost /
+        drawn->lost" counts."""
+        return f"{self.won_to_drawn} / {self.won_to_lost} / {self.drawn_to_lost}"
 
     def rates(self) -> dict[str, float]:
         return {
@@ -114,6 +126,7 @@ def score_player(
     """Ask ``player`` for a move in every position and count the optimal ones."""
     game = get_game("connect4")
     value = score = decisive = decisive_value = 0
+    misses = {(1, 0): 0, (1, -1): 0, (0, -1): 0}
     iterator: object = positions
     if progress:
         from rich.progress import track
@@ -122,9 +135,20 @@ def score_player(
     for pos in iterator:  # type: ignore[attr-defined]
         move = player.select_move(game, replay(pos.moves))
         ok = pos.value_optimal(move)
+        if not ok:
+            misses[(int(np.sign(pos.best_score)), int(np.sign(pos.scores[move])))] += 1
         value += ok
         score += pos.score_optimal(move)
         if pos.decisive:
             decisive += 1
             decisive_value += ok
-    return OracleReport(len(positions), value, score, decisive, decisive_value)
+    return OracleReport(
+        len(positions),
+        value,
+        score,
+        decisive,
+        decisive_value,
+        won_to_drawn=misses[(1, 0)],
+        won_to_lost=misses[(1, -1)],
+        drawn_to_lost=misses[(0, -1)],
+    )
