@@ -20,11 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
+from sparring.evaluation.oracle import Connect4Solver, SolvedPosition
 from sparring.evaluation.store import GameRecord, GameStore
 
-Solve = Callable[[Sequence[int]], dict[int, int]]
-"""The solver's score of every legal move after ``moves`` (> 0 win, 0 draw, < 0 loss for the
-side to move)."""
+Solve = Callable[[Sequence[int]], SolvedPosition]
+"""The position after ``moves`` with the solver's score of every legal move (> 0 win, 0 draw,
+< 0 loss for the side to move): :class:`~sparring.evaluation.oracle.Connect4Solver`."""
 
 
 @dataclass(frozen=True)
@@ -43,15 +44,14 @@ class Slip:
 
 def slips(moves: Sequence[int], player_seat: int, solve: Solve) -> list[Slip]:
     """The value-changing moves of a game whose player moved at plies ``player_seat``,
-    ``player_seat + 2``, ...  The last move is not solved (a finished game has no choice)."""
+    ``player_seat + 2``, ... (a move is one when it is not value-optimal:
+    :meth:`~sparring.evaluation.oracle.SolvedPosition.value_optimal`)."""
     out: list[Slip] = []
     for ply, move in enumerate(moves):
-        scores = solve(moves[:ply])
-        if len(scores) <= 1:
-            continue
-        before = int(np.sign(max(scores.values())))
-        after = int(np.sign(scores[move]))
-        if after != before:
+        position = solve(moves[:ply])
+        if not position.value_optimal(move):
+            before = int(np.sign(position.best_score))
+            after = int(np.sign(position.scores[move]))
             out.append(Slip(ply, ply % 2 == player_seat, before, after))
     return out
 
@@ -88,19 +88,6 @@ def lost_games(records: Iterable[GameRecord], label: str, solve: Solve) -> list[
         found = slips(r.moves, 0 if first else 1, solve)
         out.append(LostGame(r.game_index, first, score, r.plies, tuple(found)))
     return out
-
-
-def bitbully_solver() -> Solve:
-    """bitbully's scores of every legal move (columns 0-6)."""
-    import bitbully
-
-    agent = bitbully.BitBully()
-
-    def solve(moves: Sequence[int]) -> dict[int, int]:
-        board = bitbully.Board(list(moves))
-        return {int(k): int(v) for k, v in agent.score_all_moves(board).items()}
-
-    return solve
 
 
 def report(games: list[LostGame], label: str, total: int) -> str:
@@ -156,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     if not mine:
         labels = sorted({r.label_a for r in records} | {r.label_b for r in records})
         parser.error(f"no Connect4 game of {args.player!r} in {args.store}; labels: {labels}")
-    text = report(lost_games(mine, args.player, bitbully_solver()), args.player, len(mine))
+    text = report(lost_games(mine, args.player, Connect4Solver()), args.player, len(mine))
     print(text, end="")
     if args.markdown:
         args.markdown.write_text(text)

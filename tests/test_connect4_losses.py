@@ -11,6 +11,7 @@ from types import ModuleType
 
 import pytest
 
+from sparring.evaluation.oracle import SolvedPosition
 from sparring.evaluation.store import GameRecord
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "connect4_losses.py"
@@ -28,8 +29,8 @@ SCORES = [
 MOVES = (3, 3, 2, 2, 4, 0, 5)
 
 
-def solve(moves: Sequence[int]) -> dict[int, int]:
-    return SCORES[len(moves)]
+def solve(moves: Sequence[int]) -> SolvedPosition:
+    return SolvedPosition(tuple(moves), SCORES[len(moves)])
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ those where some move changes the value.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,10 +57,23 @@ def _solver():  # type: ignore[no-untyped-def]
     return bitbully
 
 
+class Connect4Solver:
+    """The exact solver (bitbully) as a function of the moves that reach a position."""
+
+    def __init__(self) -> None:
+        self._bitbully = _solver()
+        self._agent = self._bitbully.BitBully()
+
+    def __call__(self, moves: Sequence[int]) -> SolvedPosition:
+        """The position after ``moves`` (columns 0-6) with the score of every legal move."""
+        board = self._bitbully.Board(list(moves))
+        scores = {int(k): int(v) for k, v in self._agent.score_all_moves(board).items()}
+        return SolvedPosition(tuple(int(m) for m in moves), scores)
+
+
 def connect4_positions(count: int, seed: int = 0, max_plies: int = 36) -> list[SolvedPosition]:
     """``count`` non-terminal positions from seeded random games, each solved move by move."""
-    bitbully = _solver()
-    agent = bitbully.BitBully()
+    solve = Connect4Solver()
     game = get_game("connect4")
     rng = np.random.default_rng(seed)
     out: list[SolvedPosition] = []
@@ -74,9 +88,7 @@ def connect4_positions(count: int, seed: int = 0, max_plies: int = 36) -> list[S
             moves.append(move)
         if game.is_terminal(state):
             continue
-        board = bitbully.Board(list(moves))  # columns 0-6
-        scores = {int(k): int(v) for k, v in agent.score_all_moves(board).items()}
-        out.append(SolvedPosition(tuple(moves), scores))
+        out.append(solve(moves))
     return out
 
 
