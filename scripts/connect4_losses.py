@@ -14,6 +14,7 @@ plies of those moves and the colour it played.  E.g.::
 from __future__ import annotations
 
 import argparse
+import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,6 +114,7 @@ def report(games: list[LostGame], label: str, total: int) -> str:
     losses = [g for g in games if g.score == 0]
     thrown = [g for g in losses if g.threw_a_win is not None]
     plies = sorted(g.threw_a_win.ply for g in thrown if g.threw_a_win is not None)
+    left = sorted(g.plies - g.threw_a_win.ply for g in thrown if g.threw_a_win is not None)
     lines += [
         "",
         f"Lost games in which {label} had held a won position and then played a losing move: "
@@ -121,6 +123,11 @@ def report(games: list[LostGame], label: str, total: int) -> str:
         + (", ".join(str(p) for p in plies) or "none")
         + ".",
     ]
+    if left:
+        lines.append(
+            f"The games ended {left[0]}-{left[-1]} plies after that move (median "
+            f"{statistics.median(left):g}): how far ahead the loss lay when it was played."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -72,3 +72,4 @@ def test_only_games_not_won_are_listed_and_the_thrown_win_found(script: ModuleTy
     assert text.startswith("AZ: 3 games, 1 lost, 1 drawn\n")
     assert "| 0 | second | 0 | 7 | 5: won -> lost | 2: drawn -> lost |" in text
     assert "1 of 1 (as first player 0, as second 1); the plies of those moves: 5." in text
+    assert "The games ended 2-2 plies after that move (median 2)" in text
