@@ -1,0 +1,77 @@
+#!/bin/bash
+# The 8x8 Othello combined adaptive table (issue 27; the command of
+# docs/alphadda/tables/othello-combined-rule.txt, item 2), resumable across machines.
+#
+#   bash scripts/alphadda_othello_table.sh play      # play (or go on playing) the table
+#   bash scripts/alphadda_othello_table.sh pack      # store -> checkpoints/alphadda-othello-combined/games.sqlite.xz
+#   bash scripts/alphadda_othello_table.sh report ROW...   # report the finished rows (plays only
+#                                                    # AlphaZero's row if it is missing)
+#
+# Every (player, opponent) pair is its own run in the store, keyed by the game, the two specs
+# and the seed, so a store unpacked from the checkpoint resumes where the last machine stopped
+# and a report of some rows plays nothing that the full table would not play the same way.
+# RUNS (default /work/runs/alphadda) holds the store; PYTHON the interpreter (default .venv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-/work/runs/alphadda}
+PYTHON=${PYTHON:-.venv/bin/python}
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"  # this checkout's code (a worktree's too)
+OUT="$RUNS/othello-combined-rr"
+STORE="$OUT/games.sqlite"
+PACKED=checkpoints/alphadda-othello-combined/games.sqlite.xz
+OPPONENTS='az:rootrand=0.2;mcts1;mcts2;mcts3;mcts4;minimax1;minimax2;random'
+ROWS=(
+  alphadda1:nh=2,asim=2.8,bsim0=-1.4,nmax=400,rootrand=0.2,name=AlphaDDA1-paper
+  alphadda2:nh=4,adrop=20,pdrop0=-0.9,rootrand=0.2,name=AlphaDDA2-paper
+  alphadda3:nh=5,c=0.6,rootrand=0.2,name=AlphaDDA3-paper
+  alphadda1:nh=2,asim=2.8,bsim0=-1.4,nmax=400,floor=on,fslope=0,fmax=2,fresult=0.1,rootrand=0.2,name=AlphaDDA1-floor
+  alphadda2:nh=4,adrop=20,pdrop0=-0.9,floor=on,fslope=0,fmax=2,fresult=0.1,rootrand=0.2,name=AlphaDDA2-floor
+  dsa:mode=inter,model=othello
+  dsa:mode=intra,model=othello
+  dsa:mode=elo-inter,model=othello
+  dsa:mode=bayes,model=othello
+)
+
+unpack() {
+  if [ ! -e "$STORE" ] && [ -e "$PACKED" ]; then
+    mkdir -p "$OUT"
+    xz -dc "$PACKED" > "$STORE"
+    echo "unpacked $PACKED into $STORE"
+  fi
+}
+
+case "${1:-}" in
+  play)
+    unpack
+    exec "$PYTHON" -m sparring adapt othello "${ROWS[@]}" --opponents "$OPPONENTS" \
+      --games 40 --repeats 1 --workers 2 --baseline-games 40 --seed 1 --out "$OUT" --no-progress
+    ;;
+  pack)
+    mkdir -p "$(dirname "$PACKED")"
+    "$PYTHON" - "$STORE" "$PACKED.tmp" <<'EOF'
+import sqlite3, sys
+src = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+dst = sqlite3.connect(sys.argv[2])
+src.backup(dst)  # a consistent copy while the table may still be playing
+dst.execute("PRAGMA journal_mode=DELETE")
+dst.execute("VACUUM")
+dst.close()
+EOF
+    xz -9 -T1 -c "$PACKED.tmp" > "$PACKED"
+    rm -f "$PACKED.tmp"
+    ls -l "$PACKED"
+    ;;
+  report)
+    shift
+    [ $# -gt 0 ] || { echo "give the finished rows' specs (from the list above)" >&2; exit 2; }
+    unpack
+    exec "$PYTHON" -m sparring adapt othello "$@" --opponents "$OPPONENTS" \
+      --games 40 --repeats 1 --workers 2 --baseline-games 40 --seed 1 --store "$STORE" \
+      --out "$RUNS/othello-combined-partial" --no-progress \
+      --note "${NOTE:-The rows of the 8x8 combined table finished so far (the rest are being played).}"
+    ;;
+  *)
+    sed -n 2,16p "$0" >&2
+    exit 2
+    ;;
+esac
