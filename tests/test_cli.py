@@ -177,6 +177,22 @@ def test_oracle_needs_at_least_one_position() -> None:
     assert "Traceback" not in result.stderr and "--positions" in result.stderr
 
 
+def test_oracle_writes_its_table_with_the_misses_by_kind(tmp_path: Path) -> None:
+    pytest.importorskip("bitbully", reason="bitbully is needed for the Connect4 oracle")
+    out = tmp_path / "oracle.md"
+    args = ("oracle", "minimax1", "--positions", "12", "--seed", "3", "--no-progress")
+    result = run_cli(*args, "--markdown", str(out))
+    assert result.returncode == 0, result.stderr
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("Connect4 move quality on 12 positions (seed 3; ")
+    assert lines[2].endswith("| other moves: won->drawn / won->lost / drawn->lost |")
+    cells = [c.strip() for c in lines[4].strip("|").split("|")]
+    assert cells[0] == "minimax1"
+    value_optimal = round(float(cells[1].rstrip("%")) / 100 * 12)
+    misses = [int(n) for n in cells[4].split(" / ")]
+    assert value_optimal + sum(misses) == 12  # every move is value-optimal or one of the three
+
+
 # ---- play: driven by GameSession (in-process, with stub opponents) ------------------------------
 class _Stub(Player):
     """An opponent that passes (Go), plays the first legal move, or raises ``error``."""

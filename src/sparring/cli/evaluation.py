@@ -315,6 +315,7 @@ def study(
     store: Annotated[Path, typer.Option(help=_STORE_HELP)] = DEFAULT_STORE,
     plot: Annotated[Path | None, typer.Option(help="Save the Elo curve as PNG.")] = None,
     markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
+    progress: Annotated[bool, typer.Option(help=_PROGRESS_HELP)] = True,
     backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
@@ -339,7 +340,7 @@ def study(
     _check_outputs(store, plot, markdown, None)
     console = Console()
     with backend_from_options(backend, ray_address) as runner, GameStore(store) as db:
-        points = run_study(config, the_ladder, db, console, backend=runner)
+        points = run_study(config, the_ladder, db, console, backend=runner, progress=progress)
     text = study_markdown(config, the_ladder, points)
     console.print(text)
     if markdown is not None:
@@ -354,6 +355,7 @@ def oracle(
     positions: Annotated[int, typer.Option(min=1, help="Number of solved positions.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the position set and the players.")] = 0,
     markdown: Annotated[Path | None, typer.Option(help="Write the table to this file.")] = None,
+    progress: Annotated[bool, typer.Option(help=_PROGRESS_HELP)] = True,
 ) -> None:
     """Connect4 move quality against perfect play (the exact solver BitBully)."""
     from rich.table import Table
@@ -378,7 +380,7 @@ def oracle(
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for spec, player in zip(specs, players, strict=True):
-        report = score_player(player, solved, progress=True)
+        report = score_player(player, solved, progress=progress)
         cells = [f"{100 * v:.1f}%" for v in report.rates().values()] + [report.misses()]
         table.add_row(spec, *cells)
         lines.append(f"| {spec} | " + " | ".join(cells) + " |")

@@ -91,9 +91,11 @@ def run_study(
     console: Console | None = None,
     *,
     backend: Backend | None = None,
+    progress: bool = True,
 ) -> list[StudyPoint]:
     """Play (or resume) every variant against every ladder opponent and rate it; ``backend``
-    plays the games (None: the local pool of ``config.workers`` processes)."""
+    plays the games (None: the local pool of ``config.workers`` processes).  Progress bars
+    go to ``console`` when ``progress`` (none without a console)."""
     if ladder.game != config.game:
         raise ConfigError(f"the ladder is for {ladder.game}, not {config.game}")
     rungs = [ladder.by_spec(spec) for spec in config.opponents]
@@ -114,7 +116,11 @@ def run_study(
                 workers=config.workers,
             )
             result = run_match(
-                match, store, progress=console is not None, console=console, backend=backend
+                match,
+                store,
+                progress=progress and console is not None,
+                console=console,
+                backend=backend,
             )
             mine = [r.score_a for r in result.records]
             elos += [rung.elo] * len(mine)
