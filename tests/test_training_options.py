@@ -4,8 +4,10 @@ counters, snapshots and CPU time, and exact resume of the new options after ``ki
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -694,3 +696,70 @@ def test_an_az_player_with_finish_plays_go_under_the_finishing_rules(tmp_path: P
     assert all(p.finish for p in finishing) and not any(p.finish for p in plain)
     assert [p.select_move(game, s) for p in finishing] == [game.pass_move] * 5
     assert any(p.select_move(game, s) != game.pass_move for p in plain)
+
+
+# ---- value_targets = "solver" (Connect4 only; a labelled comparison, not AlphaZero) ----------
+class _RecordingOracle:
+    """A stand-in for the solver: a made-up value of the moves, and every call recorded."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, ...]] = []
+
+    def __call__(self, moves: Sequence[int]) -> float:
+        self.calls.append(tuple(moves))
+        return float(len(moves) % 3 - 1)  # -1, 0, +1 by the ply
+
+
+def test_solver_targets_are_checked_and_connect4_only() -> None:
+    assert _settings().value_oracle is None
+    assert isinstance(_settings(value_targets="solver").value_oracle, selfplay.SolverValues)
+    for game, value, message in (
+        ("connect4", "solved", "value_targets must be one of outcome, solver, not 'solved'"),
+        ("othello6", "solver", "Connect4 only, not othello6"),
+    ):
+        with pytest.raises(ConfigError, match=message) as info:
+            TrainConfig.for_game(game, value_targets=value)
+        assert info.value.key == "value_targets"
+
+
+def test_solver_targets_replace_only_the_values_with_the_oracles() -> None:
+    plain = _settings(full_search_fraction=0.5, fast_simulations=3)
+    oracle = _RecordingOracle()
+    solver = dataclasses.replace(plain, value_oracle=oracle)
+    rng, reference_rng = np.random.default_rng(9), np.random.default_rng(9)
+    batch = play_games(C4, IntegerEvaluator(C4), solver, 4, rng)
+    reference = play_games(C4, IntegerEvaluator(C4), plain, 4, reference_rng)
+    assert rng.random() == reference_rng.random()  # the same draws
+    assert np.array_equal(batch.planes, reference.planes)
+    assert np.array_equal(batch.pi, reference.pi)
+    assert not np.array_equal(batch.z, reference.z)
+    # one call per recorded position, with the moves that reach it, in the batch's order
+    assert len(oracle.calls) == len(batch.z) == batch.full_searches < batch.moves
+    for moves, planes, z in zip(oracle.calls, batch.planes, batch.z, strict=True):
+        state = C4.initial_state()
+        for move in moves:
+            state, _ = advance(C4, state, move)
+        assert np.array_equal(C4.encode(state), planes)
+        assert z == len(moves) % 3 - 1
+
+
+def test_solver_values_are_connect4s_exact_values() -> None:
+    pytest.importorskip("bitbully", reason="bitbully is needed for the solver targets")
+    values = selfplay.SolverValues()
+    # The first player wins from the empty board by the centre (column 3); columns 2 and 4
+    # draw; the others lose.  Values are for the player to move.
+    assert values(()) == 1.0
+    assert (values((3,)), values((2,)), values((4,)), values((0,))) == (-1.0, 0.0, 0.0, 1.0)
+    again = pickle.loads(pickle.dumps(values))  # to a self-play worker: rebuilt there
+    assert again._known == {} and again((3,)) == -1.0
+
+
+def test_a_tiny_run_learns_from_solver_targets(tmp_path: Path) -> None:
+    pytest.importorskip("bitbully", reason="bitbully is needed for the solver targets")
+    config = TrainConfig.for_game("connect4", **(TINY | {"value_targets": "solver"}))
+    Trainer(config, tmp_path / "run").run(1)
+    (record,) = read_log(tmp_path / "run" / "log.jsonl")
+    assert record["iteration"] == 1 and record["positions"] == record["moves"]
+    # value_targets may not change on resume (the value head's targets would)
+    with pytest.raises(ConfigError, match="value_targets"):
+        Trainer(TrainConfig.for_game("connect4", **TINY), tmp_path / "run")

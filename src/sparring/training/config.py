@@ -53,6 +53,9 @@ TABLE_A1: dict[str, dict[str, Any]] = {
 SEARCH_VARIANTS = ("puct", "gumbel", "forced")
 """The values of :attr:`TrainConfig.search_variant`."""
 
+VALUE_TARGETS = ("outcome", "solver")
+"""The values of :attr:`TrainConfig.value_targets`."""
+
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -116,6 +119,13 @@ class TrainConfig:
     the moves they rule out are neither played nor in the recorded targets.  Not in AlphaDDA
     (whose games have no pass); for Go, whose young self-play otherwise ends in early passes.
     Games without finishing rules ignore it."""
+    value_targets: str = "outcome"
+    """What the value head learns for a recorded position: ``outcome`` (AlphaZero and the
+    paper: the game's result for the player to move) or ``solver`` (Connect4 only; **not
+    AlphaZero**, a labelled comparison of issue 27: the exact solver's value of the position
+    for the player to move, +1 won, 0 drawn, -1 lost by bitbully, whatever the game's result;
+    it asks whether the network can learn Connect4's values at all when self-play's results
+    do not teach them).  The policy targets stay the search's."""
     queue_size: int = 20000
     """``N_queue``: positions kept for learning, augmented images included (Table A1)."""
     epochs: int = 1
@@ -209,6 +219,18 @@ class TrainConfig:
             )
         if not 0 < self.learn_fraction <= 1:
             raise ConfigError("train config: learn_fraction must be in (0, 1]", "learn_fraction")
+        if self.value_targets not in VALUE_TARGETS:
+            raise ConfigError(
+                f"train config: value_targets must be one of {', '.join(VALUE_TARGETS)}, "
+                f"not {self.value_targets!r}",
+                "value_targets",
+            )
+        if self.value_targets == "solver" and self.game != "connect4":
+            raise ConfigError(
+                f"train config: value_targets = 'solver' needs an exact solver: Connect4 only, "
+                f"not {self.game}",
+                "value_targets",
+            )
         if not 0 <= self.noise_fraction <= 1:
             raise ConfigError("train config: noise_fraction must be in [0, 1]", "noise_fraction")
         nonnegative = (

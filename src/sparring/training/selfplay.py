@@ -37,10 +37,16 @@ by game, the draw of the move played (Eq. 9, or the tie break of the most visite
 With ``finish_games`` (Go), a move the game's finishing rules rule out is replaced by the most
 visited allowed one (:func:`finishing_allowed`, :func:`finishing_move`; one more tie-break
 draw then) and the recorded target keeps only the allowed moves (:func:`finishing_target`).
+
+With ``value_targets = "solver"`` (Connect4 only; not AlphaZero, a labelled comparison) the
+value target of a recorded position is its exact value for the player to move
+(:class:`SolverValues`) instead of the game's outcome; nothing else changes, no random draw
+included.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -56,10 +62,43 @@ from sparring.session import advance
 from sparring.training.config import TrainConfig
 
 if TYPE_CHECKING:
+    from sparring.evaluation.oracle import SolvedPosition
     from sparring.nn.model import PolicyValueNet
 
-Sample = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], int]
-"""One position of a game in progress: input planes, search probabilities, player to move."""
+Sample = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], int, int]
+"""One position of a game in progress: input planes, search probabilities, player to move,
+and its ply (how many moves reach it)."""
+
+ValueOracle = Callable[[Sequence[int]], float]
+"""The exact value (+1 won, 0 drawn, -1 lost) of the position that ``moves`` reach, for the
+player to move there (``TrainConfig.value_targets = "solver"``)."""
+
+
+class SolverValues:
+    """Connect4's exact values by bitbully (:class:`~sparring.evaluation.oracle.Connect4Solver`),
+    each position solved once per process.  Picklable: the solver is built on first use, so
+    that self-play worker processes each build their own."""
+
+    def __init__(self) -> None:
+        self._solve: Callable[[Sequence[int]], SolvedPosition] | None = None
+        self._known: dict[tuple[int, ...], float] = {}
+
+    def __call__(self, moves: Sequence[int]) -> float:
+        key = tuple(moves)
+        if key not in self._known:
+            if self._solve is None:
+                from sparring.evaluation.oracle import Connect4Solver
+
+                self._solve = Connect4Solver()
+            self._known[key] = float(np.sign(self._solve(key).best_score))
+        return self._known[key]
+
+    def __getstate__(self) -> dict[str, object]:
+        return {}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self._solve = None
+        self._known = {}
 
 
 @dataclass(frozen=True)
@@ -90,6 +129,10 @@ class SelfPlaySettings:
     """Self-play under the game's finishing rules (``TrainConfig.finish_games``;
     :func:`finishing_allowed`): the moves the rules rule out are neither played nor in the
     recorded targets."""
+    value_oracle: ValueOracle | None = None
+    """``TrainConfig.value_targets = "solver"``: the value of each recorded position for the
+    player to move comes from this oracle of the moves that reach it, not from the game's
+    result (None: the result, AlphaZero)."""
 
     def __post_init__(self) -> None:
         if not 0 < self.full_search_fraction <= 1:
@@ -145,6 +188,7 @@ class SelfPlaySettings:
             play_selected=config.search_variant == "gumbel",
             selected_plies=config.opening_moves if config.gumbel_opening_only else None,
             finish=config.finish_games,
+            value_oracle=SolverValues() if config.value_targets == "solver" else None,
         )
 
 
@@ -303,10 +347,10 @@ def play_games(
     lengths: list[int] = []
     moves = full_searches = simulations = 0
     started = 0
-    live: list[tuple[State, list[Sample], list[int]]] = []  # state, samples, [moves]
+    live: list[tuple[State, list[Sample], list[int]]] = []  # state, samples, moves played
     while started < games or live:
         while started < games and len(live) < settings.parallel_games:
-            live.append((game.initial_state(), [], [0]))
+            live.append((game.initial_state(), [], []))
             started += 1
         searches, full = _search_groups(game, [s for s, _, _ in live], evaluator, settings, rng)
         still: list[tuple[State, list[Sample], list[int]]] = []
@@ -319,21 +363,25 @@ def play_games(
                 pi = result.training_policy(game.num_actions)
                 if allowed is not None:
                     pi = finishing_target(pi, allowed, move)
-                history.append((game.encode(state), pi, result.to_move))
+                history.append((game.encode(state), pi, result.to_move, len(played)))
                 full_searches += 1
             simulations += result.simulations
-            played[0] += 1
+            played.append(int(move))
             moves += 1
             child, outcome = advance(game, state, move)  # the session's step (no check)
             if outcome is Outcome.ONGOING:
                 still.append((child, history, played))
                 continue
-            for p, pi, mover in history:
+            oracle = settings.value_oracle
+            for p, pi, mover, ply in history:
                 planes.append(p)
                 pis.append(pi)
-                zs.append(2.0 * outcome.score_for(mover) - 1.0)
+                if oracle is None:
+                    zs.append(2.0 * outcome.score_for(mover) - 1.0)
+                else:
+                    zs.append(oracle(played[:ply]))
             results.append(outcome)
-            lengths.append(played[0])
+            lengths.append(len(played))
         live = still
     plane_shape = (game.num_planes, *game.board_shape)
     return SelfPlayBatch(
