@@ -1,24 +1,23 @@
 #!/bin/bash
-# The 8x8 Othello combined adaptive table (issue 27; the command of
-# docs/alphadda/tables/othello-combined-rule.txt, item 2), resumable across machines.
+# The two long 8x8 Othello AlphaDDA jobs of issue 27, resumable across machines:
+#   table    the combined adaptive table (docs/alphadda/tables/othello-combined-rule.txt, item 2)
+#   grid-a1  AlphaDDA1's grid search on seed 0 (the protocol of the AlphaDDA2/3 grids; the rule
+#            of the same file, item 1, decides between its pick and Table 1's row)
 #
-#   bash scripts/alphadda_othello_table.sh play      # play (or go on playing) the table
-#   bash scripts/alphadda_othello_table.sh pack      # store -> checkpoints/alphadda-othello-combined/games.sqlite.xz
-#   bash scripts/alphadda_othello_table.sh report ROW...   # report the finished rows (plays only
-#                                                    # AlphaZero's row if it is missing)
+#   bash scripts/alphadda_othello.sh JOB play        # play (or go on playing)
+#   bash scripts/alphadda_othello.sh JOB pack        # its store -> checkpoints/alphadda-othello/JOB.sqlite.xz
+#   bash scripts/alphadda_othello.sh table report ROW...   # report the finished rows of the table
+#                                                    # (plays AlphaZero's row if it is missing)
 #
-# Every (player, opponent) pair is its own run in the store, keyed by the game, the two specs
-# and the seed, so a store unpacked from the checkpoint resumes where the last machine stopped
-# and a report of some rows plays nothing that the full table would not play the same way.
-# RUNS (default /work/runs/alphadda) holds the store; PYTHON the interpreter (default .venv).
+# Every (player, opponent) pair is its own run in a store, keyed by the game, the two specs and
+# the seed, so a store unpacked from its checkpoint resumes where the last machine stopped, and a
+# report of some rows plays nothing that the full table would not play the same way.
+# RUNS (default /work/runs/alphadda) holds the stores; PYTHON the interpreter (default .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-/work/runs/alphadda}
 PYTHON=${PYTHON:-.venv/bin/python}
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"  # this checkout's code (a worktree's too)
-OUT="$RUNS/othello-combined-rr"
-STORE="$OUT/games.sqlite"
-PACKED=checkpoints/alphadda-othello-combined/games.sqlite.xz
 OPPONENTS='az:rootrand=0.2;mcts1;mcts2;mcts3;mcts4;minimax1;minimax2;random'
 ROWS=(
   alphadda1:nh=2,asim=2.8,bsim0=-1.4,nmax=400,rootrand=0.2,name=AlphaDDA1-paper
@@ -32,37 +31,36 @@ ROWS=(
   dsa:mode=bayes,model=othello
 )
 
+JOB=${1:-}
+case "$JOB" in
+  table) OUT="$RUNS/othello-combined-rr"; STORE="$OUT/games.sqlite" ;;
+  grid-a1) OUT="$RUNS/o8-grid-a1"; STORE="$RUNS/o8-grid-a1.sqlite" ;;
+  *) sed -n 2,16p "$0" >&2; exit 2 ;;
+esac
+PACKED="checkpoints/alphadda-othello/$JOB.sqlite.xz"
+
 unpack() {
   if [ ! -e "$STORE" ] && [ -e "$PACKED" ]; then
-    mkdir -p "$OUT"
+    mkdir -p "$(dirname "$STORE")"
     xz -dc "$PACKED" > "$STORE"
     echo "unpacked $PACKED into $STORE"
   fi
 }
 
-case "${1:-}" in
-  play)
+case "$JOB ${2:-}" in
+  "table play")
     unpack
     exec "$PYTHON" -m sparring adapt othello "${ROWS[@]}" --opponents "$OPPONENTS" \
       --games 40 --repeats 1 --workers 2 --baseline-games 40 --seed 1 --out "$OUT" --no-progress
     ;;
-  pack)
-    mkdir -p "$(dirname "$PACKED")"
-    "$PYTHON" - "$STORE" "$PACKED.tmp" <<'EOF'
-import sqlite3, sys
-src = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
-dst = sqlite3.connect(sys.argv[2])
-src.backup(dst)  # a consistent copy while the table may still be playing
-dst.execute("PRAGMA journal_mode=DELETE")
-dst.execute("VACUUM")
-dst.close()
-EOF
-    xz -9 -T1 -c "$PACKED.tmp" > "$PACKED"
-    rm -f "$PACKED.tmp"
-    ls -l "$PACKED"
+  "grid-a1 play")
+    unpack
+    exec "$PYTHON" -m sparring dda-grid othello alphadda1 --halving --first-games 2 --keep 0.34 \
+      --final 3 --workers 2 --seed 0 --no-progress --option rootrand=0.2 --out "$OUT" \
+      --store "$STORE"
     ;;
-  report)
-    shift
+  "table report")
+    shift 2
     [ $# -gt 0 ] || { echo "give the finished rows' specs (from the list above)" >&2; exit 2; }
     unpack
     exec "$PYTHON" -m sparring adapt othello "$@" --opponents "$OPPONENTS" \
@@ -70,8 +68,20 @@ EOF
       --out "$RUNS/othello-combined-partial" --no-progress \
       --note "${NOTE:-The rows of the 8x8 combined table finished so far (the rest are being played).}"
     ;;
-  *)
-    sed -n 2,16p "$0" >&2
-    exit 2
+  "$JOB pack")
+    mkdir -p "$(dirname "$PACKED")"
+    "$PYTHON" - "$STORE" "$PACKED.tmp" <<'PY'
+import sqlite3, sys
+src = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+dst = sqlite3.connect(sys.argv[2])
+src.backup(dst)  # a consistent copy while the job may still be playing
+dst.execute("PRAGMA journal_mode=DELETE")
+dst.execute("VACUUM")
+dst.close()
+PY
+    xz -9 -T1 -c "$PACKED.tmp" > "$PACKED"
+    rm -f "$PACKED.tmp"
+    ls -l "$PACKED"
     ;;
+  *) sed -n 2,16p "$0" >&2; exit 2 ;;
 esac
