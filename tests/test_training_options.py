@@ -752,6 +752,9 @@ def test_solver_values_are_connect4s_exact_values() -> None:
     assert (values((3,)), values((2,)), values((4,)), values((0,))) == (-1.0, 0.0, 0.0, 1.0)
     again = pickle.loads(pickle.dumps(values))  # to a self-play worker: rebuilt there
     assert again._known == {} and again((3,)) == -1.0
+    again.keep = 2  # a bounded memory: full, it starts again
+    assert again((2,)) == 0.0 and len(again._known) == 2
+    assert again((0,)) == 1.0 and again._known == {(0,): 1.0}
 
 
 def test_a_tiny_run_learns_from_solver_targets(tmp_path: Path) -> None:

@@ -76,8 +76,11 @@ player to move there (``TrainConfig.value_targets = "solver"``)."""
 
 class SolverValues:
     """Connect4's exact values by bitbully (:class:`~sparring.evaluation.oracle.Connect4Solver`),
-    each position solved once per process.  Picklable: the solver is built on first use, so
-    that self-play worker processes each build their own."""
+    each position solved once per process (up to :attr:`keep` positions remembered, then
+    forgotten at once).  Picklable: the solver is built on first use, so that self-play worker
+    processes each build their own."""
+
+    keep = 200_000
 
     def __init__(self) -> None:
         self._solve: Callable[[Sequence[int]], SolvedPosition] | None = None
@@ -90,6 +93,8 @@ class SolverValues:
                 from sparring.evaluation.oracle import Connect4Solver
 
                 self._solve = Connect4Solver()
+            if len(self._known) >= self.keep:
+                self._known.clear()
             self._known[key] = float(np.sign(self._solve(key).best_score))
         return self._known[key]
 
