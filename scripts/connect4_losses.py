@@ -19,8 +19,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from sparring.evaluation.oracle import Connect4Solver, SolvedPosition
 from sparring.evaluation.store import GameRecord, GameStore
 
@@ -46,13 +44,11 @@ class Slip:
 def slips(moves: Sequence[int], player_seat: int, solve: Solve) -> list[Slip]:
     """The value-changing moves of a game whose player moved at plies ``player_seat``,
     ``player_seat + 2``, ... (a move is one when it is not value-optimal:
-    :meth:`~sparring.evaluation.oracle.SolvedPosition.value_optimal`)."""
+    :meth:`~sparring.evaluation.oracle.SolvedPosition.values`)."""
     out: list[Slip] = []
     for ply, move in enumerate(moves):
-        position = solve(moves[:ply])
-        if not position.value_optimal(move):
-            before = int(np.sign(position.best_score))
-            after = int(np.sign(position.scores[move]))
+        before, after = solve(moves[:ply]).values(move)
+        if before != after:
             out.append(Slip(ply, ply % 2 == player_seat, before, after))
     return out
 

@@ -37,7 +37,13 @@ class SolvedPosition:
 
     def value_optimal(self, move: int) -> bool:
         """Whether ``move`` keeps the game-theoretic value of the position."""
-        return bool(np.sign(self.scores[move]) == np.sign(self.best_score))
+        before, after = self.values(move)
+        return before == after
+
+    def values(self, move: int) -> tuple[int, int]:
+        """``(before, after)``: the sign of the position's value and of ``move``'s (1 won, 0
+        drawn, -1 lost for the side to move); ``move`` is value-optimal when they agree."""
+        return int(np.sign(self.best_score)), int(np.sign(self.scores[move]))
 
     def score_optimal(self, move: int) -> bool:
         """Whether ``move`` has the best solver score."""
@@ -148,7 +154,7 @@ def score_player(
         move = player.select_move(game, replay(pos.moves))
         ok = pos.value_optimal(move)
         if not ok:
-            misses[(int(np.sign(pos.best_score)), int(np.sign(pos.scores[move])))] += 1
+            misses[pos.values(move)] += 1
         value += ok
         score += pos.score_optimal(move)
         if pos.decisive:
