@@ -462,7 +462,7 @@ def plot_traces(result: AdaptResult, path: Path) -> Path | None:
     when no adaptive player has traces."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
     players = [s for s in result.stats if any(c.traces for c in s.cells)]
     if not players:
@@ -500,11 +500,14 @@ def plot_traces(result: AdaptResult, path: Path) -> Path | None:
             top.set_title(f"{stats.label} vs {cell.label}", fontsize=9)
             bottom.set_xlabel("turn")
             if parameter == "sims":
-                bottom.set_yscale("log")
+                bottom.set_yscale("log")  # labelled 10, 20, 50, 100, 200, 500 ...
+                bottom.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+                bottom.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+                bottom.yaxis.set_minor_formatter(NullFormatter())
             if twin is not None:
                 twin.set_ylabel("floor level (dashed)", fontsize=8)
             for ax in (top, bottom):
-                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+                ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
                 ax.grid(alpha=0.3)
             if col == 0:
                 top.set_ylabel("v̄_n c (solid), v_n c (dotted)", fontsize=8)
