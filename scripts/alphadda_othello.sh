@@ -2,7 +2,8 @@
 # The two long 8x8 Othello AlphaDDA jobs of issue 27, resumable across machines:
 #   table    the combined adaptive table (docs/alphadda/tables/othello-combined-rule.txt, item 2)
 #   grid-a1  AlphaDDA1's grid search on seed 0 (the protocol of the AlphaDDA2/3 grids; the rule
-#            of the same file, item 1, decides between its pick and Table 1's row)
+#            of the same file, item 1, decides between its pick and Table 1's row; finished in
+#            session 38: its pick ships and is the table's AlphaDDA1-tuned row)
 #
 #   bash scripts/alphadda_othello.sh JOB play        # play (or go on playing)
 #   bash scripts/alphadda_othello.sh JOB pack        # its store -> checkpoints/alphadda-othello/JOB.sqlite.xz
@@ -23,6 +24,7 @@ ROWS=(
   alphadda1:nh=2,asim=2.8,bsim0=-1.4,nmax=400,rootrand=0.2,name=AlphaDDA1-paper
   alphadda2:nh=4,adrop=20,pdrop0=-0.9,rootrand=0.2,name=AlphaDDA2-paper
   alphadda3:nh=5,c=0.6,rootrand=0.2,name=AlphaDDA3-paper
+  alphadda1:nh=1,asim=2,bsim0=-1.2,nmax=400,rootrand=0.2,name=AlphaDDA1-tuned
   alphadda1:nh=2,asim=2.8,bsim0=-1.4,nmax=400,floor=on,fslope=0,fmax=2,fresult=0.1,rootrand=0.2,name=AlphaDDA1-floor
   alphadda2:nh=4,adrop=20,pdrop0=-0.9,floor=on,fslope=0,fmax=2,fresult=0.1,rootrand=0.2,name=AlphaDDA2-floor
   dsa:mode=inter,model=othello

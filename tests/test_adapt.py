@@ -336,7 +336,8 @@ BASELINE_CHANGES = [
 PAPER_KINDS = [
     ("alphadda1", None, "alphadda1"),
     ("alphadda1", "connect4", None),
-    ("alphadda1", "othello", "alphadda1"),
+    ("alphadda1", "othello", None),  # the 8x8 grid's row since session 38
+    ("alphadda1:nh=2,asim=2.8,bsim0=-1.4,nmax=400", "othello", "alphadda1"),  # Table 1 8x8
     ("alphadda2", "connect4", "alphadda2"),
     ("alphadda2:model=connect4,name=X", None, "alphadda2"),
     ("alphadda2:floor=on", None, None),
@@ -358,7 +359,8 @@ PAPER_KINDS = [
     ("az", None, None),
     ("alphadda3:model=othello6,nh=1,c=0.75,rootrand=0.2", "othello6", "alphadda3"),
     ("alphadda2:pmax=0.99", "othello", None),
-    ("alphadda1:cpuct=1.25", "othello", "alphadda1"),  # formerly None
+    ("alphadda1:cpuct=1.25", None, "alphadda1"),  # formerly None
+    ("alphadda2:cpuct=1.25", "othello", "alphadda2"),
 ]
 # (spec, paper_opponent): the former answers; "uct:name=MCTS1" (formerly None) is MCTS1's
 # settings under another kind name, and is now MCTS1.

@@ -438,13 +438,15 @@ def test_tuned_default_rows_replace_the_paper_rows(monkeypatch: pytest.MonkeyPat
     assert alphadda.default_row("alphadda1", "connect4") == (1, 1.6, -1.3, 300)  # shipped
     assert alphadda.default_row("alphadda2", "connect4") == (1, 10.0, -0.2)  # Table 2 kept
     assert alphadda.default_row("alphadda1", "othello6") == (1, 1.4, -1.2, 300)  # tuned
-    assert alphadda.default_row("alphadda1", "othello") == (2, 2.8, -1.4, 400)  # Table 1
+    assert alphadda.default_row("alphadda1", "othello") == (1, 2.0, -1.2, 400)  # tuned
+    assert alphadda.default_row("alphadda2", "othello") == (4, 20.0, -0.9)  # Table 2 kept
     assert alphadda.default_row("alphadda3", "go9") == (5, 1.25)  # Table 3's Connect4 row
     assert paper_kind("alphadda1", "connect4") is None  # the default is no longer the paper's
     assert paper_kind("alphadda2", "connect4") == "alphadda2"
     paper = "alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200,rootrand=0.2"
     assert paper_kind(paper, "connect4") == "alphadda1"
-    assert paper_kind("alphadda1", "othello") == "alphadda1"  # no tuned 8x8 Othello row
-    monkeypatch.setitem(alphadda.TUNED_1, "othello", (1, 2.0, -1.3, 400))
-    assert alphadda.default_row("alphadda1", "othello") == (1, 2.0, -1.3, 400)
-    assert paper_kind("alphadda1", "othello") is None
+    assert paper_kind("alphadda1", "othello") is None  # the 8x8 grid's row since session 38
+    assert paper_kind("alphadda2", "othello") == "alphadda2"  # no tuned 8x8 AlphaDDA2 row
+    monkeypatch.setitem(alphadda.TUNED_2, "othello", (2, 40.0, -0.9))
+    assert alphadda.default_row("alphadda2", "othello") == (2, 40.0, -0.9)
+    assert paper_kind("alphadda2", "othello") is None
