@@ -3,18 +3,14 @@ hand-made game with a stand-in solver, so every slip is known."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from script_module import load_script
 from sparring.evaluation.oracle import SolvedPosition
 from sparring.evaluation.store import GameRecord
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "connect4_losses.py"
 
 # The stand-in solver's scores after each prefix length of MOVES (the side to move's view).
 SCORES = [
@@ -35,12 +31,7 @@ def solve(moves: Sequence[int]) -> SolvedPosition:
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("connect4_losses", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("connect4_losses")
 
 
 def record(a_first: bool, result: float, index: int, label_b: str = "MCTS1") -> GameRecord:

@@ -4,25 +4,18 @@ says how far and at what slope") and the Elo margin it rests on, on hand-worked 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from script_module import load_script
 from sparring.elo import elo_margin, expected_score
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "rate_snapshots.py"
 
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rate_snapshots", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("rate_snapshots")
 
 
 def test_elo_margin_inverts_eq_16() -> None:

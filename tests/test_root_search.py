@@ -3,24 +3,16 @@ column, the root's visits, and the table on a hand-made search."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "root_search.py"
+from script_module import load_script
 
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("root_search", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["root_search"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("root_search")
 
 
 def test_the_start_position_with_the_exact_solvers_scores(script: ModuleType) -> None:

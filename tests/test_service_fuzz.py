@@ -4,29 +4,19 @@ a check that the fuzzer does catch a 5xx and an answer the schema does not decla
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from script_module import SCRIPTS, load_script
 from service_server import serve_app
 from sparring.service import ServiceSettings, create_app
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fuzz_api.py"
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fuzz_api", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # (its dataclasses look their module up)
-    spec.loader.exec_module(module)
-    return module
+SCRIPT = SCRIPTS / "fuzz_api.py"
 
 
 def test_short_fuzz_run_finds_no_5xx_and_no_schema_violation(tmp_path: Path) -> None:
@@ -102,7 +92,7 @@ def _broken_server(data: Path) -> Iterator[str]:
 def test_fuzzer_reports_5xx_and_undeclared_status(tmp_path: Path) -> None:
     """The checks can fail: against a deliberately broken server the same fuzzing counts the
     500s and the undeclared 418s."""
-    fuzz = _script().fuzz
+    fuzz = load_script("fuzz_api").fuzz
     with _broken_server(tmp_path) as base:
         tally = fuzz(base, budget=120, seed=0, max_seconds=120)
     assert tally.requests == 120
