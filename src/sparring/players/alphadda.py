@@ -120,7 +120,8 @@ TUNED_1: dict[str, tuple[int, float, float, int]] = {
 """AlphaDDA1's defaults where the grid search (``sparring dda-grid``) replaced Table 1's row:
 ``(N_h, A_sim, B_sim0, N_max)`` by game (docs/alphadda.md, "Grid search").  Connect4: D 82
 and 83 on fresh games of seeds 1 and 2 against Table 1's 104 (seed 1); 6x6 Othello: 103 and
-115 against 163; 8x8 Othello: 101 and 135 against 134 (seed 2 does not confirm the margin)."""
+115 against 163; 8x8 Othello: 101 and 135 against 134 (seed 2, played after the choice:
+Table 1's row 128, so the margin is not confirmed)."""
 TUNED_2: dict[str, tuple[int, float, float]] = {"othello6": (3, 5.0, -0.5)}
 """AlphaDDA2's tuned ``(N_h, A_drop, P_drop0)`` by game (as :data:`TUNED_1`).  Connect4 keeps
 Table 2's row: the grid's pick (``nh=1,adrop=10,pdrop0=-0.8``) had D 109 on fresh games
