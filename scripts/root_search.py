@@ -3,7 +3,7 @@ the Connect4 `lean` network open in column 2 (counted from 0; the move text "3")
 800 simulations and in the centre, the only win, at 200 and 400?).
 
 Plays ``--moves`` (the game's move texts, space-separated) from the start, builds the player
-``SPEC`` once per entry of ``--sims`` (with ``sims=N`` added; seed ``--seed``), searches the
+``SPEC`` once per entry of ``--sims`` (its simulations set to N; seed ``--seed``), searches the
 position once and prints, for every legal move, the prior ``P``, the visits ``N`` and ``Q``
 (for the player to move) of the root, and on Connect4 the exact solver's score of the move
 (> 0 win, 0 draw, < 0 loss for the player to move; bitbully).  E.g.::
@@ -15,6 +15,7 @@ position once and prints, for every legal move, the prior ``P``, the visits ``N`
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,7 +24,8 @@ from sparring.errors import SparringError
 from sparring.evaluation.oracle import Connect4Solver
 from sparring.games import get_game
 from sparring.games.base import Game, State
-from sparring.players.registry import make_player
+from sparring.players.cache import PlayerCache
+from sparring.players.registry import build_player, parse_player
 
 
 @dataclass(frozen=True)
@@ -64,13 +66,21 @@ def position(game: Game, texts: Sequence[str]) -> tuple[State, list[int]]:
 def search_root(
     game_name: str, spec: str, moves: Sequence[str], sims: Sequence[int], seed: int
 ) -> list[RootSearch]:
-    """Search the position after ``moves`` once per simulation count in ``sims``."""
+    """Search the position after ``moves`` once per simulation count in ``sims`` (the
+    player's typed settings with ``simulations`` replaced; one cache, so a network is read
+    once)."""
     game = get_game(game_name)
     state, played = position(game, moves)
+    settings = parse_player(spec)
+    if not dataclasses.is_dataclass(settings) or "simulations" not in {
+        f.name for f in dataclasses.fields(settings)
+    }:
+        raise SystemExit(f"{spec!r} has no simulation count to vary")
     scores = Connect4Solver()(played).scores if game.name == "connect4" else {}
+    cache = PlayerCache()
     out: list[RootSearch] = []
     for count in sims:
-        player = make_player(f"{spec}{',' if ':' in spec else ':'}sims={count}", game, seed=seed)
+        player = build_player(dataclasses.replace(settings, simulations=count), game, seed, cache)
         player.new_game(game, game.to_move(state))
         choice = player.select_move(game, state)
         analysis = player.last_analysis
