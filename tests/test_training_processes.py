@@ -35,7 +35,7 @@ from sparring.training.distributed import (
     network_payload,
     split_games,
 )
-from sparring.training.processes import ProcessSelfPlay
+from sparring.training.processes import ProcessSelfPlay, play_share
 from sparring.training.selfplay import SelfPlayBatch, SelfPlaySettings
 from sparring.training.trainer import RESUMABLE_CHANGES, Trainer
 
@@ -129,6 +129,38 @@ def test_device_rejects_other_names(device: str) -> None:
     assert repr(device) in str(info.value)
 
 
+@pytest.mark.parametrize("device", ["cpu", "cuda", "cuda:1"])
+def test_selfplay_device_defaults_to_the_learning_device(device: str) -> None:
+    config = TrainConfig.for_game("connect4", device=device)
+    assert (config.selfplay_device, config.play_device) == ("", device)
+    kept = TrainConfig.for_game("connect4", device=device, selfplay_device="cpu")
+    assert (kept.device, kept.play_device) == (device, "cpu")
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda:x", "CPU", "same"])
+def test_selfplay_device_rejects_other_names(device: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        TrainConfig.for_game("connect4", selfplay_device=device)
+    assert info.value.key == "selfplay_device"
+    assert repr(device) in str(info.value)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
+def test_a_worker_plays_on_the_selfplay_device() -> None:
+    # A run that learns on a GPU and plays on the CPU: a worker's share needs no GPU (here
+    # there is none, so the learning device alone would fail) and is the CPU's share.
+    model = _model()
+    payload = network_payload(model)
+    settings = SelfPlaySettings.from_config(CONFIG)
+    gpu = TrainConfig.for_game("connect4", **(TINY | {"games_per_iteration": 5, "device": "cuda"}))
+    with pytest.raises((AssertionError, RuntimeError)):
+        play_share(gpu, settings, payload, 3, 3, 0)
+    on_cpu = TrainConfig.from_mapping(gpu.to_mapping() | {"selfplay_device": "cpu"})
+    batch, _ = play_share(on_cpu, settings, payload, 3, 3, 0)
+    expected, _ = play_share(CONFIG, settings, payload, 3, 3, 0)
+    _assert_same(batch, expected)
+
+
 def test_device_defaults_to_the_cpu() -> None:
     assert TrainConfig.for_game("connect4").device == "cpu"
     assert TrainConfig.for_game("connect4").to_mapping()["device"] == "cpu"
@@ -159,6 +191,25 @@ def test_a_run_may_be_resumed_on_another_device(tmp_path: Path) -> None:
     assert json.loads((out / "config.json").read_text())["device"] == "cpu"
     with pytest.raises(ConfigError, match="channels"):
         check_run_config(out, dict(cpu, channels=16), RESUMABLE_CHANGES)
+
+
+def test_a_resumed_run_may_play_more_games_and_learn_more_an_iteration(tmp_path: Path) -> None:
+    # A run continued on a machine with many cores: 3 games an iteration instead of 2, the
+    # whole queue twice instead of a quarter of it once.
+    out = tmp_path / "run"
+    first = TrainConfig.for_game("connect4", **(TINY | {"learn_fraction": 0.25}))
+    Trainer(first, out).run(1)
+    more = TrainConfig.from_mapping(
+        first.to_mapping() | {"games_per_iteration": 3, "learn_fraction": 1.0, "epochs": 2}
+    )
+    state = Trainer(more, out).run(2)
+    assert (state.iteration, state.games) == (2, 5)
+    one, two = read_log(out / "log.jsonl")
+    assert [r["first_wins"] + r["second_wins"] + r["draws"] for r in (one, two)] == [2, 3]
+    assert one["sgd_steps"] < two["sgd_steps"]
+    assert json.loads((out / "config.json").read_text())["epochs"] == 2
+    with pytest.raises(ConfigError, match="queue_size"):
+        Trainer(TrainConfig.from_mapping(more.to_mapping() | {"queue_size": 600}), out)
 
 
 def _run_with_limit(

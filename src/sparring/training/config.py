@@ -183,7 +183,13 @@ class TrainConfig:
     device: str = "cpu"
     """Where the network learns and where self-play evaluates it: ``cpu``, or a PyTorch CUDA
     device (``cuda``, ``cuda:1``; self-play then uses PyTorch there whatever ``backend``
-    says).  A resumed run may change it (GPU arithmetic is not bit-identical to the CPU's)."""
+    says, unless ``selfplay_device`` keeps it on the CPU).  A resumed run may change it (GPU
+    arithmetic is not bit-identical to the CPU's)."""
+    selfplay_device: str = ""
+    """Where self-play (and the run's evaluation games) evaluate the network, when that is not
+    where it learns: empty (the default) is ``device``; ``cpu`` keeps self-play on the CPU
+    with ``backend`` (an int8 network in worker processes on many cores, say) while the
+    network learns on a GPU ``device``.  A resumed run may change it."""
 
     def __post_init__(self) -> None:
         check_fields(self, "train config")
@@ -252,7 +258,18 @@ class TrainConfig:
                 f"train config: device must be cpu, cuda or cuda:N, not {self.device!r}",
                 "device",
             )
+        if self.selfplay_device and not re.fullmatch(r"cpu|cuda(:[0-9]+)?", self.selfplay_device):
+            raise ConfigError(
+                "train config: selfplay_device must be empty (the device), cpu, cuda or "
+                f"cuda:N, not {self.selfplay_device!r}",
+                "selfplay_device",
+            )
         self._check_search_options()
+
+    @property
+    def play_device(self) -> str:
+        """Where self-play evaluates the network: ``selfplay_device``, or ``device``."""
+        return self.selfplay_device or self.device
 
     def _check_search_options(self) -> None:
         """The checks of the self-play search options (variant, Gumbel, forced playouts,

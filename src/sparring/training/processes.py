@@ -12,10 +12,11 @@ shares' samples are merged in share order.  So the samples are the same as with 
 actors (on the same device), reproducible, and resumable after ``kill -9`` for the same ``K``
 (a different ``K`` splits the games differently).
 
-Each worker evaluates on the config's ``device``: with ``cuda`` every worker holds its own
-CUDA context and the GPU serves the ``K`` processes' batches; the learner stays in the
-trainer's process.  A worker that dies makes the iteration fail (the pool is broken); the
-run resumes from its last checkpoint when the command is run again.
+Each worker evaluates on the config's ``play_device`` (``selfplay_device``, else ``device``):
+with ``cuda`` every worker holds its own CUDA context and the GPU serves the ``K`` processes'
+batches; the learner stays in the trainer's process (on ``device``).  A worker that dies
+makes the iteration fail (the pool is broken); the run resumes from its last checkpoint when
+the command is run again.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def play_share(
 ) -> tuple[SelfPlayBatch, float]:
     """Share ``share`` of iteration ``iteration`` (``games`` games) in this process: the
     batch and the CPU seconds spent (the worker processes' task)."""
-    actor = SelfPlayActor(config.game, config.backend, config.threads, device=config.device)
+    actor = SelfPlayActor(config.game, config.backend, config.threads, device=config.play_device)
     return actor.play(network, iteration, settings, games, config.seed, share)
 
 

@@ -75,13 +75,22 @@ RESUMABLE_CHANGES = frozenset(
         "learning_rate_factor",
         "snapshot_every",
         "device",
+        "selfplay_device",
         "parallel_games",
+        "games_per_iteration",
+        "learn_fraction",
+        "epochs",
     }
 )
-"""Config fields a resumed run may change; any other difference is refused.  ``device`` and
-``parallel_games`` change how fast self-play runs on a machine (GPU or CPU, games in flight:
-a machine with a GPU wants large batches), not what it learns from, though the samples drawn
-differ from an unchanged run's."""
+"""Config fields a resumed run may change; any other difference is refused.  ``device``,
+``selfplay_device`` and ``parallel_games`` change how fast self-play runs on a machine (GPU or
+CPU, games in flight: a machine with a GPU wants large batches), not what it learns from,
+though the samples drawn differ from an unchanged run's.  ``games_per_iteration``,
+``learn_fraction`` and ``epochs`` let a run continued on a machine with many cores play more
+games an iteration and learn more of the queue an iteration (the same SGD steps per new
+sample with, say, 8 times the games and ``learn_fraction`` 1 with 2 epochs instead of 0.25
+with 1); each iteration's record says the games it played (``first_wins``, ``second_wins``,
+``draws``) and its ``sgd_steps``."""
 
 
 @dataclass
@@ -245,7 +254,7 @@ class Trainer:
         remote: dict[str, Any] = {}
         if self.self_play_backend is None:
             evaluator = selfplay_evaluator(
-                self.game, self.model.eval(), c.backend, c.threads, c.device
+                self.game, self.model.eval(), c.backend, c.threads, c.play_device
             )
             settings = SelfPlaySettings.from_config(c)
             batch = play_games(self.game, evaluator, settings, c.games_per_iteration, self.rng)
@@ -330,7 +339,9 @@ class Trainer:
         from sparring.players.alphazero import AlphaZeroPlayer
 
         c = self.config
-        evaluator = selfplay_evaluator(self.game, self.model.eval(), c.backend, c.threads, c.device)
+        evaluator = selfplay_evaluator(
+            self.game, self.model.eval(), c.backend, c.threads, c.play_device
+        )
         scores: dict[str, float] = {}
         for spec in c.eval_opponents:
             total = 0.0
