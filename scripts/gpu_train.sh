@@ -12,7 +12,8 @@
 #      --minutes MINUTES` (stops after the first iteration that ends MINUTES after the start,
 #      checkpointed: the run resumes anywhere with the same command);
 #   4. packs RUN_DIR without its replay queue (hundreds of MB; a resumed run refills it) into
-#      OUT_DIR/run.tgz.NN pieces of 15 MiB.
+#      OUT_DIR/run.tgz.NN pieces of 15 MiB; with KEEP_REPLAY=1 the queue comes too (a small
+#      one, such as 9x9 Go's, that the run resumed on the CPU should keep learning from).
 # Python: $PY (default python3); packages missing there can come in $EXTRA_PATH.  With
 # $TRAIN_TIMEOUT (seconds) the training is killed after that long whatever it is doing (it
 # resumes from its last checkpoint), so that the packing still fits the device call.
@@ -39,8 +40,8 @@ import numpy as np
 from sparring.games import get_game
 from sparring.training.config import TrainConfig
 from sparring.training.selfplay import SelfPlaySettings, play_games
-from sparring.nn.evaluators import make_evaluator
 from sparring.nn.model import NetworkConfig, build_model
+from sparring.training.selfplay import selfplay_evaluator
 
 game = get_game(sys.argv[1])
 config = TrainConfig.from_toml(Path(sys.argv[2]), sys.argv[1])
@@ -48,7 +49,7 @@ small = TrainConfig.from_mapping(
     config.to_mapping() | {"simulations": 8, "fast_simulations": 2, "parallel_games": 2}
 )
 model = build_model(NetworkConfig.for_game(game, blocks=1, channels=8), seed=0)
-evaluator = make_evaluator(model.eval(), backend=config.backend, device=config.device)
+evaluator = selfplay_evaluator(game, model.eval(), config.backend, 1, config.play_device)
 play_games(game, evaluator, SelfPlaySettings.from_config(small), 2, np.random.default_rng(0))
 print("numba kernels compiled")
 EOF
@@ -60,6 +61,7 @@ status=${PIPESTATUS[0]}
 echo "train exit $status after $(( $(date +%s) - start )) s"
 tail -n 3 "$run/log.jsonl" 2>/dev/null | cut -c1-400
 cp "$run/log.jsonl" "$out/" 2>/dev/null
-tar -czf - --exclude=replay.npz --exclude=replay.next.npz "$run" | split -b 15M -d - "$out/run.tgz."
+if [ "${KEEP_REPLAY:-0}" = 1 ]; then skip=(); else skip=(--exclude=replay.npz --exclude=replay.next.npz); fi
+tar -czf - "${skip[@]}" "$run" | split -b 15M -d - "$out/run.tgz."
 ls -la "$out"
 exit "$status"
