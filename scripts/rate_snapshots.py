@@ -6,7 +6,10 @@ run: ``--sims`` simulations, no noise) against fixed-rating opponents of a basel
 fit its Elo with the ladder's ratings held fixed, and (Connect4) count its value-optimal
 moves on a fixed set of solved positions (BitBully).  The cost of a snapshot is the run's
 ``cpu_seconds`` at that iteration (its ``log.jsonl``: CPU time of the training process, all
-threads).  Games are kept in a SQLite store, so a re-run resumes and adds new snapshots.
+threads) plus the CPU time of its self-play worker processes up to that iteration
+(``selfplay_remote_cpu_seconds``, logged by iterations played with ``--selfplay-workers``; see
+:func:`training_cpu_seconds`).  Games are kept in a SQLite store, so a re-run resumes and adds
+new snapshots.
 
 Writes ``OUT.json`` (every point), ``OUT.md`` (a table per run) and ``OUT.png`` (Elo and
 value-optimal share against CPU-hours, one curve per run), e.g.::
@@ -65,6 +68,19 @@ def snapshots(run: Path, every: int) -> list[tuple[int, Path]]:
     return found
 
 
+def training_cpu_seconds(log: dict[int, dict[str, Any]]) -> dict[int, float]:
+    """CPU seconds spent on the run up to each logged iteration: the training process's
+    ``cpu_seconds`` (cumulative) plus the cumulative ``selfplay_remote_cpu_seconds`` of the
+    iterations whose self-play ran in worker processes or Ray actors (0 for the others)."""
+    remote = 0.0
+    out = {}
+    for iteration in sorted(log):
+        entry = log[iteration]
+        remote += float(entry.get("selfplay_remote_cpu_seconds", 0.0))
+        out[iteration] = float(entry.get("cpu_seconds", math.nan)) + remote
+    return out
+
+
 def rate(args: argparse.Namespace) -> list[dict[str, Any]]:
     ladder = read_ladder(args.ladder)
     by_name = {p.name: p for p in ladder.players}
@@ -85,6 +101,8 @@ def rate(args: argparse.Namespace) -> list[dict[str, Any]]:
         items.append((label, "reference", 0, Path(model), {}))
     for run in args.runs:
         log = {r["iteration"]: r for r in read_log(run / "log.jsonl")}
+        spent = training_cpu_seconds(log)
+        log = {i: r | {"cpu_seconds": spent[i]} for i, r in log.items()}
         config = json.loads((run / "config.json").read_text())
         variant = config.get("search_variant", "puct")
         for iteration, path in snapshots(run, args.every):
@@ -230,8 +248,8 @@ def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
         f"(ladder {args.ladder}, ratings held fixed) with `az:sims={args.sims}"
         + (",finish=yes" if args.finish else "")
         + "`; "
-        "CPU-hours are the training process's CPU time at that iteration."
-        + (f" {args.note}" if args.note else ""),
+        "CPU-hours are the training's CPU time up to that iteration (its process and its "
+        "self-play worker processes)." + (f" {args.note}" if args.note else ""),
         "",
     ]
     for run in dict.fromkeys(p["run"] for p in points):

@@ -81,3 +81,17 @@ def test_goal_argument_is_checked(script: ModuleType) -> None:
     for bad, why in (("MCTS1", "RUNG=SHARE"), ("MCTS1=x", "not a number"), ("MCTS1=1", "between")):
         with pytest.raises(argparse.ArgumentTypeError, match=why):
             script.goal_arg(bad)
+
+
+def test_training_cost_adds_the_worker_processes_cpu_time(script: ModuleType) -> None:
+    # Iterations 1-2 in one process, 3-4 with self-play in worker processes (their CPU time
+    # is logged per iteration; the process's own is cumulative).
+    log = {
+        1: {"cpu_seconds": 10.0},
+        2: {"cpu_seconds": 20.0},
+        3: {"cpu_seconds": 22.0, "selfplay_remote_cpu_seconds": 100.0},
+        4: {"cpu_seconds": 24.0, "selfplay_remote_cpu_seconds": 50.0},
+        5: {"cpu_seconds": 34.0},
+    }
+    assert script.training_cpu_seconds(log) == {1: 10.0, 2: 20.0, 3: 122.0, 4: 174.0, 5: 184.0}
+    assert math.isnan(script.training_cpu_seconds({7: {}})[7])
