@@ -168,7 +168,22 @@ def rate(args: argparse.Namespace) -> list[dict[str, Any]]:
                     + (f", value-optimal {vo:.1%}" if vo is not None else ""),
                     flush=True,
                 )
-    return points
+    return keep_earlier(points, list(old.values()))
+
+
+def keep_earlier(
+    rated: list[dict[str, Any]], earlier: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``rated`` with the points of ``earlier`` (the last ``OUT.json``) of the same runs that
+    were not rated now: a run's snapshots are not committed, so a run resumed on another
+    machine has only its newer ones, and its curve keeps the older points as they were
+    rated.  Runs in the order of ``rated``, each by iteration."""
+    runs = list(dict.fromkeys(p["run"] for p in rated))
+    done = {(p["run"], p["iteration"]) for p in rated}
+    kept = [p for p in earlier if p["run"] in runs and (p["run"], p["iteration"]) not in done]
+    for p in kept:
+        print(f"{p['run']} iter {p['iteration']}: kept from the last JSON (no snapshot here)")
+    return sorted(rated + kept, key=lambda p: (runs.index(p["run"]), p["iteration"]))
 
 
 def goal_elo(ladder: dict[str, float], goals: list[tuple[str, float]]) -> float:

@@ -95,3 +95,18 @@ def test_training_cost_adds_the_worker_processes_cpu_time(script: ModuleType) ->
     }
     assert script.training_cpu_seconds(log) == {1: 10.0, 2: 20.0, 3: 122.0, 4: 174.0, 5: 184.0}
     assert math.isnan(script.training_cpu_seconds({7: {}})[7])
+
+
+def test_a_resumed_run_keeps_its_earlier_points(script: ModuleType) -> None:
+    def point(run: str, iteration: int, elo: float) -> dict[str, object]:
+        return {"run": run, "iteration": iteration, "elo": elo}
+
+    earlier = [point("go9", 20, 1.0), point("go9", 40, 2.0), point("other", 20, 3.0)]
+    rated = [point("go9", 60, 6.0), point("go9", 40, 4.0)]
+    # go9's 20 is kept; its 40 is the new rating; a run not rated now is left out.
+    assert script.keep_earlier(rated, earlier) == [
+        point("go9", 20, 1.0),
+        point("go9", 40, 4.0),
+        point("go9", 60, 6.0),
+    ]
+    assert script.keep_earlier([], earlier) == []
