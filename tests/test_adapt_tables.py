@@ -411,3 +411,21 @@ def test_real_alphadda_players_on_connect4(tmp_path: Path) -> None:
     assert not (tmp_path / "adapt.png").exists()
     text = paths["report"].read_text()
     assert "DSA tables" not in text and "adapt.png" not in text
+
+
+def test_adapt_png_has_a_row_per_dsa_player_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An AlphaDDA player has no z and no Elo estimate: its empty panels are left out of the
+    # Fig. 5 analogue (its figure is traces.png); the other player keeps its row.
+    from matplotlib.figure import Figure
+
+    from sparring.experiments.adapt.report import plot_adapt
+
+    saved: list[Figure] = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: saved.append(self))
+    result = _result(("alphadda1:nh=3", "stubdda"))
+    assert [s.dsa_tables for s in result.stats] == [False, True]
+    plot_adapt(result, tmp_path / "adapt.png")
+    (figure,) = saved
+    assert [ax.get_title() for ax in figure.axes] == ["STUBDDA (inter)"] * 2

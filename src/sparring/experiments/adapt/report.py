@@ -407,20 +407,21 @@ def report_markdown(
 
 
 def plot_adapt(result: AdaptResult, path: Path) -> Path:
-    """The Fig. 5 analogue: per adaptive player (a row), the game's z (left) and the estimate
-    of the opponent's Elo (right) against the game number, one line per opponent, mean over
-    the series with a +-1 sd band (finite values only); dashed: the opponent's z / ladder Elo."""
+    """The Fig. 5 analogue: per DSA player (a row; AlphaDDA players have no z and no Elo
+    estimate, their figure is :func:`plot_traces`), the game's z (left) and the estimate of
+    the opponent's Elo (right) against the game number, one line per opponent, mean over the
+    series with a +-1 sd band (finite values only); dashed: the opponent's z / ladder Elo."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    rows = len(result.stats)
-    figure = Figure(figsize=(12, 4.2 * rows))
+    players = [stats for stats in result.stats if stats.dsa_tables]
+    figure = Figure(figsize=(12, 4.2 * max(len(players), 1)), layout="constrained")
     FigureCanvasAgg(figure)
-    axes = figure.subplots(rows, 2, squeeze=False)
+    axes = figure.subplots(max(len(players), 1), 2, squeeze=False)
     x = np.arange(1, result.config.games + 1)
     colours = [f"C{i}" for i in range(10)]
-    for row, stats in enumerate(result.stats):
+    for row, stats in enumerate(players):
         for col, (attr, ylabel) in enumerate(
             (("z_lines", "z of the game"), ("estimate_lines", "estimated opponent Elo"))
         ):
@@ -447,7 +448,6 @@ def plot_adapt(result: AdaptResult, path: Path) -> Path:
         f"{result.config.repeats} series (band: ±1 sd)",
         fontsize=11,
     )
-    figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     return path
