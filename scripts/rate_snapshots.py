@@ -102,7 +102,7 @@ def rate(args: argparse.Namespace) -> list[dict[str, Any]]:
     for run in args.runs:
         log = {r["iteration"]: r for r in read_log(run / "log.jsonl")}
         spent = training_cpu_seconds(log)
-        log = {i: r | {"cpu_seconds": spent[i]} for i, r in log.items()}
+        log = {i: r | {"training_cpu_seconds": spent[i]} for i, r in log.items()}
         config = json.loads((run / "config.json").read_text())
         variant = config.get("search_variant", "puct")
         for iteration, path in snapshots(run, args.every):
@@ -136,7 +136,7 @@ def rate(args: argparse.Namespace) -> list[dict[str, Any]]:
                     "run": run_name,
                     "variant": variant,
                     "iteration": iteration,
-                    "cpu_hours": entry.get("cpu_seconds", math.nan) / 3600.0,
+                    "cpu_hours": entry.get("training_cpu_seconds", math.nan) / 3600.0,
                     "wall_hours": entry.get("total_seconds", math.nan) / 3600.0,
                     "games_played": entry.get("games", 0),
                     "elo": fit.elo,

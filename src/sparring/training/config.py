@@ -50,6 +50,8 @@ TABLE_A1: dict[str, dict[str, Any]] = {
 """The per-game rows of AlphaDDA Table A1 (``N_iter``, ``N_self``, ``N_sim``, ``T_opening``,
 ``tau``, ``N_queue``, residual blocks)."""
 
+DEVICE_NAME = re.compile(r"cpu|cuda(:[0-9]+)?")
+"""The devices a run may name: the CPU or a PyTorch CUDA device."""
 SEARCH_VARIANTS = ("puct", "gumbel", "forced")
 """The values of :attr:`TrainConfig.search_variant`."""
 
@@ -253,12 +255,12 @@ class TrainConfig:
             raise ConfigError("train config: momentum must be in [0, 1)", "momentum")
         if self.backend not in EVALUATOR_BACKENDS:
             raise ConfigError(f"train config: unknown backend {self.backend!r}", "backend")
-        if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", self.device):
+        if not DEVICE_NAME.fullmatch(self.device):
             raise ConfigError(
                 f"train config: device must be cpu, cuda or cuda:N, not {self.device!r}",
                 "device",
             )
-        if self.selfplay_device and not re.fullmatch(r"cpu|cuda(:[0-9]+)?", self.selfplay_device):
+        if self.selfplay_device and not DEVICE_NAME.fullmatch(self.selfplay_device):
             raise ConfigError(
                 "train config: selfplay_device must be empty (the device), cpu, cuda or "
                 f"cuda:N, not {self.selfplay_device!r}",
