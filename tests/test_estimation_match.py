@@ -28,7 +28,7 @@ from sparring.estimation.match import (  # noqa: E402
     run_match,
     write_match,
 )
-from sparring.estimation.model import load_strength_model  # noqa: E402
+from sparring.estimation.model import StrengthNet, load_strength_model  # noqa: E402
 from sparring.estimation.shipped import resolve_estimator  # noqa: E402
 
 DATA = shared_data.DATA
@@ -313,3 +313,61 @@ def test_player_program_closes_each_player_even_when_a_move_fails(
     with pytest.raises(RuntimeError, match="engine gone"):
         parse_program("player:random").moves(pos)
     assert closed == ["random"]
+
+
+def _tiny_chess_play_network(ranks: tuple[str, ...]) -> StrengthNet:
+    from sparring.estimation.model import StrengthNetConfig, build_strength_model
+
+    config = StrengthNetConfig(
+        game="chess", ranks=ranks, kind="play", blocks=1, channels=8, value_hidden=8
+    )
+    return build_strength_model(config, seed=3)
+
+
+def test_policy_program_asks_a_play_network_at_each_positions_rank(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``policy:model=NET`` of a play network is its policy's legal top move for a player of
+    the position's rank group (what :class:`PlayNetEvaluator` gives its search as priors),
+    matched by label even when the network lists its ranks in another order."""
+    from sparring.estimation import model as model_module
+    from sparring.estimation.playnet import PlayNetEvaluator
+
+    pos = _chess_positions()
+    net = _tiny_chess_play_network(("1000-1200", "1600-1800", "2400-2600"))
+    monkeypatch.setattr(model_module, "load_strength_model", lambda path: (net, {}))
+    monkeypatch.setattr("sparring.estimation.shipped.resolve_estimator", lambda name: name)
+    got = PolicyProgram(name="p", model="net").moves(pos)
+    want = []
+    for i in range(len(pos)):
+        rank = net.config.ranks.index(pos.ranks[int(pos.rank[i])])
+        evaluator = PlayNetEvaluator(net, rank)
+        priors, _ = evaluator.evaluate(pos.planes[i : i + 1], pos.legal[i : i + 1])
+        want.append(int(np.argmax(priors[0])))
+    assert got.tolist() == want
+    # the rank input is read: each row's logits are the network's at that row's rank, and
+    # they differ between ranks
+    from sparring.estimation.heldout import network_ranks, policy_logits
+
+    ranks = network_ranks(net, pos)
+    assert ranks is not None and ranks.tolist() == [2, 0, 0]
+    logits = policy_logits(net, pos.planes, ranks=ranks)
+    other = policy_logits(net, pos.planes, ranks=np.array([0, 2, 2]))
+    assert not np.allclose(logits, other, atol=1e-4)
+    with torch.no_grad():
+        direct, _ = net.play(torch.from_numpy(pos.planes), torch.from_numpy(ranks))
+    assert np.allclose(logits, direct.numpy(), atol=1e-5)
+    res = policy_match(net, pos)
+    assert res.top1_legal == pytest.approx(float(np.mean(got == pos.actions)))
+
+
+def test_a_play_networks_policy_needs_the_ranks() -> None:
+    from sparring.errors import IncompatibleError
+    from sparring.estimation.heldout import policy_logits
+
+    pos = _chess_positions()
+    net = _tiny_chess_play_network(("1000-1200", "1600-1800"))
+    with pytest.raises(SparringError, match="rank of every position"):
+        policy_logits(net, pos.planes)
+    with pytest.raises(IncompatibleError, match="no rank 2400-2600"):
+        policy_match(net, pos)

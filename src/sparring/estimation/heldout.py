@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from sparring.errors import SparringError
+from sparring.errors import IncompatibleError, SparringError
 from sparring.estimation.data import (
     Record,
     dataset_spec,
@@ -173,15 +173,48 @@ def held_out_positions(
 
 @torch.no_grad()
 def policy_logits(
-    model: StrengthNet, planes: npt.NDArray[np.float32], batch: int = 512
+    model: StrengthNet,
+    planes: npt.NDArray[np.float32],
+    batch: int = 512,
+    ranks: npt.NDArray[np.int64] | None = None,
 ) -> npt.NDArray[np.float32]:
-    """The policy head's logits for ``planes`` (evaluation mode, batches of ``batch``)."""
+    """The policy head's logits for ``planes`` (evaluation mode, batches of ``batch``).
+
+    A play network (``kind == "play"``) reads the rank as an input: ``ranks`` gives the
+    network's rank index of every row (:func:`network_ranks`), and its policy for a player of
+    that rank is returned, the raw policy its players search from.  Other kinds ignore it.
+    """
     model.eval()
+    play = model.config.kind == "play"
+    if play and (ranks is None or ranks.shape != (planes.shape[0],)):
+        raise SparringError("a play network's policy needs the rank of every position")
     out = []
     for i in range(0, planes.shape[0], batch):
-        _, logits, _ = model.trunk(torch.from_numpy(planes[i : i + batch]))
+        x = torch.from_numpy(planes[i : i + batch])
+        if play:
+            assert ranks is not None
+            logits, _ = model.play(x, torch.from_numpy(ranks[i : i + batch]))
+        else:
+            _, logits, _ = model.trunk(x)
         out.append(logits.numpy())
     return np.concatenate(out).astype(np.float32)
+
+
+def network_ranks(model: StrengthNet, pos: HeldOutPositions) -> npt.NDArray[np.int64] | None:
+    """For a play network: the network's rank index of every position of ``pos`` (matched by
+    label, so a network whose ranks are in another order reads the right plane); None for
+    other kinds.  :class:`~sparring.errors.IncompatibleError` names a rank group the network
+    does not have."""
+    if model.config.kind != "play":
+        return None
+    labels = list(model.config.ranks)
+    missing = [r for r in pos.ranks if r not in labels]
+    if missing:
+        raise IncompatibleError(
+            f"the play network has no rank {', '.join(missing)} (ranks: {', '.join(labels)})"
+        )
+    index = np.array([labels.index(r) for r in pos.ranks], dtype=np.int64)
+    return index[pos.rank]
 
 
 @torch.no_grad()
@@ -258,8 +291,8 @@ def _per_rank(hits: npt.NDArray[np.bool_], pos: HeldOutPositions) -> tuple[float
 
 def policy_match(model: StrengthNet, pos: HeldOutPositions) -> PolicyMatch:
     """Top-1 / top-5 agreement of ``model``'s policy head with the human moves of ``pos``,
-    without and with a legal-move mask."""
-    logits = policy_logits(model, pos.planes)
+    without and with a legal-move mask (a play network's policy at each position's rank)."""
+    logits = policy_logits(model, pos.planes, ranks=network_ranks(model, pos))
     raw = policy_moves(logits, None, k=5)
     masked = policy_moves(logits, pos.legal, k=5)
     hit1, hit1_legal = raw[:, 0] == pos.actions, masked[:, 0] == pos.actions
@@ -286,6 +319,7 @@ __all__ = [
     "PolicyMatch",
     "held_out_positions",
     "legal_move_scores",
+    "network_ranks",
     "policy_logits",
     "policy_match",
     "policy_moves",

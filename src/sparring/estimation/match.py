@@ -10,7 +10,8 @@ Programs
 A program is named by text (read only at the command line, :func:`parse_program`):
 
 * ``policy:model=NAME`` -- the estimator ``NAME``'s raw policy head, top-1 over the legal moves
-  (the paper's fifth column; ``NAME`` a shipped estimator such as ``go-se-inf`` or a file);
+  (the paper's fifth column; ``NAME`` a shipped estimator such as ``go-se-inf`` or a file; a
+  play network such as ``chess-play`` is asked at each position's rank group);
 * ``player:SPEC`` -- any player of :func:`~sparring.players.registry.make_player`, one per
   rank: ``{rank}`` in ``SPEC`` is replaced by the rank group of the positions it moves in
   (``player:se-inf-mcts:rank={rank},sims=50``), so the rank-conditioned search programs of
@@ -38,6 +39,7 @@ import numpy.typing as npt
 from sparring.errors import SparringError
 from sparring.estimation.heldout import (
     HeldOutPositions,
+    network_ranks,
     policy_logits,
     policy_moves,
     wilson_interval,
@@ -58,7 +60,8 @@ class MoveProgram(Protocol):
 
 @dataclass
 class PolicyProgram:
-    """The raw policy head of a strength estimator: the legal move of highest logit."""
+    """The raw policy head of a strength estimator or play network: the legal move of highest
+    logit (a play network's at the position's rank group)."""
 
     name: str
     model: str
@@ -71,7 +74,8 @@ class PolicyProgram:
         net, _ = load_strength_model(resolve_estimator(self.model))
         if net.config.game != pos.game:
             raise SparringError(f"{self.model} is a {net.config.game} network, not {pos.game}")
-        return policy_moves(policy_logits(net, pos.planes), pos.legal, k=1)[:, 0]
+        logits = policy_logits(net, pos.planes, ranks=network_ranks(net, pos))
+        return policy_moves(logits, pos.legal, k=1)[:, 0]
 
 
 @dataclass

@@ -72,6 +72,7 @@ from sparring.estimation.model import (
     save_strength_model,
 )
 from sparring.estimation.predict import REFERENCE_FITS
+from sparring.games.chess import CASTLING_PLANES, mirror_action_table
 from sparring.rundir import (
     Curve,
     Panel,
@@ -89,6 +90,7 @@ PRECISIONS = ("fp32", "bf16")
 RESUMABLE_CHANGES = frozenset(
     {
         "steps",
+        "mirror",
         "checkpoint_every",
         "log_every",
         "val_every",
@@ -186,6 +188,10 @@ class SEConfig:
     value_weight: float = 1.0
     augment: bool = True
     """Random board symmetry per pair (Go only)."""
+    mirror: bool = False
+    """Chess: reflect each training pair left to right with probability 1/2 when neither side
+    has a castling right (planes and move; :func:`sparring.games.chess.mirror_action_table`),
+    the one symmetry chess's rules have there.  A resumed run may switch it."""
     checkpoint_every: int = 200
     log_every: int = 20
     val_every: int = 200
@@ -497,9 +503,11 @@ class BatchSampler:
         augment: bool,
         device: torch.device,
         channels_last: bool = False,
+        mirror: bool = False,
     ) -> None:
         """``channels_last``: the planes of each batch in that memory layout on the device
-        (:attr:`SEConfig.channels_last`)."""
+        (:attr:`SEConfig.channels_last`); ``mirror``: chess pairs without castling rights
+        reflected at random (:attr:`SEConfig.mirror`)."""
         self.pairs = pairs
         self.channels_last = channels_last
         self.kind = kind
@@ -512,6 +520,9 @@ class BatchSampler:
         self.augment = augment and pairs.game == "go"
         self.device = device
         self.table = action_symmetry_table(19) if self.augment else None
+        self.mirror = (
+            torch.from_numpy(mirror_action_table()) if mirror and pairs.game == "chess" else None
+        )
 
     def sample(self, rng: np.random.Generator) -> Batch:
         """One batch: ``groups`` x ``n ranks`` x ``m`` human pairs (+ ``m`` r_inf pairs a group)."""
@@ -548,6 +559,17 @@ class BatchSampler:
             actions = self.table[sym, actions]
             if inf_index is not None and inf_actions is not None:
                 inf_actions = self.table[sym[inf_index], inf_actions]
+        if self.mirror is not None:
+            rights = planes[:, CASTLING_PLANES].reshape(flat.size, -1).abs().amax(dim=1)
+            flip = (rights == 0) & torch.from_numpy(rng.random(flat.size) < 0.5)
+            sel = torch.nonzero(flip).view(-1)
+            if sel.numel():
+                planes[sel] = planes[sel].flip(-1)
+                actions = torch.where(flip, self.mirror[actions], actions)
+                if inf_index is not None and inf_actions is not None:
+                    inf_actions = torch.where(
+                        flip[inf_index], self.mirror[inf_actions], inf_actions
+                    )
         batch = Batch(
             planes=planes,
             actions=actions,
@@ -707,6 +729,7 @@ class SETrainer:
             config.augment,
             self.device,
             config.channels_last,
+            config.mirror,
         )
         self.rng = np.random.default_rng(config.seed)
         self.prefetcher: Prefetcher | None = None

@@ -50,7 +50,9 @@ Input planes (:meth:`Chess.encode`, ``num_planes = 23``; row 0 is rank 8, column
 
 No history planes (the paper's AlphaZero features have 119 planes with 8 past positions).
 
-Symmetries: the identity only (castling and pawn direction break the board symmetries).
+Symmetries: the identity only (castling and pawn direction break the board symmetries;
+without castling rights the left-right reflection is one, :func:`mirror_action_table`, which
+the human-move training uses but the Game interface does not offer).
 
 Position text: a FEN, followed by ``moves`` and UCI moves when reversible moves lead to the
 position (see :meth:`Chess.position_to_text`).
@@ -97,6 +99,8 @@ KEYS = BASE + FEN_WORDS
 MOVES = KEYS + MAX_HIST + 1
 STATE_LENGTH = MOVES + MAX_HIST
 NUM_PLANES = 23
+CASTLING_PLANES = slice(15, 19)
+"""The four castling-right planes of :func:`encode_board` (all zeros: no side may castle)."""
 MAX_GAME_LENGTH = 19176
 """A bound from the 75-move rule: at most 126 zeroing moves (16 pawns x 6 steps, 30 captures),
 each stretch between them shorter than 150 plies: ``126 + 127*150``."""
@@ -146,6 +150,23 @@ def action_to_move(action: int) -> chess.Move:
         f, t = PROMOTION_STEPS[k]
         return chess.Move(f, t, promotion=_PROMOTION_PIECES[p])
     raise ValueError(f"chess: action {action} outside 0..{NUM_ACTIONS - 1}")
+
+
+@functools.cache
+def mirror_action_table() -> npt.NDArray[np.int64]:
+    """``table[a]``: the action of ``a`` reflected left to right (file a <-> h, b <-> g, ...;
+    square ``s`` -> ``s ^ 7``), promotions to the same piece.  Chess's rules are symmetric
+    under this reflection in a position where no side has a castling right (pawns move along
+    files, en passant and promotion reflect), so such a position and its reflection are the
+    same problem; with castling rights they are not (the king starts on the e-file).  Used to
+    augment human-move training data (:attr:`sparring.estimation.train.SEConfig.mirror`)."""
+    table = np.empty(NUM_ACTIONS, dtype=np.int64)
+    for a in range(4096):
+        table[a] = (a // 64 ^ 7) * 64 + (a % 64 ^ 7)
+    for k, (f, t) in enumerate(PROMOTION_STEPS):
+        for p in range(4):
+            table[4096 + 4 * k + p] = 4096 + 4 * _STEP_INDEX[(f ^ 7, t ^ 7)] + p
+    return table
 
 
 def action_to_uci(action: int) -> str:
@@ -570,6 +591,7 @@ class Chess(Game):
 
 
 __all__ = [
+    "CASTLING_PLANES",
     "KERNELS",
     "NUM_ACTIONS",
     "PROMOTION_STEPS",
@@ -578,6 +600,7 @@ __all__ = [
     "action_to_uci",
     "board_of",
     "encode_board",
+    "mirror_action_table",
     "move_to_action",
     "repetition_key",
     "uci_to_action",
