@@ -136,7 +136,8 @@ def test_think_time_and_strength_rules() -> None:
     assert gtp_think_time(game, empty, TimeSettings(60, 10, 5), (27, 0)) == pytest.approx(
         0.95 * 2.6 - 0.05
     )
-    assert strength_settings(game).spec() == "uct:name=MCTS1"
+    assert strength_settings(game).spec() == "az:finish=yes"  # the shipped 9x9 network
+    assert strength_settings(get_game("go13")).spec() == "uct:name=MCTS1"  # none for 13x13
     with pytest.raises(SparringError, match="19x19"):
         strength_settings(game, rank="3d")
     go = get_game("go")
@@ -336,7 +337,7 @@ def test_strength_at_run_time(engine: GTPClient) -> None:
     assert "syntax error" in engine.fails("sparring-strength rank")
     assert "unknown" in engine.fails("sparring-strength player nosuchkind").lower()
     assert engine.ok("sparring-strength") == "uct:sims=8"  # unchanged by the failures
-    assert engine.ok("sparring-strength default") == "uct:name=MCTS1"  # 300 simulations
+    assert engine.ok("sparring-strength default") == "az:finish=yes"  # the 9x9 network
 
 
 def test_rank_on_19x19() -> None:

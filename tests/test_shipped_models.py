@@ -9,7 +9,9 @@ from sparring.games import get_game
 from sparring.nn.zoo import default_model, shipped_models
 from sparring.players import make_player
 
-SHIPPED_GAMES = ("connect4", "othello6", "othello")
+CALIBRATED_GAMES = ("connect4", "othello6", "othello")
+"""Games whose shipped network has an Elo calibration beside it."""
+SHIPPED_GAMES = (*CALIBRATED_GAMES, "go9")
 
 
 @pytest.mark.parametrize("game_name", SHIPPED_GAMES)
@@ -48,7 +50,7 @@ def test_connect4_model_takes_an_immediate_win(moves: str) -> None:
     assert game.is_terminal(after), f"played {move}, not a winning move"
 
 
-@pytest.mark.parametrize("name", SHIPPED_GAMES)
+@pytest.mark.parametrize("name", CALIBRATED_GAMES)
 def test_shipped_calibration_belongs_to_the_shipped_network(name: str) -> None:
     from sparring.strength.target import (
         calibration_path_for_model,
@@ -71,7 +73,7 @@ def test_shipped_calibration_belongs_to_the_shipped_network(name: str) -> None:
     assert game.is_legal(game.initial_state(), player.select_move(game, game.initial_state()))
 
 
-@pytest.mark.parametrize("name", SHIPPED_GAMES)
+@pytest.mark.parametrize("name", CALIBRATED_GAMES)
 def test_every_adaptive_opponent_of_the_service_plays_on_each_calibrated_game(name: str) -> None:
     """The adaptive AIs the page offers (DSA bayes and intra, AlphaDDA1 with the floor) build
     on every game with a calibrated network, AlphaDDA's three games included, and move."""
@@ -117,3 +119,18 @@ def test_strength_target_takes_a_shipped_network_by_name() -> None:
     assert out.output.splitlines()[-1] == "or:      sa:model=othello,elo=1500"
     missing = runner.invoke(app, ["strength-target", "no-such-network", "--elo", "1500"])
     assert missing.exit_code != 0 and "'no-such-network' not found" in str(missing.exception)
+
+
+def test_the_default_ai_is_the_shipped_network_under_the_games_rules() -> None:
+    """9x9 Go's everyday AI (service, ``sparring play``, GTP) is its shipped network under
+    Go's finishing rules, as it was trained and rated; a size without one keeps MCTS1."""
+    from sparring.engines.common import strength_settings
+    from sparring.players.settings import AlphaZeroSettings, UCTSettings, default_ai
+
+    assert default_ai("go9") == AlphaZeroSettings(finish=True)
+    assert default_ai("othello") == AlphaZeroSettings(finish=False)
+    assert default_ai("go9", 50) == AlphaZeroSettings(simulations=50, finish=True)
+    assert default_ai("go13") == UCTSettings(simulations=300, name="MCTS1")
+    assert default_ai("go13", 40) == UCTSettings(simulations=40, name="MCTS1")
+    assert strength_settings(get_game("go9")) == AlphaZeroSettings(finish=True)
+    assert strength_settings(get_game("go9"), simulations=8).spec() == "az:sims=8,finish=yes"

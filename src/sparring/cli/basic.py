@@ -16,18 +16,15 @@ from sparring.errors import BadValueError, IncompatibleError, SparringError, is_
 from sparring.estimation.human_like import HumanMCTSSettings, SAMCTSSettings, SEInfMCTSSettings
 from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import Game, State
-from sparring.nn.zoo import default_model
 from sparring.players import player_kinds
 from sparring.players.base import PlayerState
 from sparring.players.registry import build_player, parse_player
 from sparring.players.settings import (
-    AlphaZeroSettings,
     DSASettings,
     SASettings,
-    UCTSettings,
+    default_ai,
 )
 from sparring.players.settings_base import PlayerSettings
-from sparring.players.uct import MCTS_PRESETS
 from sparring.profiles import load_or_new, save_profile
 from sparring.session import GameSession, RecordFormat, default_format
 
@@ -104,10 +101,7 @@ def opponent_settings(
         return settings.at_elo(elo)
     if settings is not None:
         return settings
-    if default_model(game_name) is not None:
-        return AlphaZeroSettings()
-    display, simulations = MCTS_PRESETS["mcts1"]
-    return UCTSettings(simulations=simulations, name=display)
+    return default_ai(game_name)
 
 
 def adaptive_settings(opponent: str | None) -> PlayerSettings:

@@ -91,8 +91,9 @@ def strength_settings(
     chess with ``style="measured"`` and Stockfish installed the strongest measured setting
     (:func:`~sparring.estimation.human_like.strongest_chess`, its own 35 simulations:
     ``simulations`` is ignored), else the same search as the ranks' (``human-mcts``).
-    Elsewhere (9x9 or 13x13 Go) only the default exists: UCT with MCTS1's 300 simulations
-    (no shipped Go network for these sizes).  ``simulations`` overrides the player's default
+    Elsewhere (9x9 or 13x13 Go) only the default exists: the size's shipped network
+    (``az`` under Go's finishing rules; 9x9 has one, :func:`~sparring.players.settings.default_ai`),
+    else UCT with MCTS1's 300 simulations.  ``simulations`` overrides the player's default
     count.  Raises :class:`~sparring.errors.IncompatiblePlayerError` for a rank or Elo in a
     game without human-like players or a Go Elo with a rank or another style, and the
     settings' own errors for a bad rank or Elo (:class:`~sparring.errors.PlayerSettingsError`).
@@ -107,7 +108,7 @@ def strength_settings(
         strongest_chess,
     )
     from sparring.players.external import find_program
-    from sparring.players.settings import UCTSettings
+    from sparring.players.settings import default_ai
 
     if style not in STYLES:
         raise BadValueError(f"style is one of {', '.join(STYLES)}, not {style!r}", key="style")
@@ -118,7 +119,7 @@ def strength_settings(
                 "networks); give a player spec instead",
                 key="rank" if rank is not None else "elo",
             )
-        return UCTSettings(simulations=simulations or 300, name="MCTS1")
+        return default_ai(game.name, simulations)
     if elo is not None:
         if game.name != "chess":
             return _go_elo(float(elo), style, rank)

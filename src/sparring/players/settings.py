@@ -258,6 +258,23 @@ class AlphaZeroSettings(SettingsBase):
         return build_alphazero_player(self, game, seed, cache)
 
 
+def default_ai(game_name: str, simulations: int | None = None) -> AlphaZeroSettings | UCTSettings:
+    """A game's everyday AI: its shipped network (:func:`sparring.nn.zoo.default_model`) as
+    ``az`` (Table A1's simulations unless ``simulations`` says; a Go network under Go's
+    finishing rules, as it was trained with ``finish_games`` and rated), else MCTS1 (UCT with
+    300 simulations, or ``simulations``).  The service, ``sparring play`` and the GTP engine
+    all start from it."""
+    from sparring.games import get_game
+    from sparring.games.go import Go
+    from sparring.nn.zoo import default_model
+
+    if default_model(game_name) is not None:
+        finish = isinstance(get_game(game_name), Go)
+        return AlphaZeroSettings(simulations=simulations, finish=finish)
+    display, sims = MCTS_PRESETS["mcts1"]
+    return UCTSettings(simulations=simulations or sims, name=display)
+
+
 def _check_base(base: str | None) -> None:
     if base is not None and base not in ("az", "uct"):
         raise bad_setting("base", f"base must be az or uct, not {base!r}")
@@ -937,6 +954,7 @@ __all__ = [
     "RandomSettings",
     "SASettings",
     "UCTSettings",
+    "default_ai",
     "make_controller",
     "parse_alphazero",
     "parse_dsa",

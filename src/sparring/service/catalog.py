@@ -30,13 +30,11 @@ from sparring.players.cache import PlayerCache
 from sparring.players.external import KINDS as PROGRAM_KINDS
 from sparring.players.registry import kinds
 from sparring.players.settings import (
-    AlphaZeroSettings,
     DSASettings,
     SASettings,
-    UCTSettings,
+    default_ai,
 )
 from sparring.players.settings_base import PlayerSettings
-from sparring.players.uct import MCTS_PRESETS
 from sparring.strength.target import calibration_path_for_model, strength_curve
 
 SERVICE_GAMES: dict[str, str] = {
@@ -166,11 +164,9 @@ def kinds_json() -> list[dict[str, Any]]:
 
 
 def default_opponent(info: GameInfo) -> PlayerSettings:
-    """The game's best available AI: its shipped network, else MCTS1."""
-    if default_model(info.name) is not None:
-        return AlphaZeroSettings()
-    display, simulations = MCTS_PRESETS["mcts1"]
-    return UCTSettings(simulations=simulations, name=display)
+    """The game's best available AI: its shipped network, else MCTS1
+    (:func:`~sparring.players.settings.default_ai`)."""
+    return default_ai(info.name)
 
 
 def elo_opponent(info: GameInfo, elo: float) -> PlayerSettings:
