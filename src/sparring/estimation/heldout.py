@@ -217,6 +217,12 @@ def network_ranks(model: StrengthNet, pos: HeldOutPositions) -> npt.NDArray[np.i
     return index[pos.rank]
 
 
+def position_logits(model: StrengthNet, pos: HeldOutPositions) -> npt.NDArray[np.float32]:
+    """:func:`policy_logits` in every position of ``pos`` (a play network's at each position's
+    rank group, :func:`network_ranks`)."""
+    return policy_logits(model, pos.planes, ranks=network_ranks(model, pos))
+
+
 @torch.no_grad()
 def legal_move_scores(
     model: StrengthNet, pos: HeldOutPositions, limit: int | None = None
@@ -292,7 +298,7 @@ def _per_rank(hits: npt.NDArray[np.bool_], pos: HeldOutPositions) -> tuple[float
 def policy_match(model: StrengthNet, pos: HeldOutPositions) -> PolicyMatch:
     """Top-1 / top-5 agreement of ``model``'s policy head with the human moves of ``pos``,
     without and with a legal-move mask (a play network's policy at each position's rank)."""
-    logits = policy_logits(model, pos.planes, ranks=network_ranks(model, pos))
+    logits = position_logits(model, pos)
     raw = policy_moves(logits, None, k=5)
     masked = policy_moves(logits, pos.legal, k=5)
     hit1, hit1_legal = raw[:, 0] == pos.actions, masked[:, 0] == pos.actions
@@ -323,5 +329,6 @@ __all__ = [
     "policy_logits",
     "policy_match",
     "policy_moves",
+    "position_logits",
     "wilson_interval",
 ]

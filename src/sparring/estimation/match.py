@@ -39,9 +39,8 @@ import numpy.typing as npt
 from sparring.errors import SparringError
 from sparring.estimation.heldout import (
     HeldOutPositions,
-    network_ranks,
-    policy_logits,
     policy_moves,
+    position_logits,
     wilson_interval,
 )
 from sparring.estimation.quality import LossSummary
@@ -74,8 +73,7 @@ class PolicyProgram:
         net, _ = load_strength_model(resolve_estimator(self.model))
         if net.config.game != pos.game:
             raise SparringError(f"{self.model} is a {net.config.game} network, not {pos.game}")
-        logits = policy_logits(net, pos.planes, ranks=network_ranks(net, pos))
-        return policy_moves(logits, pos.legal, k=1)[:, 0]
+        return policy_moves(position_logits(net, pos), pos.legal, k=1)[:, 0]
 
 
 @dataclass
