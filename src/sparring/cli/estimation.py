@@ -412,6 +412,14 @@ def se_policy(
     val_fraction: Annotated[
         float, typer.Option(help="Held-out share of the models' training split (0.15).")
     ] = 0.15,
+    symmetric: Annotated[
+        bool,
+        typer.Option(
+            "--symmetric",
+            help="Average each policy over the rules' symmetric images of the position (Go: "
+            "8; chess: the left-right reflection where no side may castle).",
+        ),
+    ] = False,
 ) -> None:
     """Policy-head move match on held-out players' games: how often the argmax of the policy
     is the human move (top-1, top-5; without and with a legal-move mask), per rank, and how
@@ -437,7 +445,7 @@ def se_policy(
         soft_wrap=True,
     )
     for name, net in nets:
-        res = policy_match(net, pos)
+        res = policy_match(net, pos, symmetric)
         console.print(
             f"{name}: top-1 {100 * res.top1:.1f}% top-5 {100 * res.top5:.1f}% (no mask); "
             f"legal-masked top-1 {100 * res.top1_legal:.1f}% top-5 {100 * res.top5_legal:.1f}%; "
@@ -465,7 +473,8 @@ def se_match(
         typer.Option(
             "--program",
             "-p",
-            help="policy:model=NAME (a policy head, legal top-1), player:SPEC (a player, "
+            help="policy:model=NAME[,sym=yes] (a policy head, legal top-1; sym: averaged over "
+            "the rules' symmetries), player:SPEC (a player, "
             "{rank} in SPEC replaced by each rank group), or policy (the GAME-se and "
             "GAME-se-inf policy heads); repeat for several.",
         ),

@@ -33,6 +33,7 @@ from sparring.estimation.data import (
     split_by_player,
 )
 from sparring.estimation.model import StrengthNet
+from sparring.estimation.symmetry import symmetric_log_policy
 from sparring.games.chess import Chess
 from sparring.games.go import Go
 
@@ -217,10 +218,20 @@ def network_ranks(model: StrengthNet, pos: HeldOutPositions) -> npt.NDArray[np.i
     return index[pos.rank]
 
 
-def position_logits(model: StrengthNet, pos: HeldOutPositions) -> npt.NDArray[np.float32]:
+def position_logits(
+    model: StrengthNet, pos: HeldOutPositions, symmetric: bool = False
+) -> npt.NDArray[np.float32]:
     """:func:`policy_logits` in every position of ``pos`` (a play network's at each position's
-    rank group, :func:`network_ranks`)."""
-    return policy_logits(model, pos.planes, ranks=network_ranks(model, pos))
+    rank group, :func:`network_ranks`); with ``symmetric``, the mean log-policy over the
+    rules' symmetric images of each position instead
+    (:func:`~sparring.estimation.symmetry.symmetric_log_policy`: Go's 8, chess's reflection
+    where no side may castle)."""
+    ranks = network_ranks(model, pos)
+    if not symmetric:
+        return policy_logits(model, pos.planes, ranks=ranks)
+    return symmetric_log_policy(
+        model.config.game, pos.planes, lambda planes: policy_logits(model, planes, ranks=ranks)
+    )
 
 
 @torch.no_grad()
@@ -295,10 +306,11 @@ def _per_rank(hits: npt.NDArray[np.bool_], pos: HeldOutPositions) -> tuple[float
     )
 
 
-def policy_match(model: StrengthNet, pos: HeldOutPositions) -> PolicyMatch:
+def policy_match(model: StrengthNet, pos: HeldOutPositions, symmetric: bool = False) -> PolicyMatch:
     """Top-1 / top-5 agreement of ``model``'s policy head with the human moves of ``pos``,
-    without and with a legal-move mask (a play network's policy at each position's rank)."""
-    logits = position_logits(model, pos)
+    without and with a legal-move mask (a play network's policy at each position's rank;
+    ``symmetric``: averaged over the rules' symmetries, :func:`position_logits`)."""
+    logits = position_logits(model, pos, symmetric)
     raw = policy_moves(logits, None, k=5)
     masked = policy_moves(logits, pos.legal, k=5)
     hit1, hit1_legal = raw[:, 0] == pos.actions, masked[:, 0] == pos.actions

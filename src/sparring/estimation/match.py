@@ -12,6 +12,8 @@ A program is named by text (read only at the command line, :func:`parse_program`
 * ``policy:model=NAME`` -- the estimator ``NAME``'s raw policy head, top-1 over the legal moves
   (the paper's fifth column; ``NAME`` a shipped estimator such as ``go-se-inf`` or a file; a
   play network such as ``chess-play`` is asked at each position's rank group);
+  ``policy:model=NAME,sym=yes`` -- the same policy averaged over the rules' symmetric images
+  of each position (:func:`~sparring.estimation.symmetry.symmetric_log_policy`);
 * ``player:SPEC`` -- any player of :func:`~sparring.players.registry.make_player`, one per
   rank: ``{rank}`` in ``SPEC`` is replaced by the rank group of the positions it moves in
   (``player:se-inf-mcts:rank={rank},sims=50``), so the rank-conditioned search programs of
@@ -65,6 +67,9 @@ class PolicyProgram:
     name: str
     model: str
     """A shipped estimator's name or a model file."""
+    symmetric: bool = False
+    """Average the log-policy over the rules' symmetric images of each position
+    (:func:`~sparring.estimation.heldout.position_logits`)."""
 
     def moves(self, pos: HeldOutPositions) -> npt.NDArray[np.int64]:
         from sparring.estimation.model import load_strength_model
@@ -73,7 +78,7 @@ class PolicyProgram:
         net, _ = load_strength_model(resolve_estimator(self.model))
         if net.config.game != pos.game:
             raise SparringError(f"{self.model} is a {net.config.game} network, not {pos.game}")
-        return policy_moves(position_logits(net, pos), pos.legal, k=1)[:, 0]
+        return policy_moves(position_logits(net, pos, self.symmetric), pos.legal, k=1)[:, 0]
 
 
 @dataclass
@@ -108,16 +113,33 @@ def parse_program(text: str) -> MoveProgram:
     """``policy:model=NAME`` or ``player:SPEC`` (see the module docstring)."""
     kind, _, rest = text.strip().partition(":")
     if kind == "policy":
-        key, eq, value = rest.partition("=")
-        if key.strip() != "model" or not eq or not value.strip():
-            raise SparringError(f"bad program {text!r}: expected policy:model=NAME")
-        return PolicyProgram(name=f"policy {value.strip()}", model=value.strip())
+        return _parse_policy(text, rest)
     if kind == "player" and rest.strip():
         return PlayerProgram(name=rest.strip(), spec=rest.strip())
     raise SparringError(
         f"bad program {text!r}: expected policy:model=NAME or player:SPEC "
         "(a player spec, {rank} replaced by each rank group)"
     )
+
+
+def _parse_policy(text: str, rest: str) -> PolicyProgram:
+    """``model=NAME[,sym=yes|no]`` of a policy program (nothing else; each key once)."""
+    usage = f"bad program {text!r}: expected policy:model=NAME[,sym=yes|no]"
+    options: dict[str, str] = {}
+    for item in rest.split(","):
+        key, eq, value = (part.strip() for part in item.partition("="))
+        if key not in ("model", "sym") or not eq or not value or key in options:
+            raise SparringError(usage)
+        options[key] = value
+    if "model" not in options:
+        raise SparringError(usage)
+    sym = options.get("sym", "no").lower()
+    if sym not in ("yes", "no", "true", "false", "1", "0", "on", "off"):
+        raise SparringError(f"{usage} (sym={options['sym']!r} is not yes or no)")
+    symmetric = sym in ("yes", "true", "1", "on")
+    model = options["model"]
+    name = f"policy {model}" + (" (symmetries)" if symmetric else "")
+    return PolicyProgram(name=name, model=model, symmetric=symmetric)
 
 
 MoveJudge = Callable[[list[object], npt.NDArray[np.int64]], npt.NDArray[np.float64]]

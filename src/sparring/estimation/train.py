@@ -72,6 +72,7 @@ from sparring.estimation.model import (
     save_strength_model,
 )
 from sparring.estimation.predict import REFERENCE_FITS
+from sparring.estimation.symmetry import action_symmetry_table, dihedral
 from sparring.games.chess import CASTLING_PLANES, mirror_action_table
 from sparring.rundir import (
     Curve,
@@ -460,26 +461,6 @@ def se_losses(
     out["scores"] = scores.detach()
     out["logits"] = logits.detach()
     return out
-
-
-# ---- symmetries (Go) -------------------------------------------------------------------------
-def dihedral(planes: torch.Tensor, k: int) -> torch.Tensor:
-    """Symmetry ``k`` (0-7) of ``[B, C, H, W]`` planes: a left-right flip when ``k >= 4``, then
-    ``k % 4`` quarter turns (the order of :func:`sparring.games.base.dihedral_symmetries`)."""
-    x = planes.flip(-1) if k >= 4 else planes
-    return torch.rot90(x, k % 4, dims=(2, 3))
-
-
-def action_symmetry_table(size: int) -> torch.Tensor:
-    """``table[k, a]``: where Go action ``a`` goes under :func:`dihedral` ``k`` (pass stays)."""
-    area = size * size
-    grid = torch.arange(area).view(1, 1, size, size)
-    table = torch.empty((8, area + 1), dtype=torch.long)
-    for k in range(8):
-        moved = dihedral(grid, k).reshape(-1)  # moved[q] = the point that lands on q
-        table[k, moved] = torch.arange(area)
-        table[k, area] = area
-    return table
 
 
 def to_channels_last(model: torch.nn.Module) -> None:

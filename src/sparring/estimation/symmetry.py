@@ -1,0 +1,99 @@
+"""The board symmetries of the human-game networks, for training and for asking a policy.
+
+Go's rules are the same under the 8 rotations and reflections of the board (the dihedral group
+``D4``); chess's rules are the same under a left-right reflection of a position where no side
+has a castling right (:func:`sparring.games.chess.mirror_action_table`), and under nothing else
+(pawns move one way; castling is not symmetric).  Training reflects a sample at random
+(:class:`sparring.estimation.train.BatchSampler`); :func:`symmetric_log_policy` asks a policy
+in every symmetric image of a position and averages the log-probabilities mapped back to the
+position's own moves (a symmetry ensemble: the network's prediction made invariant under the
+rules' symmetries, at the cost of one evaluation per image).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from sparring.games.chess import CASTLING_PLANES, mirror_action_table
+
+LogitsFn = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
+"""A policy: ``[B, C, H, W]`` input planes to ``[B, A]`` logits."""
+
+
+def dihedral(planes: torch.Tensor, k: int) -> torch.Tensor:
+    """Symmetry ``k`` (0-7) of ``[B, C, H, W]`` planes: a left-right flip when ``k >= 4``, then
+    ``k % 4`` quarter turns (the order of :func:`sparring.games.base.dihedral_symmetries`)."""
+    x = planes.flip(-1) if k >= 4 else planes
+    return torch.rot90(x, k % 4, dims=(2, 3))
+
+
+def action_symmetry_table(size: int) -> torch.Tensor:
+    """``table[k, a]``: where Go action ``a`` goes under :func:`dihedral` ``k`` (pass stays)."""
+    area = size * size
+    grid = torch.arange(area).view(1, 1, size, size)
+    table = torch.empty((8, area + 1), dtype=torch.long)
+    for k in range(8):
+        moved = dihedral(grid, k).reshape(-1)  # moved[q] = the point that lands on q
+        table[k, moved] = torch.arange(area)
+        table[k, area] = area
+    return table
+
+
+def chess_mirrorable(planes: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+    """Rows of chess input planes where no side has a castling right (their reflection is the
+    same problem, :func:`sparring.games.chess.mirror_action_table`)."""
+    rights = np.abs(planes[:, CASTLING_PLANES]).reshape(planes.shape[0], -1)
+    return np.asarray(rights.max(axis=1) == 0) if rights.size else np.ones(len(planes), bool)
+
+
+def log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Row-wise ``log p`` of logits (numerically stable)."""
+    z = logits - logits.max(axis=1, keepdims=True)
+    return (z - np.log(np.exp(z).sum(axis=1, keepdims=True))).astype(np.float32)
+
+
+def symmetric_log_policy(
+    game: str, planes: npt.NDArray[np.float32], logits: LogitsFn
+) -> npt.NDArray[np.float32]:
+    """The mean of ``log p`` over the rules' symmetric images of every position, each image's
+    policy mapped back to the position's own actions:
+
+    ``log p_sym(a | s) = (1/|G_s|) * sum_{g in G_s} log p(g(a) | g(s))``
+
+    with ``G_s`` the 8 dihedral symmetries for ``go`` (a square board plus pass), and for
+    ``chess`` the identity and, where no side may castle (:func:`chess_mirrorable`), the
+    left-right reflection.  Any other game: the identity alone.  ``logits`` is called once per
+    image (chess: once more, on the reflectable rows only).  The result is a log-policy up to a
+    constant per row (its argmax is the ensemble's top move)."""
+    if game == "go":
+        size = planes.shape[-1]
+        table = action_symmetry_table(size).numpy()
+        base = torch.from_numpy(planes)
+        total = np.zeros((planes.shape[0], size * size + 1), dtype=np.float64)
+        for k in range(8):
+            image = np.ascontiguousarray(dihedral(base, k).numpy())
+            total += log_softmax(logits(image))[:, table[k]]
+        return (total / 8).astype(np.float32)
+    out = log_softmax(logits(planes))
+    if game != "chess":
+        return out
+    rows = np.flatnonzero(chess_mirrorable(planes))
+    if rows.size:
+        mirrored = np.ascontiguousarray(planes[rows][..., ::-1])
+        back = log_softmax(logits(mirrored))[:, mirror_action_table()]
+        out[rows] = (out[rows] + back) / 2
+    return out
+
+
+__all__ = [
+    "LogitsFn",
+    "action_symmetry_table",
+    "chess_mirrorable",
+    "dihedral",
+    "log_softmax",
+    "symmetric_log_policy",
+]

@@ -1,0 +1,149 @@
+"""A policy averaged over the rules' symmetries (:mod:`sparring.estimation.symmetry`) and the
+``policy:model=NAME,sym=yes`` program of ``se-match``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from sparring.errors import SparringError  # noqa: E402
+from sparring.estimation.heldout import policy_logits  # noqa: E402
+from sparring.estimation.match import PolicyProgram, parse_program  # noqa: E402
+from sparring.estimation.model import StrengthNetConfig, build_strength_model  # noqa: E402
+from sparring.estimation.symmetry import (  # noqa: E402
+    action_symmetry_table,
+    chess_mirrorable,
+    dihedral,
+    log_softmax,
+    symmetric_log_policy,
+)
+from sparring.games.chess import (  # noqa: E402
+    NUM_ACTIONS,
+    encode_board,
+    mirror_action_table,
+    uci_to_action,
+)
+
+NO_RIGHTS = "r3k2r/1pp2ppp/p1n5/4p3/2B1P1b1/2NP1N2/PPP2PPP/R3K2R w - - 0 10"
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+def _chess_planes(*fens: str) -> np.ndarray:
+    import chess
+
+    planes = np.empty((len(fens), 23, 8, 8), np.float32)
+    for i, fen in enumerate(fens):
+        encode_board(chess.Board(fen), 1, planes[i])
+    return planes
+
+
+def test_go_hand_values_of_a_policy_that_ignores_the_board() -> None:
+    """A 3 x 3 board and a fixed policy with logit ln 2 on point 0 (a corner): the 8 images
+    carry a corner's preference to each of the 4 corners twice, so every corner gets
+    ``(2 ln 2) / 8 - ln 11`` and every other action ``-ln 11`` (11 = 9 points + pass + 1)."""
+    fixed = np.zeros(10, np.float32)
+    fixed[0] = math.log(2)
+    planes = np.zeros((1, 2, 3, 3), np.float32)
+    got = symmetric_log_policy("go", planes, lambda p: np.tile(fixed, (len(p), 1)))
+    want = np.full(10, -math.log(11))
+    want[[0, 2, 6, 8]] += math.log(2) / 4
+    assert np.allclose(got[0], want, atol=1e-6)
+
+
+def test_chess_hand_values_with_and_without_castling_rights() -> None:
+    """A fixed policy with logit ln 2 on e2e4: without castling rights the reflection shares
+    the preference between e2e4 and d2d4 (``ln 2 / 2 - ln Z`` each); with rights (the start
+    position) the policy is the plain one."""
+    fixed = np.zeros(NUM_ACTIONS, np.float32)
+    e4, d4 = uci_to_action("e2e4"), uci_to_action("d2d4")
+    fixed[e4] = math.log(2)
+    planes = _chess_planes(NO_RIGHTS, START)
+    assert chess_mirrorable(planes).tolist() == [True, False]
+    calls: list[int] = []
+
+    def logits(p: np.ndarray) -> np.ndarray:
+        calls.append(len(p))
+        return np.tile(fixed, (len(p), 1))
+
+    got = symmetric_log_policy("chess", planes, logits)
+    log_z = math.log(NUM_ACTIONS + 1)
+    assert calls == [2, 1]  # the reflection is asked for the one reflectable row only
+    assert got[0, e4] == pytest.approx(math.log(2) / 2 - log_z, abs=1e-6)
+    assert got[0, d4] == pytest.approx(math.log(2) / 2 - log_z, abs=1e-6)
+    assert got[1, e4] == pytest.approx(math.log(2) - log_z, abs=1e-6)
+    assert got[1, d4] == pytest.approx(-log_z, abs=1e-6)
+
+
+def test_another_game_gets_the_plain_log_policy() -> None:
+    x = np.array([[1.0, 2.0, 3.0]], np.float32)
+    got = symmetric_log_policy("connect4", np.zeros((1, 2, 6, 7), np.float32), lambda p: x)
+    assert np.allclose(got, log_softmax(x))
+
+
+def _tiny_play_network(game: str) -> torch.nn.Module:
+    config = StrengthNetConfig(
+        game=game, ranks=("a", "b"), kind="play", blocks=1, channels=8, value_hidden=8
+    )
+    return build_strength_model(config, seed=5)
+
+
+def test_a_networks_go_policy_becomes_invariant() -> None:
+    """A random (not symmetric) network: its plain policies of a position and of a rotated
+    image differ, the symmetric ones are the same policy moved by the symmetry."""
+    net = _tiny_play_network("go")
+    rng = np.random.default_rng(0)
+    planes = (rng.random((1, net.config.network_config().input_planes - 2, 19, 19)) < 0.2).astype(
+        np.float32
+    )
+
+    def logits(p: np.ndarray) -> np.ndarray:
+        return policy_logits(net, p, ranks=np.zeros(len(p), np.int64))
+
+    table = action_symmetry_table(19).numpy()
+    k = 7  # a flip and three quarter turns
+    image = np.ascontiguousarray(dihedral(torch.from_numpy(planes), k).numpy())
+    plain, plain_image = log_softmax(logits(planes)), log_softmax(logits(image))
+    assert not np.allclose(plain_image[:, table[k]], plain, atol=1e-3)
+    sym = symmetric_log_policy("go", planes, logits)
+    sym_image = symmetric_log_policy("go", image, logits)
+    assert np.allclose(sym_image[:, table[k]], sym, atol=1e-4)
+
+
+def test_a_networks_chess_policy_becomes_invariant_without_castling_rights() -> None:
+    import chess
+
+    net = _tiny_play_network("chess")
+
+    def logits(p: np.ndarray) -> np.ndarray:
+        return policy_logits(net, p, ranks=np.zeros(len(p), np.int64))
+
+    board = chess.Board(NO_RIGHTS)
+    planes = _chess_planes(NO_RIGHTS, board.transform(chess.flip_horizontal).fen())
+    table = mirror_action_table()
+    plain = log_softmax(logits(planes))
+    assert not np.allclose(plain[1, table], plain[0], atol=1e-3)
+    sym = symmetric_log_policy("chess", planes, logits)
+    assert np.allclose(sym[1, table], sym[0], atol=1e-5)
+
+
+def test_parse_the_symmetric_policy_program() -> None:
+    p = parse_program("policy:model=chess-play,sym=yes")
+    assert isinstance(p, PolicyProgram) and p.model == "chess-play" and p.symmetric
+    assert p.name == "policy chess-play (symmetries)"
+    q = parse_program("policy: sym = no , model = go-play")
+    assert isinstance(q, PolicyProgram) and q.model == "go-play" and not q.symmetric
+    assert not parse_program("policy:model=go-se").symmetric
+    for bad in (
+        "policy:sym=yes",
+        "policy:model=a,sym=maybe",
+        "policy:model=a,model=b",
+        "policy:model=a,sims=2",
+        "policy:model=a,",
+        "policy:model=",
+    ):
+        with pytest.raises(SparringError, match="bad program"):
+            parse_program(bad)
