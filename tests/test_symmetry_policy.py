@@ -48,7 +48,7 @@ def test_go_hand_values_of_a_policy_that_ignores_the_board() -> None:
     fixed = np.zeros(10, np.float32)
     fixed[0] = math.log(2)
     planes = np.zeros((1, 2, 3, 3), np.float32)
-    got = symmetric_log_policy("go", planes, lambda p: np.tile(fixed, (len(p), 1)))
+    got = symmetric_log_policy("go", planes, lambda p, rows: np.tile(fixed, (len(p), 1)))
     want = np.full(10, -math.log(11))
     want[[0, 2, 6, 8]] += math.log(2) / 4
     assert np.allclose(got[0], want, atol=1e-6)
@@ -63,15 +63,15 @@ def test_chess_hand_values_with_and_without_castling_rights() -> None:
     fixed[e4] = math.log(2)
     planes = _chess_planes(NO_RIGHTS, START)
     assert chess_mirrorable(planes).tolist() == [True, False]
-    calls: list[int] = []
+    calls: list[list[int]] = []
 
-    def logits(p: np.ndarray) -> np.ndarray:
-        calls.append(len(p))
+    def logits(p: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        calls.append(rows.tolist())
         return np.tile(fixed, (len(p), 1))
 
     got = symmetric_log_policy("chess", planes, logits)
     log_z = math.log(NUM_ACTIONS + 1)
-    assert calls == [2, 1]  # the reflection is asked for the one reflectable row only
+    assert calls == [[0, 1], [0]]  # the reflection is asked for the reflectable row only
     assert got[0, e4] == pytest.approx(math.log(2) / 2 - log_z, abs=1e-6)
     assert got[0, d4] == pytest.approx(math.log(2) / 2 - log_z, abs=1e-6)
     assert got[1, e4] == pytest.approx(math.log(2) - log_z, abs=1e-6)
@@ -80,7 +80,7 @@ def test_chess_hand_values_with_and_without_castling_rights() -> None:
 
 def test_another_game_gets_the_plain_log_policy() -> None:
     x = np.array([[1.0, 2.0, 3.0]], np.float32)
-    got = symmetric_log_policy("connect4", np.zeros((1, 2, 6, 7), np.float32), lambda p: x)
+    got = symmetric_log_policy("connect4", np.zeros((1, 2, 6, 7), np.float32), lambda p, rows: x)
     assert np.allclose(got, log_softmax(x))
 
 
@@ -100,13 +100,14 @@ def test_a_networks_go_policy_becomes_invariant() -> None:
         np.float32
     )
 
-    def logits(p: np.ndarray) -> np.ndarray:
+    def logits(p: np.ndarray, rows: np.ndarray) -> np.ndarray:
         return policy_logits(net, p, ranks=np.zeros(len(p), np.int64))
 
     table = action_symmetry_table(19).numpy()
     k = 7  # a flip and three quarter turns
     image = np.ascontiguousarray(dihedral(torch.from_numpy(planes), k).numpy())
-    plain, plain_image = log_softmax(logits(planes)), log_softmax(logits(image))
+    one = np.zeros(1, np.int64)
+    plain, plain_image = log_softmax(logits(planes, one)), log_softmax(logits(image, one))
     assert not np.allclose(plain_image[:, table[k]], plain, atol=1e-3)
     sym = symmetric_log_policy("go", planes, logits)
     sym_image = symmetric_log_policy("go", image, logits)
@@ -116,18 +117,64 @@ def test_a_networks_go_policy_becomes_invariant() -> None:
 def test_a_networks_chess_policy_becomes_invariant_without_castling_rights() -> None:
     import chess
 
+    """Rows of several ranks, one with castling rights: each image is asked at its own
+    position's rank."""
     net = _tiny_play_network("chess")
+    ranks = np.array([0, 1, 1], np.int64)  # the start position at rank 0, the pair at rank 1
 
-    def logits(p: np.ndarray) -> np.ndarray:
-        return policy_logits(net, p, ranks=np.zeros(len(p), np.int64))
+    def logits(p: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return policy_logits(net, p, ranks=ranks[rows])
 
     board = chess.Board(NO_RIGHTS)
-    planes = _chess_planes(NO_RIGHTS, board.transform(chess.flip_horizontal).fen())
+    planes = _chess_planes(START, NO_RIGHTS, board.transform(chess.flip_horizontal).fen())
     table = mirror_action_table()
-    plain = log_softmax(logits(planes))
-    assert not np.allclose(plain[1, table], plain[0], atol=1e-3)
+    plain = log_softmax(logits(planes, np.arange(3)))
+    assert not np.allclose(plain[2, table], plain[1], atol=1e-3)
     sym = symmetric_log_policy("chess", planes, logits)
-    assert np.allclose(sym[1, table], sym[0], atol=1e-5)
+    assert np.allclose(sym[2, table], sym[1], atol=1e-5)
+    assert np.allclose(sym[0], plain[0], atol=1e-6)  # castling rights: the plain policy
+
+
+def test_position_logits_asks_each_reflection_at_its_positions_rank(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``policy:model=NET,sym=yes`` over positions of two rank groups (some without castling
+    rights): the program's moves are the top moves of the hand-built symmetric policy."""
+    from sparring.estimation import model as model_module
+    from sparring.estimation.heldout import HeldOutPositions
+    from sparring.games.chess import Chess
+
+    game = Chess()
+    import chess
+
+    fens = [START, NO_RIGHTS, chess.Board(NO_RIGHTS).transform(chess.flip_horizontal).fen()]
+    states = [game.state_from_board(chess.Board(f)) for f in fens]
+    config = StrengthNetConfig(
+        game="chess", ranks=("a", "b"), kind="play", blocks=1, channels=8, value_hidden=8
+    )
+    net = build_strength_model(config, seed=5)
+    pos = HeldOutPositions(
+        game="chess",
+        ranks=("b", "a"),
+        states=states,
+        planes=_chess_planes(*fens),
+        actions=np.zeros(3, np.int64),
+        rank=np.array([0, 1, 0]),
+        legal=np.stack([game.legal_mask(s) for s in states]),
+        move_number=np.arange(3),
+        source=["toy"] * 3,
+    )
+    monkeypatch.setattr(model_module, "load_strength_model", lambda path: (net, {}))
+    monkeypatch.setattr("sparring.estimation.shipped.resolve_estimator", lambda name: name)
+    got = PolicyProgram(name="p", model="net", symmetric=True).moves(pos)
+    net_ranks = np.array([1, 0, 1])  # the positions' groups b, a, b in the network's order
+    plain = log_softmax(policy_logits(net, pos.planes, ranks=net_ranks))
+    flipped = log_softmax(
+        policy_logits(net, np.ascontiguousarray(pos.planes[1:, ..., ::-1]), ranks=net_ranks[1:])
+    )[:, mirror_action_table()]
+    want = plain.copy()
+    want[1:] = (plain[1:] + flipped) / 2
+    assert got.tolist() == np.argmax(np.where(pos.legal, want, -np.inf), axis=1).tolist()
 
 
 def test_parse_the_symmetric_policy_program() -> None:

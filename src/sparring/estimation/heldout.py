@@ -230,7 +230,11 @@ def position_logits(
     if not symmetric:
         return policy_logits(model, pos.planes, ranks=ranks)
     return symmetric_log_policy(
-        model.config.game, pos.planes, lambda planes: policy_logits(model, planes, ranks=ranks)
+        model.config.game,
+        pos.planes,
+        lambda planes, rows: policy_logits(
+            model, planes, ranks=None if ranks is None else ranks[rows]
+        ),
     )
 
 

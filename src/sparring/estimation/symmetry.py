@@ -20,8 +20,10 @@ import torch
 
 from sparring.games.chess import CASTLING_PLANES, mirror_action_table
 
-LogitsFn = Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]
-"""A policy: ``[B, C, H, W]`` input planes to ``[B, A]`` logits."""
+LogitsFn = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int64]], npt.NDArray[np.float32]]
+"""A policy: ``[B, C, H, W]`` input planes (images of the positions whose row indices are the
+second argument, so a rank-conditioned policy can read each position's rank) to ``[B, A]``
+logits."""
 
 
 def dihedral(planes: torch.Tensor, k: int) -> torch.Tensor:
@@ -67,8 +69,9 @@ def symmetric_log_policy(
     with ``G_s`` the 8 dihedral symmetries for ``go`` (a square board plus pass), and for
     ``chess`` the identity and, where no side may castle (:func:`chess_mirrorable`), the
     left-right reflection.  Any other game: the identity alone.  ``logits`` is called once per
-    image (chess: once more, on the reflectable rows only).  The result is a log-policy up to a
-    constant per row (its argmax is the ensemble's top move)."""
+    image with the rows it is given (chess: a second time, on the reflectable rows only).  The
+    result is a log-policy up to a constant per row (its argmax is the ensemble's top move)."""
+    every = np.arange(planes.shape[0], dtype=np.int64)
     if game == "go":
         size = planes.shape[-1]
         table = action_symmetry_table(size).numpy()
@@ -76,15 +79,15 @@ def symmetric_log_policy(
         total = np.zeros((planes.shape[0], size * size + 1), dtype=np.float64)
         for k in range(8):
             image = np.ascontiguousarray(dihedral(base, k).numpy())
-            total += log_softmax(logits(image))[:, table[k]]
+            total += log_softmax(logits(image, every))[:, table[k]]
         return (total / 8).astype(np.float32)
-    out = log_softmax(logits(planes))
+    out = log_softmax(logits(planes, every))
     if game != "chess":
         return out
     rows = np.flatnonzero(chess_mirrorable(planes))
     if rows.size:
         mirrored = np.ascontiguousarray(planes[rows][..., ::-1])
-        back = log_softmax(logits(mirrored))[:, mirror_action_table()]
+        back = log_softmax(logits(mirrored, rows))[:, mirror_action_table()]
         out[rows] = (out[rows] + back) / 2
     return out
 
