@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -194,3 +195,88 @@ def test_parse_the_symmetric_policy_program() -> None:
     ):
         with pytest.raises(SparringError, match="bad program"):
             parse_program(bad)
+
+
+def test_a_symmetric_play_evaluator_averages_priors_and_values() -> None:
+    """``PlayNetEvaluator(symmetric=True)``: priors are the legal softmax of the mean
+    log-policy over the 8 images, values the mean of the images' values; a rotated position
+    gets the same priors moved by the rotation and the same value."""
+    from sparring.estimation.playnet import PlayNetEvaluator
+    from sparring.games import get_game
+
+    net = _tiny_play_network("go")
+    go = get_game("go")
+    state = go.initial_state()
+    for move in (60, 72, 300):  # a few stones off the board's symmetry
+        state = go.play(state, move)
+    planes = go.encode(state)[None].astype(np.float32)
+    legal = go.legal_mask(state)[None]
+    plain = PlayNetEvaluator(net, 1)
+    sym = PlayNetEvaluator(net, 1, symmetric=True)
+    priors, values = sym.evaluate(planes, legal)
+    images = [np.ascontiguousarray(dihedral(torch.from_numpy(planes), k).numpy()) for k in range(8)]
+    table = action_symmetry_table(19).numpy()
+    logp = np.zeros(362)
+    value = 0.0
+    for k, image in enumerate(images):
+        with torch.no_grad():
+            lg, v = net.play(torch.from_numpy(image), torch.tensor([1]))
+        logp += log_softmax(lg.numpy())[0, table[k]] / 8
+        value += float(v[0]) / 8
+    want = np.where(legal[0], np.exp(logp - logp.max()), 0.0)
+    assert np.allclose(priors[0], want / want.sum(), atol=1e-5)
+    assert values[0] == pytest.approx(value, abs=1e-5)
+    assert not np.allclose(plain.evaluate(planes, legal)[0], priors, atol=1e-4)
+    k = 2  # a half turn
+    legal_k = legal[:, table[k]]  # legal_k[table[k, a]] = legal[a]
+    legal_k[:, table[k]] = legal
+    priors_k, values_k = sym.evaluate(images[k], legal_k)
+    assert np.allclose(priors_k[0, table[k]], priors[0], atol=1e-5)
+    assert values_k[0] == pytest.approx(float(values[0]), abs=1e-5)
+
+
+def test_the_players_sym_option(tmp_path: Path) -> None:
+    """``human-mcts`` and ``sa-mcts`` take ``sym=true`` with a play network (spec and JSON
+    round trip, a symmetric evaluator); without one it is refused with a message that says
+    what it needs, and the SE kinds do not take it."""
+    from tests.tiny_networks import tiny_go_network
+
+    from sparring.errors import PlayerSettingsError, UnknownPlayerError
+    from sparring.estimation.playnet import PlayNetEvaluator
+    from sparring.games import get_game
+    from sparring.players.cache import PlayerCache
+    from sparring.players.registry import (
+        make_player,
+        parse_player,
+        settings_from_json,
+        settings_to_json,
+    )
+
+    _, path = tiny_go_network(tmp_path, "play")
+    _, se_path = tiny_go_network(tmp_path, "se_inf")
+    go = get_game("go")
+    state = go.initial_state()
+    cache = PlayerCache()
+    for spec in (
+        f"human-mcts:rank=9d,sims=4,model={path},sym=true",
+        f"sa-mcts:rank=9d,z=1.0,sims=4,model={path},sym=true",
+    ):
+        settings = parse_player(spec)
+        assert settings.spec() == spec
+        data = settings_to_json(settings)
+        assert data["sym"] is True and settings_from_json(data) == settings
+        player = make_player(spec, go, 0, cache)
+        assert go.is_legal(state, player.select_move(go, state))
+    evaluator = make_player(f"human-mcts:rank=9d,sims=4,model={path},sym=true", go, 0, cache)
+    assert isinstance(evaluator.evaluator, PlayNetEvaluator)  # type: ignore[attr-defined]
+    assert evaluator.evaluator.symmetric  # type: ignore[attr-defined]
+    plain = make_player(f"human-mcts:rank=9d,sims=4,model={path}", go, 0, cache)
+    assert not plain.evaluator.symmetric  # type: ignore[attr-defined]
+    with pytest.raises(PlayerSettingsError, match="sym=true is for a play network"):
+        parse_player("human-mcts:sims=4,sym=true")
+    with pytest.raises(UnknownPlayerError, match="sym=true is for a play network"):
+        make_player(f"human-mcts:model={se_path},sims=4,sym=true", go, 0, cache)
+    with pytest.raises(UnknownPlayerError, match="unknown option 'sym'"):
+        make_player("se-inf-mcts:rank=9d,sims=4,sym=true", go, 0, cache)
+    with pytest.raises(UnknownPlayerError, match="is not yes or no"):
+        parse_player(f"human-mcts:rank=9d,model={path},sym=maybe")

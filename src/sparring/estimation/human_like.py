@@ -285,11 +285,13 @@ def _load_network(path: Path) -> StrengthNet:
         raise PlayerResourceError(str(exc), key="model") from None
 
 
-def _play_evaluator(model: StrengthNet, game: Game, path: Path, rank: str) -> Evaluator:
+def _play_evaluator(
+    model: StrengthNet, game: Game, path: Path, rank: str, symmetric: bool
+) -> Evaluator:
     from sparring.estimation.playnet import play_evaluator
 
     try:
-        return play_evaluator(model, game.name, rank, str(path))
+        return play_evaluator(model, game.name, rank, str(path), symmetric)
     except IncompatibleError as exc:
         raise IncompatiblePlayerError(str(exc), key="model") from None
 
@@ -433,6 +435,12 @@ class _HumanLikeSettings(SettingsBase, ABC):
     """At most this many seconds a move (0.001 .. 3600; spec ``movetime=S``), whatever the
     limit the player is given (:attr:`SearchPlayer.movetime
     <sparring.players.searching.SearchPlayer.movetime>`); None: no cap of its own."""
+    symmetric: bool = False
+    """``human-mcts`` and ``sa-mcts`` with a play network (spec ``sym=true``): the priors and
+    values averaged over the rules' symmetric images of each position (Go's 8, chess's
+    left-right reflection where no side may castle;
+    :func:`~sparring.estimation.symmetry.symmetric_evaluation`): more human moves matched
+    (docs/estimation.md), at one network call per image."""
 
     def __post_init__(self) -> None:
         self.check_types()
@@ -454,6 +462,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
         check_number("movetime", self.movetime, 0.001, 3600.0)
         check_int("rollouts", self.rollouts, 0, MAX_ROLLOUTS)
         check_number("rollout_mix", self.rollout_mix, 0.0, 1.0)
+        if self.symmetric and self.model is None and self.asked_elo is None:
+            self._no_symmetric("the default estimator")
         if self.rollout_mix != 1.0 and not self.rollouts:
             raise PlayerSettingsError("rollout_mix needs rollouts=N", key="rollout_mix")
         if self.rollouts and self.sf_nodes:
@@ -511,6 +521,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append("fpu_parent=true")
         if self.root_sweep:
             items.append("sweep=true")
+        if self.symmetric:
+            items.append("sym=true")
         if self.sf_elo is not None:
             items.append(f"sf_elo={_number(self.sf_elo)}")
         if self.gnugo_elo is not None:
@@ -644,6 +656,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         from sparring.players.cache import file_key
 
         if game.name not in GAMES or self.model is None:
+            self._no_symmetric("the default estimator")
             return self._evaluator(game, cache)[0]
         path = _estimator_file(game, self.model, self.DEFAULT_NETWORK)
         key = file_key(path)
@@ -655,6 +668,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
                     "estimator",
                     key="rank",
                 )
+            self._no_symmetric(f"{str(path)!r}, a strength estimator")
             return self._evaluator(game, cache)[0]
         rank = self.rank
         if rank is None:
@@ -663,10 +677,21 @@ class _HumanLikeSettings(SettingsBase, ABC):
                 f"rank=R ({', '.join(game_ranks(game.name))})",
                 key="rank",
             )
+        symmetric = self.symmetric
         return cache.shared(
-            ("play-evaluator:" + game.name + ":" + rank, key),
-            lambda: _play_evaluator(model, game, path, rank),
+            ("play-evaluator:" + game.name + ":" + rank + (":sym" if symmetric else ""), key),
+            lambda: _play_evaluator(model, game, path, rank, symmetric),
         )
+
+    def _no_symmetric(self, what: str) -> None:
+        """:class:`~sparring.errors.PlayerSettingsError` when ``sym=true`` is asked of a
+        search without a play network (``what`` says what it searches with)."""
+        if self.symmetric:
+            raise PlayerSettingsError(
+                f"{self.kind}: sym=true is for a play network (model=go-play, chess-play or "
+                f"a file of sparring se-train --variant play), not {what}",
+                key="sym",
+            )
 
     def _leaf_value(
         self, game: Game, cache: PlayerCache, seed: int | None
@@ -742,6 +767,7 @@ class HumanMCTSSettings(_HumanLikeSettings):
     USES_RANK: ClassVar[bool] = False
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         **_HumanLikeSettings.OPTION_KEYS, "sf_elo": "sf_elo", "scale": "scale", "rank": "rank",
+        "symmetric": "sym",
     }  # fmt: skip
 
     def __post_init__(self) -> None:
@@ -807,7 +833,7 @@ class SAMCTSSettings(_HumanLikeSettings):
         "name": "name", "ztable": "ztable", "sf_nodes": "sf_nodes",
         "first_play_parent": "fpu_parent", "root_sweep": "sweep", "sf_elo": "sf_elo",
         "gnugo_elo": "gnugo_elo", "scale": "scale", "movetime": "movetime", "rollouts": "rollouts",
-        "rollout_mix": "rollout_mix",
+        "rollout_mix": "rollout_mix", "symmetric": "sym",
     }  # fmt: skip
 
     ztable: str | None = None
@@ -992,21 +1018,27 @@ def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
     """``human-mcts[:sims=N,cpuct=C,model=NAME|PATH,name=NAME,sf_nodes=N,fpu_parent=B,
     sweep=B]`` or, in chess, ``human-mcts:sf_elo=E[,scale=PATH]`` (an Elo on Stockfish's
     scale: the simulations and search options from the scale file), or
-    ``human-mcts:model=PATH,rank=R`` with a play network (the rank an input)."""
-    check_options(spec, _COMMON | {"sf_elo", "scale", "rank"})
-    return HumanMCTSSettings(rank=_rank_option(spec), **_common(spec), **_scale_options(spec))
+    ``human-mcts:model=PATH,rank=R[,sym=B]`` with a play network (the rank an input; ``sym``:
+    averaged over the rules' symmetries)."""
+    check_options(spec, _COMMON | {"sf_elo", "scale", "rank", "sym"})
+    return HumanMCTSSettings(
+        rank=_rank_option(spec), symmetric=bool(option_bool(spec, "sym")), **_common(spec),
+        **_scale_options(spec),
+    )  # fmt: skip
 
 
 def parse_sa_mcts(spec: PlayerSpec) -> SAMCTSSettings:
     """``sa-mcts:z=Z|rank=R[,ztable=PATH]|sf_elo=E|gnugo_elo=E[,scale=PATH][,sims=N,cpuct=C,
-    model=NAME|PATH,name=NAME]`` (``elo=E`` for ``rank``'s chess band; ``sf_elo=E`` for an
+    model=NAME|PATH,name=NAME,sym=B]`` (``elo=E`` for ``rank``'s chess band; ``sf_elo=E`` for an
     Elo on Stockfish's scale, ``gnugo_elo=E`` on GNU Go's; with a play network ``rank=R``
     and ``z=Z`` go together, the rank being the network's input)."""
-    check_options(spec, _COMMON | {"z", "rank", "elo", "ztable", "sf_elo", "gnugo_elo", "scale"})
+    check_options(
+        spec, _COMMON | {"z", "rank", "elo", "ztable", "sf_elo", "gnugo_elo", "scale", "sym"}
+    )
     z = option_float(spec, "z", math.nan) if "z" in spec.options else None
     return SAMCTSSettings(
         z=z, rank=_rank_option(spec), ztable=spec.options.get("ztable"), **_common(spec),
-        **_scale_options(spec),
+        symmetric=bool(option_bool(spec, "sym")), **_scale_options(spec),
     )  # fmt: skip
 
 
@@ -1034,14 +1066,15 @@ KINDS: dict[str, tuple[type[Any], Any, str]] = {
         "MCTS with a strength estimator's policy/value (Go, chess): "
         "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true,sweep=true,"
         "movetime=S] or human-mcts:sf_elo=E[,scale=PATH] (chess: an Elo on Stockfish's scale) "
-        "or human-mcts:model=PATH,rank=R (a play network of se-train --variant play)",
+        "or human-mcts:model=PATH,rank=R[,sym=true] (a play network of se-train --variant "
+        "play; sym: averaged over the board's symmetries)",
     ),
     "sa-mcts": (
         SAMCTSSettings,
         parse_sa_mcts,
         "SA-MCTS (Wu et al. z on the human-mcts search; Go, chess): "
         "sa-mcts:z=Z|rank=R[,ztable=PATH]|sf_elo=E|gnugo_elo=E[,scale=PATH]"
-        "[,sims=N,model=...,sf_nodes=N,fpu_parent=true,sweep=true,movetime=S]",
+        "[,sims=N,model=...,sf_nodes=N,fpu_parent=true,sweep=true,movetime=S,sym=true]",
     ),
     "se-mcts": (
         SEMCTSSettings,

@@ -16,10 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import torch
 
 from sparring.errors import IncompatibleError, MissingResourceError
 from sparring.estimation.model import StrengthNet, load_strength_model
+from sparring.estimation.symmetry import symmetric_evaluation
 from sparring.search.evaluator import (
     LegalBatch,
     PlanesBatch,
@@ -37,7 +39,9 @@ class PlayNetEvaluator:
     :class:`~sparring.nn.evaluators.TorchEvaluator` does).  Raises ValueError for a network
     of another kind or a rank index out of range."""
 
-    def __init__(self, model: StrengthNet, rank: int, threads: int | None = 1) -> None:
+    def __init__(
+        self, model: StrengthNet, rank: int, threads: int | None = 1, symmetric: bool = False
+    ) -> None:
         if model.config.kind != "play":
             raise ValueError(f"a {model.config.kind} network has no rank input")
         if not 0 <= rank < len(model.config.ranks):
@@ -46,6 +50,10 @@ class PlayNetEvaluator:
             torch.set_num_threads(int(threads))
         self.model = model.eval()
         self.rank = int(rank)
+        self.symmetric = bool(symmetric)
+        """Average priors and values over the rules' symmetric images of each position
+        (:func:`~sparring.estimation.symmetry.symmetric_evaluation`: Go's 8, chess's
+        reflection where no side may castle), at one network call per image."""
 
     @property
     def rank_name(self) -> str:
@@ -56,16 +64,30 @@ class PlayNetEvaluator:
     def evaluate(
         self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
     ) -> tuple[Priors, Values]:
+        x = np.ascontiguousarray(planes, dtype=np.float32)
+        if self.symmetric:
+            log_policy, values = symmetric_evaluation(self.model.config.game, x, self._play)
+        else:
+            log_policy, values = self._play(x, np.arange(x.shape[0]))
+        priors = masked_softmax(log_policy, np.ascontiguousarray(legal))
+        return priors, values
+
+    def _play(
+        self, planes: npt.NDArray[np.float32], rows: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Logits and values of the network at this evaluator's rank (every row)."""
         x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32))
         ranks = torch.full((x.shape[0],), self.rank, dtype=torch.long)
         logits, values = self.model.play(x, ranks)
-        priors = masked_softmax(logits.numpy().astype(np.float32), np.ascontiguousarray(legal))
-        return priors, values.reshape(-1).numpy().astype(np.float32)
+        return logits.numpy().astype(np.float32), values.reshape(-1).numpy().astype(np.float32)
 
 
-def play_evaluator(model: StrengthNet, game_name: str, rank: str, source: str) -> PlayNetEvaluator:
+def play_evaluator(
+    model: StrengthNet, game_name: str, rank: str, source: str, symmetric: bool = False
+) -> PlayNetEvaluator:
     """The :class:`PlayNetEvaluator` of the loaded network ``model`` (read from ``source``)
-    at ``rank`` (a label of the network's ranks).  Raises
+    at ``rank`` (a label of the network's ranks; ``symmetric``: averaged over the rules'
+    symmetries, :attr:`PlayNetEvaluator.symmetric`).  Raises
     :class:`~sparring.errors.MissingResourceError` when it is not a play network and
     :class:`~sparring.errors.IncompatibleError` when it is for another game or has no such
     rank."""
@@ -78,7 +100,7 @@ def play_evaluator(model: StrengthNet, game_name: str, rank: str, source: str) -
         raise IncompatibleError(
             f"play network {source!r} has no rank {rank!r} (ranks: {', '.join(config.ranks)})"
         )
-    return PlayNetEvaluator(model, config.ranks.index(rank))
+    return PlayNetEvaluator(model, config.ranks.index(rank), symmetric=symmetric)
 
 
 def load_play_evaluator(game_name: str, path: Path, rank: str) -> PlayNetEvaluator:

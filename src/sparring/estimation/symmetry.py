@@ -58,45 +58,74 @@ def log_softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return (z - np.log(np.exp(z).sum(axis=1, keepdims=True))).astype(np.float32)
 
 
-def symmetric_log_policy(
-    game: str, planes: npt.NDArray[np.float32], logits: LogitsFn
-) -> npt.NDArray[np.float32]:
-    """The mean of ``log p`` over the rules' symmetric images of every position, each image's
-    policy mapped back to the position's own actions:
+EvaluateFn = Callable[
+    [npt.NDArray[np.float32], npt.NDArray[np.int64]],
+    tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
+]
+"""A policy and value: images' planes and their positions' rows (as :data:`LogitsFn`) to
+``([B, A]`` logits, ``[B]`` values of the side to move)."""
 
-    ``log p_sym(a | s) = (1/|G_s|) * sum_{g in G_s} log p(g(a) | g(s))``
+
+def symmetric_evaluation(
+    game: str, planes: npt.NDArray[np.float32], evaluate: EvaluateFn
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """The mean of ``log p`` and of the value over the rules' symmetric images of every
+    position, each image's policy mapped back to the position's own actions:
+
+    ``log p_sym(a | s) = (1/|G_s|) * sum_{g in G_s} log p(g(a) | g(s))``,
+    ``v_sym(s) = (1/|G_s|) * sum_{g in G_s} v(g(s))``
 
     with ``G_s`` the 8 dihedral symmetries for ``go`` (a square board plus pass), and for
     ``chess`` the identity and, where no side may castle (:func:`chess_mirrorable`), the
-    left-right reflection.  Any other game: the identity alone.  ``logits`` is called once per
-    image with the rows it is given (chess: a second time, on the reflectable rows only).  The
-    result is a log-policy up to a constant per row (its argmax is the ensemble's top move)."""
+    left-right reflection.  Any other game: the identity alone.  ``evaluate`` is called once
+    per image with the rows it is given (chess: a second time, on the reflectable rows only).
+    The log-policy is one up to a constant per row (its argmax is the ensemble's top move)."""
     every = np.arange(planes.shape[0], dtype=np.int64)
     if game == "go":
         size = planes.shape[-1]
         table = action_symmetry_table(size).numpy()
         base = torch.from_numpy(planes)
         total = np.zeros((planes.shape[0], size * size + 1), dtype=np.float64)
+        value = np.zeros(planes.shape[0], dtype=np.float64)
         for k in range(8):
             image = np.ascontiguousarray(dihedral(base, k).numpy())
-            total += log_softmax(logits(image, every))[:, table[k]]
-        return (total / 8).astype(np.float32)
-    out = log_softmax(logits(planes, every))
+            logits, v = evaluate(image, every)
+            total += log_softmax(logits)[:, table[k]]
+            value += v
+        return (total / 8).astype(np.float32), (value / 8).astype(np.float32)
+    logits, v = evaluate(planes, every)
+    out, values = log_softmax(logits), np.asarray(v, dtype=np.float32).copy()
     if game != "chess":
-        return out
+        return out, values
     rows = np.flatnonzero(chess_mirrorable(planes))
     if rows.size:
         mirrored = np.ascontiguousarray(planes[rows][..., ::-1])
-        back = log_softmax(logits(mirrored, rows))[:, mirror_action_table()]
-        out[rows] = (out[rows] + back) / 2
-    return out
+        logits, v = evaluate(mirrored, rows)
+        out[rows] = (out[rows] + log_softmax(logits)[:, mirror_action_table()]) / 2
+        values[rows] = (values[rows] + v) / 2
+    return out, values
+
+
+def symmetric_log_policy(
+    game: str, planes: npt.NDArray[np.float32], logits: LogitsFn
+) -> npt.NDArray[np.float32]:
+    """The log-policy of :func:`symmetric_evaluation` for a policy without a value."""
+
+    def evaluate(
+        images: npt.NDArray[np.float32], rows: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        return logits(images, rows), np.zeros(len(rows), np.float32)
+
+    return symmetric_evaluation(game, planes, evaluate)[0]
 
 
 __all__ = [
+    "EvaluateFn",
     "LogitsFn",
     "action_symmetry_table",
     "chess_mirrorable",
     "dihedral",
     "log_softmax",
+    "symmetric_evaluation",
     "symmetric_log_policy",
 ]
