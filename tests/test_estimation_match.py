@@ -96,6 +96,38 @@ def test_run_match_counts_per_rank_and_writes_the_report(tmp_path: Path) -> None
     assert "| 9d | 2 | 50.0 (" in text and "**75.0**" in text
 
 
+def test_paired_comparison_hand_values(tmp_path: Path) -> None:
+    """Against the first program ``a`` (hits 1, 0, 1, 1): ``b`` (0, 0, 0, 1) matched no
+    position that ``a`` missed and missed two that ``a`` matched: McNemar's exact two-sided p
+    of 0 in 2 is 2 * (1/2)^2 = 0.5; ``c`` (0, 1, 1, 1): one each way, p = 1; ``a`` again:
+    no discordant position, p = 1."""
+    pytest.importorskip("matplotlib")
+    from sparring.estimation.match import paired_comparisons
+
+    pos = _toy_positions()
+    table = run_match(
+        pos,
+        [
+            _Fixed("a", [10, 0, 30, 40]),
+            _Fixed("b", [0, 0, 0, 40]),
+            _Fixed("c", [0, 20, 30, 40]),
+            _Fixed("a2", [10, 0, 30, 40]),
+        ],
+    )
+    assert table.results[0].matched == (True, False, True, True)
+    b, c, a2 = paired_comparisons(table)
+    assert (b.name, b.reference, b.only_this, b.only_reference) == ("b", "a", 0, 2)
+    assert b.p_value == pytest.approx(0.5) and b.difference == -0.5
+    assert (c.only_this, c.only_reference, c.p_value, c.difference) == (1, 1, 1.0, 0.0)
+    assert (a2.only_this, a2.only_reference, a2.p_value) == (0, 0, 1.0)
+    text = write_match(table, tmp_path).read_text()
+    assert "| b | 0 | 2 | -50.0 | 0.5 |" in text and "| c | 1 | 1 | +0.0 | 1 |" in text
+    data = json.loads((tmp_path / "match.json").read_text())
+    assert data["programs"][1]["matched"] == [False, False, False, True]
+    one = run_match(pos, [_Fixed("a", [10, 0, 30, 40])])
+    assert paired_comparisons(one) == [] and "Paired" not in write_match(one, tmp_path).read_text()
+
+
 def test_run_match_rejects_a_program_with_the_wrong_number_of_moves() -> None:
     with pytest.raises(SparringError, match="moves for 4 positions"):
         run_match(_toy_positions(), [_Fixed("short", [1, 2])])

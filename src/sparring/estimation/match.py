@@ -158,6 +158,9 @@ class ProgramResult:
     seconds: float
     loss: LossSummary | None = None
     """Mean centipawn loss of the program's moves per rank (with a judge; else None)."""
+    matched: tuple[bool, ...] = ()
+    """Per position, in the positions' order: whether the program played the human move (for
+    :func:`paired_comparisons`; empty in a table read from an older report)."""
 
     def share(self, r: int | None = None) -> float:
         """Matched share of rank ``r`` (None: all positions)."""
@@ -219,9 +222,61 @@ def run_match(
                 positions=tuple(int((pos.rank == r).sum()) for r in range(len(pos.ranks))),
                 seconds=seconds,
                 loss=judged(chosen),
+                matched=tuple(bool(x) for x in hit),
             )
         )
     return MatchTable(pos.game, pos.ranks, tuple(results), seed, human_loss)
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """One program against the table's first on the same positions: the discordant
+    positions (matched by one of the two only) and McNemar's exact test on them."""
+
+    name: str
+    reference: str
+    only_this: int
+    """Positions this program matched and the reference did not."""
+    only_reference: int
+    """Positions the reference matched and this program did not."""
+    positions: int
+    p_value: float
+    """Two-sided exact McNemar test: the binomial test of ``only_this`` among the discordant
+    positions against one half (1.0 when there are none)."""
+
+    @property
+    def difference(self) -> float:
+        """This program's share minus the reference's (the discordant counts' difference over
+        all positions)."""
+        return (self.only_this - self.only_reference) / self.positions if self.positions else 0.0
+
+
+def paired_comparisons(table: MatchTable) -> list[PairedComparison]:
+    """Every program after the first, paired with the first on the same positions (empty when
+    there is one program or the per-position matches are missing)."""
+    from scipy.stats import binomtest
+
+    results = table.results
+    if len(results) < 2 or any(len(r.matched) != len(results[0].matched) for r in results):
+        return []
+    first = np.array(results[0].matched, dtype=bool)
+    if first.size == 0:
+        return []
+    out = []
+    for res in results[1:]:
+        this = np.array(res.matched, dtype=bool)
+        k, m = int((this & ~first).sum()), int((this ^ first).sum())
+        out.append(
+            PairedComparison(
+                name=res.name,
+                reference=results[0].name,
+                only_this=k,
+                only_reference=m - k,
+                positions=int(first.size),
+                p_value=float(binomtest(k, m).pvalue) if m else 1.0,
+            )
+        )
+    return out
 
 
 def _pct(x: float) -> str:
@@ -253,6 +308,7 @@ def match_markdown(table: MatchTable, command: str = "") -> str:
         lo, hi = res.interval()
         cells.append(f"**{_pct(res.share())}** ({_pct(lo)}-{_pct(hi)})")
     lines.append(f"| all | {sum(counts)} | " + " | ".join(cells) + " |")
+    lines += _paired_markdown(table)
     if table.human_loss is not None:
         lines += _loss_markdown(table)
     lines += [
@@ -262,6 +318,28 @@ def match_markdown(table: MatchTable, command: str = "") -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _paired_markdown(table: MatchTable) -> list[str]:
+    """The paired comparisons with the first program (nothing with one program)."""
+    pairs = paired_comparisons(table)
+    if not pairs:
+        return []
+    lines = [
+        "",
+        f"Paired with the first program ({pairs[0].reference}) on the same positions: the "
+        "positions only one of the two matched, and the exact two-sided McNemar p (a binomial "
+        "test of those positions against one half).",
+        "",
+        "| program | only this | only the first | difference (points) | p |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for pair in pairs:
+        lines.append(
+            f"| {pair.name} | {pair.only_this} | {pair.only_reference} | "
+            f"{100 * pair.difference:+.1f} | {pair.p_value:.2g} |"
+        )
+    return lines
 
 
 HUMAN_MOVES = "human moves"
@@ -394,10 +472,12 @@ __all__ = [
     "MatchTable",
     "MoveJudge",
     "MoveProgram",
+    "PairedComparison",
     "PlayerProgram",
     "PolicyProgram",
     "ProgramResult",
     "match_markdown",
+    "paired_comparisons",
     "parse_program",
     "run_match",
     "write_match",
