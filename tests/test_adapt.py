@@ -648,3 +648,17 @@ def test_with_the_dsa_kind_on_connect4() -> None:
         step = 0.0 if scores[i] == 0.5 else 0.681 * 0.95**i * (1 if scores[i] == 0.0 else -1)
         assert z[i + 1] == pytest.approx(z[i] + step)
     assert np.all(np.isfinite(cell.elo_lines))
+
+
+def test_z_panels_turn_logarithmic_only_far_beyond_the_calibrated_range() -> None:
+    """Inter-game DSA's z (within +-3) stays on a linear axis; an Elo-space mode's z near the
+    compactified axis's -inf end (hundreds below) gets the symmetric-log axis; infinities and
+    gaps (NaN: z = +-inf is not drawn) do not count."""
+    from sparring.experiments.adapt.report import Z_LINEAR, z_axis_symlog
+
+    assert Z_LINEAR == 3.0
+    assert not z_axis_symlog(np.array([-3.0, 0.0, 2.9, np.nan, -np.inf, np.inf]))
+    assert not z_axis_symlog(np.array([-6.0, 6.0]))
+    assert z_axis_symlog(np.array([0.0, -6.01]))
+    assert z_axis_symlog(np.array([np.nan, -440.0, 1.0]))
+    assert not z_axis_symlog(np.array([np.nan]))

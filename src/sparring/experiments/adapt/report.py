@@ -406,11 +406,31 @@ def report_markdown(
     return "\n".join(lines)
 
 
+Z_LINEAR = 3.0
+"""The z panels of :func:`plot_adapt` are linear within +-Z_LINEAR (the z of the paper's
+inter-game DSA, and every finite z of the shipped calibrations) and logarithmic beyond, when
+:func:`z_axis_symlog` says so."""
+
+
+def z_axis_symlog(values: np.ndarray) -> bool:
+    """Whether a z panel needs a symmetric-log axis: some finite value beyond
+    ``2 * Z_LINEAR``.  The Elo-space modes (``elo-inter``, ``elo-intra``, ``bayes``) turn a
+    target Elo into z on the calibration's compactified axis
+    (:mod:`sparring.strength.target`: between the weakest finite z calibrated and z = -inf,
+    ``z = z_lo - s / (1 - s)``), so a target near the ``-inf`` end plays z in the hundreds,
+    as weak as ``-inf``; on a linear axis one such game flattens every other line."""
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    return bool(finite.size) and float(np.abs(finite).max()) > 2 * Z_LINEAR
+
+
 def plot_adapt(result: AdaptResult, path: Path) -> Path:
     """The Fig. 5 analogue: per DSA player (a row; AlphaDDA players have no z and no Elo
     estimate, their figure is :func:`plot_traces`), the game's z (left) and the estimate of
     the opponent's Elo (right) against the game number, one line per opponent, mean over the
-    series with a +-1 sd band (finite values only); dashed: the opponent's z / ladder Elo."""
+    series with a +-1 sd band (finite values only); dashed: the opponent's z / ladder Elo.
+    A z panel with z far beyond the calibrated range is drawn on a symmetric-log axis
+    (:func:`z_axis_symlog`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
@@ -426,16 +446,21 @@ def plot_adapt(result: AdaptResult, path: Path) -> Path:
             (("z_lines", "z of the game"), ("estimate_lines", "estimated opponent Elo"))
         ):
             ax = axes[row][col]
+            drawn = []
             for i, cell in enumerate(stats.cells):
                 colour = colours[i % len(colours)]
                 mean, sd = _nan_mean_sd(getattr(cell, attr))
                 m = np.array([np.nan if v is None else v for v in mean])
                 s = np.array([np.nan if v is None else v for v in sd])
+                drawn += [m - s, m + s]
                 ax.plot(x, m, color=colour, label=cell.label, linewidth=1.4)
                 ax.fill_between(x, m - s, m + s, color=colour, alpha=0.15, linewidth=0)
                 target = opponent_z(cell.opponent) if col == 0 else cell.ladder_elo
                 if target is not None and math.isfinite(target):
                     ax.axhline(target, color=colour, linestyle="--", linewidth=0.8)
+            if col == 0 and drawn and z_axis_symlog(np.concatenate(drawn)):
+                ax.set_yscale("symlog", linthresh=Z_LINEAR)
+                ylabel = f"{ylabel} (log beyond ±{Z_LINEAR:g})"
             ax.set_xlabel("game")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_ylabel(ylabel)
