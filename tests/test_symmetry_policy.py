@@ -280,3 +280,19 @@ def test_the_players_sym_option(tmp_path: Path) -> None:
         make_player("se-inf-mcts:rank=9d,sims=4,sym=true", go, 0, cache)
     with pytest.raises(UnknownPlayerError, match="is not yes or no"):
         parse_player(f"human-mcts:rank=9d,model={path},sym=maybe")
+
+
+def test_se_policy_symmetric_on_real_chess_positions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sparring se-policy chess --model chess-play --symmetric`` on 16 held-out positions
+    (the shipped play network): one line per model with its top-1 match, exit 0."""
+    from typer.testing import CliRunner
+
+    import shared_data
+    from sparring.cli import app
+
+    monkeypatch.setenv("SPARRING_DATA", str(shared_data.need_data(shared_data.STRENGTH).parent))
+    args = ["se-policy", "chess", "--model", "chess-play", "--positions", "16"]
+    for extra in ([], ["--symmetric"]):
+        result = CliRunner().invoke(app, [*args, *extra])
+        assert result.exit_code == 0, result.output
+        assert "chess-play: top-1" in result.output and "16 positions" in result.output
