@@ -12,6 +12,7 @@ rules' symmetries, at the cost of one evaluation per image).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -45,6 +46,15 @@ def action_symmetry_table(size: int) -> torch.Tensor:
     return table
 
 
+@functools.cache
+def _go_table(size: int) -> npt.NDArray[np.int64]:
+    """:func:`action_symmetry_table` as a read-only array, built once per board size (a
+    player's evaluator asks for it at every batch of leaves)."""
+    table = action_symmetry_table(size).numpy()
+    table.setflags(write=False)
+    return table
+
+
 def chess_mirrorable(planes: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
     """Rows of chess input planes where no side has a castling right (their reflection is the
     same problem, :func:`sparring.games.chess.mirror_action_table`)."""
@@ -63,7 +73,7 @@ EvaluateFn = Callable[
     tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
 ]
 """A policy and value: images' planes and their positions' rows (as :data:`LogitsFn`) to
-``([B, A]`` logits, ``[B]`` values of the side to move)."""
+``[B, A]`` logits and ``[B]`` values of the side to move."""
 
 
 def symmetric_evaluation(
@@ -83,7 +93,7 @@ def symmetric_evaluation(
     every = np.arange(planes.shape[0], dtype=np.int64)
     if game == "go":
         size = planes.shape[-1]
-        table = action_symmetry_table(size).numpy()
+        table = _go_table(size)
         base = torch.from_numpy(planes)
         total = np.zeros((planes.shape[0], size * size + 1), dtype=np.float64)
         value = np.zeros(planes.shape[0], dtype=np.float64)
