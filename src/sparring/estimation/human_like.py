@@ -439,8 +439,10 @@ class _HumanLikeSettings(SettingsBase, ABC):
     """``human-mcts`` and ``sa-mcts`` with a play network (spec ``sym=true``): the priors and
     values averaged over the rules' symmetric images of each position (Go's 8, chess's
     left-right reflection where no side may castle;
-    :func:`~sparring.estimation.symmetry.symmetric_evaluation`): more human moves matched
-    (docs/estimation.md), at one network call per image."""
+    :func:`~sparring.estimation.symmetry.symmetric_evaluation`), at one network call per
+    image: chess ``human-mcts`` at 32 simulations matched 35.7% of the held-out test
+    positions' human moves with it, 33.0% without (docs/estimation.md, "The raw policy
+    averaged over the board's symmetries")."""
 
     def __post_init__(self) -> None:
         self.check_types()
