@@ -407,8 +407,8 @@ def report_markdown(
 
 
 Z_LINEAR = 3.0
-"""The z panels of :func:`plot_adapt` are linear within +-Z_LINEAR (the z of the paper's
-inter-game DSA, and every finite z of the shipped calibrations) and logarithmic beyond, when
+"""The z panels of :func:`plot_adapt` are linear within +-Z_LINEAR (the range of the
+inter-game DSA's z, ``z_min``/``z_max`` -3 and 3 by default) and logarithmic beyond, when
 :func:`z_axis_symlog` says so."""
 
 
