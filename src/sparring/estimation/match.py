@@ -123,21 +123,25 @@ def parse_program(text: str) -> MoveProgram:
 
 
 def _parse_policy(text: str, rest: str) -> PolicyProgram:
-    """``model=NAME[,sym=yes|no]`` of a policy program (nothing else; each key once)."""
+    """``model=NAME[,sym=yes|no]`` of a policy program (nothing else; each key once), read as
+    a player spec's options (:meth:`~sparring.players.registry.PlayerSpec.parse`,
+    :func:`~sparring.players.settings.option_bool`)."""
+    from sparring.players.registry import PlayerSpec, check_options
+    from sparring.players.settings import option_bool
+
     usage = f"bad program {text!r}: expected policy:model=NAME[,sym=yes|no]"
-    options: dict[str, str] = {}
-    for item in rest.split(","):
-        key, eq, value = (part.strip() for part in item.partition("="))
-        if key not in ("model", "sym") or not eq or not value or key in options:
-            raise SparringError(usage)
-        options[key] = value
-    if "model" not in options:
+    keys = [item.partition("=")[0].strip().lower() for item in rest.split(",")]
+    if len(set(keys)) != len(keys):
+        raise SparringError(f"{usage} (an option given twice)")
+    try:
+        spec = PlayerSpec.parse(f"policy:{rest}")
+        check_options(spec, {"model", "sym"})
+        symmetric = bool(option_bool(spec, "sym"))
+    except SparringError as exc:
+        raise SparringError(f"{usage} ({exc})") from None
+    model = spec.options.get("model")
+    if model is None:
         raise SparringError(usage)
-    sym = options.get("sym", "no").lower()
-    if sym not in ("yes", "no", "true", "false", "1", "0", "on", "off"):
-        raise SparringError(f"{usage} (sym={options['sym']!r} is not yes or no)")
-    symmetric = sym in ("yes", "true", "1", "on")
-    model = options["model"]
     name = f"policy {model}" + (" (symmetries)" if symmetric else "")
     return PolicyProgram(name=name, model=model, symmetric=symmetric)
 

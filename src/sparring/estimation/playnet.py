@@ -75,8 +75,9 @@ class PlayNetEvaluator:
     def _play(
         self, planes: npt.NDArray[np.float32], rows: npt.NDArray[np.int64]
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """Logits and values of the network at this evaluator's rank (every row)."""
-        x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32))
+        """Logits and values of the network at this evaluator's rank (every row of the
+        contiguous float32 ``planes``)."""
+        x = torch.from_numpy(planes)
         ranks = torch.full((x.shape[0],), self.rank, dtype=torch.long)
         logits, values = self.model.play(x, ranks)
         return logits.numpy().astype(np.float32), values.reshape(-1).numpy().astype(np.float32)

@@ -72,8 +72,8 @@ from sparring.estimation.model import (
     save_strength_model,
 )
 from sparring.estimation.predict import REFERENCE_FITS
-from sparring.estimation.symmetry import action_symmetry_table, dihedral
-from sparring.games.chess import CASTLING_PLANES, mirror_action_table
+from sparring.estimation.symmetry import action_symmetry_table, chess_mirrorable, dihedral
+from sparring.games.chess import mirror_action_table
 from sparring.rundir import (
     Curve,
     Panel,
@@ -541,8 +541,8 @@ class BatchSampler:
             if inf_index is not None and inf_actions is not None:
                 inf_actions = self.table[sym[inf_index], inf_actions]
         if self.mirror is not None:
-            rights = planes[:, CASTLING_PLANES].reshape(flat.size, -1).abs().amax(dim=1)
-            flip = (rights == 0) & torch.from_numpy(rng.random(flat.size) < 0.5)
+            reflectable = torch.from_numpy(chess_mirrorable(planes.numpy()))
+            flip = reflectable & torch.from_numpy(rng.random(flat.size) < 0.5)
             sel = torch.nonzero(flip).view(-1)
             if sel.numel():
                 planes[sel] = planes[sel].flip(-1)
