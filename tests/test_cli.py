@@ -80,34 +80,39 @@ def test_play_opponent_settings_defaults_and_target_elo() -> None:
     from sparring.nn.zoo import default_model
     from sparring.players.settings import DSASettings, SASettings, UCTSettings
 
-    assert opponent_settings("connect4", "mcts2", None) == UCTSettings(100, name="MCTS2")
-    assert opponent_settings("tictactoe", None, None) == UCTSettings(300, name="MCTS1")
+    assert opponent_settings("connect4", "mcts2", None) == (UCTSettings(100, name="MCTS2"), None)
+    assert opponent_settings("tictactoe", None, None)[0] == UCTSettings(300, name="MCTS1")
     expected = "az" if default_model("connect4") is not None else "mcts1"
-    assert opponent_settings("connect4", None, None).spec().split(":")[0] == expected
-    assert opponent_settings("connect4", None, 1500) == SASettings(elo=1500.0)
-    assert opponent_settings("connect4", "sa:base=uct,calibration=c.json", 1400) == SASettings(
+    assert opponent_settings("connect4", None, None)[0].spec().split(":")[0] == expected
+    settings, report = opponent_settings("connect4", None, 1500)
+    assert settings == SASettings(elo=1500.0)
+    assert report is not None and report.label == "Elo 1500 (the Connect Four baseline ladder)"
+    assert opponent_settings("connect4", None, None, level="elo 1500")[0] == settings
+    assert opponent_settings("connect4", "sa:base=uct,calibration=c.json", 1400)[0] == SASettings(
         base="uct", calibration="c.json", elo=1400.0
     )
-    assert adaptive_settings(None) == DSASettings()
-    assert adaptive_settings("dsa:sims=4").spec() == "dsa:sims=4"
+    assert adaptive_settings("connect4", None) == DSASettings(mode="bayes")
+    assert adaptive_settings("connect4", "dsa:sims=4").spec() == "dsa:sims=4"
 
 
-def test_play_go_and_chess_at_a_rank_pick_se_inf_mcts() -> None:
+def test_play_go_and_chess_levels_come_from_the_resolver() -> None:
     from sparring.cli.basic import opponent_settings
     from sparring.errors import SparringError
-    from sparring.estimation.human_like import HumanMCTSSettings, SEInfMCTSSettings
+    from sparring.estimation.human_like import HumanMCTSSettings
 
-    assert opponent_settings("go", None, None, "3d") == SEInfMCTSSettings(rank="3d")
     # a chess Elo is one on Stockfish's scale (the shipped scale chooses the setting)
-    assert opponent_settings("chess", None, 1500) == HumanMCTSSettings(sf_elo=1500.0)
-    assert opponent_settings("chess", None, None, "1400-1600").spec() == (
-        "se-inf-mcts:rank=1400-1600"
-    )
+    assert opponent_settings("chess", None, 1500)[0] == HumanMCTSSettings(sf_elo=1500.0)
     # a Go Elo is one on GNU Go's scale (the shipped GNU Go scale chooses SA's z)
-    assert opponent_settings("go", None, 950).spec() == "sa-mcts:gnugo_elo=950"
-    bad = (("connect4", None, None, "3d"), ("go", "az", None, "3d"))
-    for game, opponent, elo, rank in bad:
-        with pytest.raises(SparringError):
+    assert opponent_settings("go", None, 950)[0].spec() == "sa-mcts:gnugo_elo=950"
+    bad = (
+        ("connect4", None, None, "3d", "no measured rank ladder"),
+        ("go", None, None, "3d", "go has no measured rank ladder"),  # no rank ladder shipped
+        ("go", "az", None, "3d", "--opponent is a player of its own"),
+        ("chess", None, 1500, "3d", "give one of --elo and --rank"),
+        ("chess", None, None, "1400-1600", "a rank is like 5k or 3d"),
+    )
+    for game, opponent, elo, rank, message in bad:
+        with pytest.raises(SparringError, match=message):
             opponent_settings(game, opponent, elo, rank)
 
 
@@ -369,7 +374,15 @@ def test_quit_in_an_adaptive_series_is_not_a_lost_game_and_a_resumed_series_coun
     stub = _AdaptiveStub()
     stdin = "c3\nb3\na3\ny\nquit\n"
     result = _play_with(
-        monkeypatch, stub, "tictactoe", "--adaptive", "--profile", str(profile), stdin=stdin
+        monkeypatch,
+        stub,
+        "tictactoe",
+        "--adaptive",
+        "--opponent",
+        "dsa",
+        "--profile",
+        str(profile),
+        stdin=stdin,
     )
     assert result.exit_code == 0, result.output
     assert "Game 1: you are X (moves first)" in result.output
@@ -382,7 +395,8 @@ def test_quit_in_an_adaptive_series_is_not_a_lost_game_and_a_resumed_series_coun
     assert [e["state"]["games"] for e in saved["adaptive"]] == [1]
     assert len(saved["history"]) == 1  # the abandoned game is not in the history either
     again = _play_with(
-        monkeypatch, _AdaptiveStub(), "tictactoe", "--adaptive", "--profile", str(profile),
+        monkeypatch, _AdaptiveStub(), "tictactoe", "--adaptive", "--opponent", "dsa",
+        "--profile", str(profile),
         stdin="quit\n",
     )  # fmt: skip
     assert again.exit_code == 0, again.output
@@ -394,7 +408,9 @@ def test_resign_in_an_adaptive_series_counts_as_a_loss(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     stub = _AdaptiveStub()
-    result = _play_with(monkeypatch, stub, "tictactoe", "--adaptive", stdin="resign\nn\n")
+    result = _play_with(
+        monkeypatch, stub, "tictactoe", "--adaptive", "--opponent", "dsa", stdin="resign\nn\n"
+    )
     assert result.exit_code == 0, result.output
     assert "You resigned." in result.output and "Stub wins." in result.output
     assert stub.scores == [1.0]

@@ -138,20 +138,21 @@ def test_think_time_and_strength_rules() -> None:
     )
     assert strength_settings(game).spec() == "az:finish=yes"  # the shipped 9x9 network
     assert strength_settings(get_game("go13")).spec() == "uct:name=MCTS1"  # none for 13x13
-    with pytest.raises(SparringError, match="19x19"):
+    with pytest.raises(SparringError, match="go9 has no measured rank ladder"):
         strength_settings(game, rank="3d")
+    # 9x9 Elo levels: the network's measured simulation counts, the nearest one played
+    assert strength_settings(game, elo=1000).spec() == "az:model=go9,sims=3200,finish=yes"
     go = get_game("go")
-    # measured (the default): the play network at the rank, 32 simulations; 9d at full strength
-    assert strength_settings(go, rank="3k").spec() == "human-mcts:rank=3-5k,sims=32,model=go-play"
+    # the default: the strongest level, the play network at 9d with 32 simulations
     assert strength_settings(go).spec() == "human-mcts:rank=9d,sims=32,model=go-play"
-    assert strength_settings(go, rank="3k", style="human-like").spec() == "se-inf-mcts:rank=3-5k"
-    assert strength_settings(go, style="human-like", simulations=4).spec() == "human-mcts:sims=4"
-    assert strength_settings(go, rank="3d", style="plain", simulations=4).spec() == (
-        "sa-mcts:rank=3d,sims=4"
-    )
+    assert strength_settings(go, simulations=4).spec() == "human-mcts:rank=9d,sims=4,model=go-play"
+    with pytest.raises(SparringError, match="go has no measured rank ladder"):
+        strength_settings(go, rank="3k")
+    with pytest.raises(SparringError, match="style"):
+        strength_settings(go, rank="3k", style="human-like")
     # an Elo on GNU Go's scale: SA's z over the play network, from the shipped scale
     assert strength_settings(go, elo=950).spec() == "sa-mcts:gnugo_elo=950"
-    with pytest.raises(SparringError, match="played as measured"):
+    with pytest.raises(SparringError, match="style"):
         strength_settings(go, elo=950, style="human-like")
     assert strength_settings(go, elo=950, simulations=8).spec() == "sa-mcts:gnugo_elo=950"
 
@@ -333,22 +334,20 @@ def test_lz_analyze_lines_then_the_next_command(engine: GTPClient) -> None:
 def test_strength_at_run_time(engine: GTPClient) -> None:
     assert engine.ok("sparring-strength") == "uct:sims=16"
     assert engine.ok("sparring-strength player uct:sims=8") == "uct:sims=8"
-    assert "19x19" in engine.fails("sparring-strength rank 3d")  # no 9x9 human-like network
+    assert "no measured rank ladder" in engine.fails("sparring-strength rank 3d")
     assert "syntax error" in engine.fails("sparring-strength rank")
     assert "unknown" in engine.fails("sparring-strength player nosuchkind").lower()
     assert engine.ok("sparring-strength") == "uct:sims=8"  # unchanged by the failures
     assert engine.ok("sparring-strength default") == "az:finish=yes"  # the 9x9 network
 
 
-def test_rank_on_19x19() -> None:
-    client = sparring_gtp("--rank", "3d", "--sims", "4", "--seed", "1")
+def test_levels_on_19x19() -> None:
+    client = sparring_gtp("--sims", "4", "--seed", "1")
     try:
-        assert client.ok("sparring-strength") == "human-mcts:rank=3d,sims=4,model=go-play"
+        assert client.ok("sparring-strength") == "human-mcts:rank=9d,sims=4,model=go-play"
         move = get_game("go").parse_move(client.ok("genmove b"))
         assert move != get_game("go").num_actions - 1
-        assert client.ok("sparring-strength rank 1-2k") == (
-            "human-mcts:rank=1-2k,sims=4,model=go-play"
-        )
+        assert "no measured rank ladder" in client.fails("sparring-strength rank 2k")
         # an Elo on GNU Go's scale (sa-mcts over the play network, the shipped scale's z)
         assert client.ok("sparring-strength elo 1500") == "sa-mcts:gnugo_elo=1500"
         assert "not a number" in client.fails("sparring-strength elo strong")
@@ -399,8 +398,10 @@ def test_against_gnugo() -> None:
 def test_bad_options_are_one_line_and_exit_2() -> None:
     for args, line in [
         (["--game", "go9", "--rank", "3d"],
-         "error: go9: ranks and Elos need 19x19 Go or chess (the human-like networks); give a "
-         "player spec instead"),
+         "error: go9 has no measured rank ladder; it offers an Elo from 619 to 1070 on GNU Go "
+         "3.8 on 9x9 (GNU Go level 1 = 1000, komi 7.5), 'strongest'"),
+        (["--game", "go13", "--elo", "900"],
+         "error: go13 has no Elo levels; it offers only its default AI"),
         (["--rank", "3d", "--elo", "900"],
          "error: give one of --rank, --elo and --player, not --rank and --elo"),
     ]:  # fmt: skip

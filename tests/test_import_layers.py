@@ -269,6 +269,8 @@ LAYERS: dict[str, int] = {
     # training and experiments on top of evaluation
     "training": 7,
     "experiments": 7,
+    # the level resolver: a request for a strength -> player settings (every front end's)
+    "levels": 7,
     # interfaces; the composition root of the player kinds (imports players and estimation)
     "bench": 8,
     "kinds": 8,

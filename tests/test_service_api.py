@@ -18,6 +18,7 @@ import pytest
 from service_server import SLOW, UCT20, Client, thread_server
 from sparring.estimation.external_scale import ExternalScale, default_scale
 from sparring.estimation.human_like import game_ranks
+from sparring.levels import level_table
 from sparring.nn.zoo import default_model
 from sparring.service import ServiceSettings
 from sparring.service.store import Store
@@ -59,33 +60,45 @@ def test_player_name_is_kept_as_given_and_returned_as_json(base: str) -> None:
     assert "token" not in me.json()
 
 
-def _calibrated_range(game: str) -> dict[str, float]:
-    """The catalog's ``levels.elo`` for ``game``: its shipped calibration's curve ends."""
-    model = default_model(game)
-    assert model is not None
-    path = calibration_path_for_model(model)
-    assert path is not None
-    curve = strength_curve(load_calibration(path))
-    return {"min": round(curve.low, 1), "max": round(curve.high, 1), "scale": "ladder"}
+def _elo_levels(game: str) -> dict[str, object]:
+    """The catalog's ``levels.elo`` for ``game``: its shipped level table's Elo levels."""
+    table = level_table(game)
+    assert table.elo_range is not None
+    low, high = table.elo_range
+    return {
+        "min": round(low, 1),
+        "max": round(high, 1),
+        "scale": table.scale,
+        "anchor": table.anchor,
+        "levels": [
+            {"elo": r.elo, "plus_minus": r.plus_minus, "games": r.games, "seconds": r.seconds,
+             "rank": r.rank, "note": r.note}
+            for r in table.rows
+        ],
+    }  # fmt: skip
 
 
-def test_catalog_shows_the_calibrated_range_and_the_kinds(base: str) -> None:
+def test_catalog_shows_the_levels_and_the_kinds(base: str) -> None:
     catalog = httpx.get(f"{base}/api/catalog").json()
     games = {g["name"]: g for g in catalog["games"]}
     assert list(games) == ["connect4", "othello6", "othello", "go9", "go", "chess"]
     elo = games["connect4"]["levels"]["elo"]
-    assert elo == _calibrated_range("connect4")
+    assert elo == _elo_levels("connect4")
+    curve = strength_curve(load_calibration(calibration_path_for_model(default_model("connect4"))))
+    assert (elo["min"], elo["max"]) == (round(curve.low, 1), round(curve.high, 1))
+    assert elo["scale"] == "the Connect Four baseline ladder" and elo["anchor"] == "Random = 1000"
     assert games["connect4"]["levels"]["adaptive"] == ["bayes", "intra", "alphadda1-floor"]
     go = games["go"]["levels"]
-    assert go["ranks"][0] == "9d" and go["adaptive"] == []  # no calibration: not adaptive
+    assert go["ranks"] is None and go["adaptive"] == []  # no rank ladder, no calibration
+    assert go["estimator_ranks"][0] == "9d"  # the estimator's ranks, for the profile
     low, high = ExternalScale.read(default_scale("go")).elo_range  # Go's Elo: on GNU Go's scale
-    assert go["elo"] == {"min": round(low, 1), "max": round(high, 1), "scale": "GNU Go"}
-    assert games["othello"]["levels"] == {  # 8x8 Othello: calibrated since session 26
-        "elo": _calibrated_range("othello"),
-        "ranks": None,
-        "adaptive": ["bayes", "intra", "alphadda1-floor"],
-    }
-    assert games["go9"]["levels"] == {"elo": None, "ranks": None, "adaptive": []}
+    assert (go["elo"]["min"], go["elo"]["max"]) == (round(low, 1), round(high, 1))
+    assert go["elo"]["scale"] == "GNU Go 3.8 on 19x19"
+    assert go["strongest"]["games"] == 40
+    chess = games["chess"]["levels"]
+    assert chess["elo"] == _elo_levels("chess") and chess["strongest"]["elo"] == 2269.0
+    assert games["othello"]["levels"]["elo"] == _elo_levels("othello")
+    assert games["go9"]["levels"]["elo"]["min"] == 619.0  # the 9x9 network's measured levels
     kinds = {k["kind"]: k for k in catalog["kinds"]}
     assert kinds["uct"]["schema"]["properties"]["sims"]["type"] == "integer"
     assert "stockfish" not in kinds and "gnugo" not in kinds  # they start programs
@@ -136,6 +149,7 @@ def test_game_at_an_elo_and_a_clamped_one(base: str) -> None:
     state = ann.new_game("connect4", {"mode": "elo", "elo": 1500}, side="second")
     assert state["opponent"]["settings"]["kind"] == "sa"
     assert state["opponent"]["settings"]["elo"] == 1500.0
+    assert state["opponent"]["label"] == "Elo 1500 (the Connect Four baseline ladder)"
     assert state["human_side"] == 1 and state["opponent"]["notices"] == []
     state = ann.settled(state["id"])
     assert state["ply"] == 1 and state["to_move"] == 1
@@ -242,7 +256,8 @@ def test_another_players_token_gets_403(base: str) -> None:
                                            "settings": {"kind": "uct", "bogus": 1}}}, 404, "bogus"),
         ({"game": "connect4", "opponent": UCT20, "extra": 1}, 422, "extra"),
         ({"game": "connect4", "opponent": {"mode": "rank", "rank": "3d"}}, 409, "rank"),
-        ({"game": "go", "opponent": {"mode": "rank", "rank": "30k"}}, 422, "rank"),
+        ({"game": "go", "opponent": {"mode": "rank", "rank": "30k"}}, 409, "rank"),  # no ladder
+        ({"game": "go", "opponent": {"mode": "rank", "rank": "1-2k"}}, 422, "rank"),
         ({"game": "go9", "opponent": {"mode": "adaptive"}}, 409, "kind"),  # no network
         ({"game": "connect4", "opponent": {"mode": "elo", "elo": "high"}}, 422, "opponent.elo.elo"),
         ({"game": "connect4", "side": "left"}, 422, "side"),

@@ -77,14 +77,16 @@ def test_shipped_calibration_belongs_to_the_shipped_network(name: str) -> None:
 def test_every_adaptive_opponent_of_the_service_plays_on_each_calibrated_game(name: str) -> None:
     """The adaptive AIs the page offers (DSA bayes and intra, AlphaDDA1 with the floor) build
     on every game with a calibrated network, AlphaDDA's three games included, and move."""
+    from sparring.levels import ADAPTIVE_MODES, Level
     from sparring.players.registry import build_player
-    from sparring.service.catalog import ADAPTIVE_MODES, adaptive_opponent, build_catalog
+    from sparring.service.catalog import build_catalog, opponent_for
 
     info = build_catalog()[name]
     assert info.adaptive == list(ADAPTIVE_MODES)
     game = get_game(name)
     for mode in ADAPTIVE_MODES:
-        settings, _key = adaptive_opponent(info, mode)
+        settings, report = opponent_for(info, Level.adaptive(mode))
+        assert report.adaptive_key == ADAPTIVE_MODES[mode]
         player = build_player(settings, game, seed=0)
         player.new_game(game, 0)
         state = game.initial_state()

@@ -304,8 +304,8 @@ def test_calibration_files_for_models_and_spec_for_elo(tmp_path: Path) -> None:
     # --elo builds settings (spec text is parsed at the edge only)
     from sparring.cli.basic import opponent_settings
 
-    assert opponent_settings("connect4", None, 1500).spec() == "sa:elo=1500"
-    at_elo = opponent_settings("connect4", "sa:base=uct,calibration=c.json,elo=3", 1400.5)
+    assert opponent_settings("connect4", None, 1500)[0].spec() == "sa:elo=1500"
+    at_elo = opponent_settings("connect4", "sa:base=uct,calibration=c.json,elo=3", 1400.5)[0]
     assert at_elo.spec() == "sa:base=uct,elo=1400.5,calibration=c.json"
     with pytest.raises(SparringError, match="strength-adjusted"):
         opponent_settings("connect4", "mcts1", 1500)

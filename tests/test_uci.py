@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -32,7 +33,9 @@ from sparring.engines.uci import (
     think_time,
 )
 from sparring.errors import SparringError
+from sparring.estimation.human_like import HumanMCTSSettings
 from sparring.games import get_game
+from sparring.levels import Level, resolve
 
 STOCKFISH = Path("/usr/games/stockfish")
 needs_stockfish = pytest.mark.skipif(
@@ -40,9 +43,7 @@ needs_stockfish = pytest.mark.skipif(
     reason=f"{STOCKFISH} is not installed (Debian package stockfish; the measured Elos use it)",
 )
 COMMAND = [sys.executable, "-m", "sparring", "uci", "--sims", "8", "--seed", "1"]
-COMMAND += ["--style", "human-like"]
-"""The engine with the network-only search (fast; Style measured's full strength asks
-Stockfish for each leaf: the tests that want it set it)."""
+"""The engine at full strength with 8 simulations a move (the Simulations option; fast)."""
 
 
 class UCIClient:
@@ -132,25 +133,17 @@ def test_scores_and_strength_settings() -> None:
     assert value_to_cp(float("nan")) == 0
     assert value_to_winrate(0.5) == 0.75
     chess_game = get_game("chess")
-    # measured (the default): the Stockfish scale chooses; simulations are its knob
-    assert strength_settings(chess_game, elo=1500, simulations=8).spec() == (
-        "human-mcts:sf_elo=1500"
-    )
-    assert strength_settings(chess_game, elo=1500, style="human-like").spec() == (
-        "se-inf-mcts:rank=1400-1600"
-    )
-    assert strength_settings(chess_game, elo=2600, style="plain").spec() == (
-        "sa-mcts:rank=2400-2600"
-    )
-    assert strength_settings(chess_game, rank="1400-1600").spec() == "se-inf-mcts:rank=1400-1600"
-    assert strength_settings(chess_game, simulations=8, style="human-like").spec() == (
-        "human-mcts:sims=8"
-    )
-    assert strength_settings(chess_game, simulations=8, style="plain").spec() == (
-        "human-mcts:sims=8"
-    )
-    with pytest.raises(SparringError, match="outside the chess Elo bands"):
-        strength_settings(chess_game, elo=999, style="human-like")
+    # an Elo: the level resolver's setting (the Stockfish scale chooses the simulations)
+    assert strength_settings(chess_game, elo=1500) == HumanMCTSSettings(sf_elo=1500.0)
+    assert strength_settings(chess_game, elo=1500) == resolve(chess_game, Level.at_elo(1500))[0]
+    # full strength with other simulations: the strongest level's search, not measured
+    strongest = resolve(chess_game, Level.strongest())[0]
+    assert strength_settings(chess_game, simulations=8) == replace(strongest, simulations=8)
+    assert strength_settings(chess_game) == strongest
+    with pytest.raises(SparringError, match="style"):
+        strength_settings(chess_game, elo=1500, style="human-like")
+    with pytest.raises(SparringError, match="a rank is like 5k or 3d"):
+        strength_settings(chess_game, rank="1400-1600")
     with pytest.raises(SparringError, match="style"):
         strength_settings(chess_game, style="wild")
 
@@ -162,7 +155,7 @@ def test_a_game_through_python_chess() -> None:
         assert engine.id["name"].startswith("sparring")
         elo = engine.options["UCI_Elo"]
         assert (elo.type, elo.min, elo.max) == ("spin", ELO_MIN, ELO_MAX)
-        assert engine.options["Style"].var == ["measured", "human-like", "plain"]
+        assert engine.options["Style"].var == ["measured"]
         engine.configure({"Simulations": 4})
         board = chess.Board()
         while not board.is_game_over() and board.ply() < 30:
@@ -204,20 +197,23 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         c.send("setoption name Style value measured")
         c.send("setoption name UCI_LimitStrength value true")
         c.send("setoption name UCI_Elo value 1500")
-        assert "info string player human-mcts:sf_elo=1500" in c.ready()
-        c.send("setoption name Style value human-like")
-        assert "info string player se-inf-mcts:rank=1400-1600,sims=8" in c.ready()
-        c.send("setoption name Style value plain")
-        assert "info string player sa-mcts:rank=1400-1600,sims=8" in c.ready()
+        lines = c.ready()
+        level = "level Elo 1500 (Stockfish 15.1 UCI_Elo): player human-mcts:sf_elo=1500"
+        assert f"info string {level}" in lines
+        assert any(line.startswith("info string about ") for line in lines)  # seconds a move
+        c.send("setoption name UCI_Elo value 3000")
+        assert "info string error option UCI_Elo: 3000 outside" in " ".join(c.ready())
         c.send("setoption name Player value uct:sims=20")
         assert "info string player uct:sims=20" in c.ready()
         c.send("setoption name Player value <empty>")
         c.send("setoption name UCI_LimitStrength value false")
-        assert "info string player human-mcts:sims=8" in c.ready()
-        # full strength, measured: the strongest measured setting, its own 35 simulations
-        c.send("setoption name Style value measured")
-        strongest = "human-mcts:sims=35,cpuct=0.25,sf_nodes=10000,sweep=true,movetime=0.95"
-        assert f"info string player {strongest}" in c.ready()
+        # full strength with --sims 8: the strongest level's search with 8 simulations
+        eight = "human-mcts:sims=8,cpuct=0.25,sf_nodes=10000,sweep=true"
+        assert any(line.endswith(f"player {eight}") for line in c.ready())
+        c.send("setoption name Simulations value 0")  # the strongest level's own work
+        strongest = "human-mcts:sims=35,cpuct=0.25,sf_nodes=10000,sweep=true"
+        level = "level the strongest level, Elo 2269 (Stockfish 15.1 UCI_Elo)"
+        assert f"info string {level}: player {strongest}" in c.ready()
         assert strength_settings(get_game("chess")).spec() == strongest
         c.send("position startpos moves e2e4")
         c.send("go movetime 300")

@@ -10,7 +10,8 @@ A game against an AI at a target Elo, moves as text and as numbers::
     import sparring
 
     game = sparring.get_game("connect4")
-    ai = sparring.build_player(sparring.SASettings(elo=1500), game, seed=1)
+    settings, report = sparring.resolve(game, sparring.Level.at_elo(1500))
+    ai = sparring.build_player(settings, game, seed=1)     # report.label says what it is
     session = sparring.GameSession(game, [None, ai])      # you move first
     session.play(game.parse_move("4", session.state))     # a move as text ...
     reply = session.play_player(sparring.Limit(time=0.5))  # ... the AI's, as a number
@@ -22,6 +23,9 @@ The names:
 * players: the settings classes of every kind, :func:`build_player`, :func:`parse_player`
   (spec text such as ``"sa:elo=1500"``), :func:`settings_from_json` /
   :func:`settings_to_json`, :func:`player_kinds`, :class:`Player`;
+* levels: :class:`Level` (an Elo on the game's scale, a rank, ``strongest``, ``adaptive``)
+  and :func:`resolve`, the one function that turns a level into player settings and a
+  :class:`LevelReport`; :func:`level_table`, what each game's levels were measured against;
 * a game in progress: :class:`GameSession`;
 * thinking: :class:`Limit` (simulations, nodes, time, stop) and the record of a move's
   search, :class:`MoveAnalysis` (with :class:`StrengthReport` for strength-adjusted players);
@@ -49,6 +53,7 @@ from sparring.estimation.human_like import (
 )
 from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import Game
+from sparring.levels import Level, LevelReport, level_table, resolve
 from sparring.players.alphadda import AlphaDDA1Settings, AlphaDDA2Settings, AlphaDDA3Settings
 from sparring.players.base import Player
 from sparring.players.registry import (
@@ -85,6 +90,8 @@ __all__ = [
     "HumanMCTSSettings",
     "IllegalMoveError",
     "IncompatibleError",
+    "Level",
+    "LevelReport",
     "Limit",
     "MinimaxSettings",
     "MissingResourceError",
@@ -102,8 +109,10 @@ __all__ = [
     "UnknownNameError",
     "build_player",
     "get_game",
+    "level_table",
     "parse_player",
     "player_kinds",
+    "resolve",
     "settings_from_json",
     "settings_to_json",
 ]

@@ -60,6 +60,7 @@ COMMAND_MODULES = (
     "ddagrid",
     "serve",
     "engines",
+    "levels",
 )
 """Modules of this package whose ``register(app)`` adds commands."""
 

@@ -13,17 +13,12 @@ from rich.table import Table
 
 from sparring.cli.common import check_output_file
 from sparring.errors import BadValueError, IncompatibleError, SparringError, is_interrupt
-from sparring.estimation.human_like import HumanMCTSSettings, SAMCTSSettings, SEInfMCTSSettings
 from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import Game, State
+from sparring.levels import Level, LevelReport, resolve, with_elo
 from sparring.players import player_kinds
 from sparring.players.base import PlayerState
 from sparring.players.registry import build_player, parse_player
-from sparring.players.settings import (
-    DSASettings,
-    SASettings,
-    default_ai,
-)
 from sparring.players.settings_base import PlayerSettings
 from sparring.profiles import load_or_new, save_profile
 from sparring.session import GameSession, RecordFormat, default_format
@@ -56,58 +51,50 @@ def players() -> None:
     console.print(table)
 
 
-HUMAN_LIKE_GAMES = ("go", "chess")
-"""Games with strength estimators, where ``--rank`` picks SE-inf-MCTS (and ``--elo``, in chess, the
-Stockfish scale)."""
-
-
 def opponent_settings(
-    game_name: str, opponent: str | None, elo: float | None, rank: str | None = None
-) -> PlayerSettings:
-    """The AI's typed settings for ``sparring play`` (``opponent`` is spec text from the
-    command line, parsed here at the edge).
-
-    In Go and chess, ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band) asks for
-    SE-inf-MCTS at that rank (:class:`~sparring.estimation.human_like.SEInfMCTSSettings`); in
-    chess ``elo`` asks for the setting the shipped Stockfish scale measured at that Elo
-    (``human-mcts:sf_elo=E``, clamped to the scale's range) and in 19x19 Go the setting the
-    shipped GNU Go scale measured at that Elo (``sa-mcts:gnugo_elo=E``).  Elsewhere ``elo`` gives a
-    strength-adjusted player at that Elo (``opponent``'s ``sa`` settings, or the shipped
-    network's: :meth:`~sparring.players.settings.SASettings.at_elo`); otherwise
-    ``opponent``, or by default the game's shipped network (``az``) where one exists and
-    MCTS1 where none does.  Raises :class:`SparringError` for ``rank`` outside Go and chess
-    or with ``elo`` or ``opponent``, and for ``elo`` with another opponent than ``sa``.
-    """
-    if rank is not None:
-        if game_name not in HUMAN_LIKE_GAMES:
-            raise SparringError(f"--rank is for go and chess (SE-inf-MCTS), not {game_name}")
-        if elo is not None or opponent is not None:
-            raise SparringError("give --rank alone (not with --elo or --opponent)")
-        return SEInfMCTSSettings(rank=rank)
-    if elo is not None and game_name in HUMAN_LIKE_GAMES and opponent is None:
-        if game_name == "go":
-            return SAMCTSSettings(gnugo_elo=float(elo))
-        return HumanMCTSSettings(sf_elo=float(elo))
-    settings = None if opponent is None else parse_player(opponent)
-    if elo is not None:
-        if settings is None:
-            settings = SASettings()
-        if not isinstance(settings, SASettings):
+    game_name: str,
+    opponent: str | None,
+    elo: float | None,
+    rank: str | None = None,
+    level: str | None = None,
+) -> tuple[PlayerSettings, LevelReport | None]:
+    """The AI's typed settings for ``sparring play`` and the level's report (None for a
+    player spec): ``level`` (text, :meth:`~sparring.levels.Level.parse`), ``elo`` or ``rank``
+    ask the level resolver (:func:`sparring.levels.resolve`); ``opponent`` is a player spec,
+    and with ``elo`` a strength-adjusted player of one's own at that Elo on its own
+    calibration (:func:`sparring.levels.with_elo`); nothing: the game's default AI.
+    :class:`SparringError` for two of ``level``, ``elo`` and ``rank``, or ``rank`` or
+    ``level`` with ``opponent``."""
+    asked = [name for name, value in (("--level", level), ("--elo", elo), ("--rank", rank))
+             if value is not None]  # fmt: skip
+    if len(asked) > 1:
+        raise BadValueError(f"give one of {' and '.join(asked)}", key=asked[-1])
+    if opponent is not None:
+        if level is not None or rank is not None:
             raise BadValueError(
-                f"--elo needs a strength-adjusted opponent (sa:...), not {opponent!r}; "
-                f"e.g. --opponent sa:base=uct,sims=300,calibration=PATH --elo {elo:g}",
-                key="--elo",
+                "--opponent is a player of its own; give --level or --rank without it",
+                key="--opponent",
             )
-        return settings.at_elo(elo)
-    if settings is not None:
-        return settings
-    return default_ai(game_name)
+        settings = parse_player(opponent)
+        return (settings, None) if elo is None else (with_elo(settings, elo), None)
+    if level is not None:
+        chosen: Level | None = Level.parse(level)
+    elif elo is not None:
+        chosen = Level.at_elo(elo)
+    elif rank is not None:
+        chosen = Level.at_rank(rank)
+    else:
+        chosen = None
+    settings, report = resolve(game_name, chosen)
+    return settings, report
 
 
-def adaptive_settings(opponent: str | None) -> PlayerSettings:
+def adaptive_settings(game_name: str, opponent: str | None) -> PlayerSettings:
     """The adaptive AI of ``sparring play --adaptive``: ``opponent`` (spec text) or, by
-    default, a ``dsa`` player with its defaults (:class:`DSASettings`)."""
-    return DSASettings() if opponent is None else parse_player(opponent)
+    default, the level resolver's adaptive level (``bayes``: :class:`DSASettings`)."""
+    if opponent is not None:
+        return parse_player(opponent)
+    return resolve(game_name, Level.adaptive("bayes"))[0]
 
 
 _SUFFIX_FORMATS: dict[str, RecordFormat] = {".sgf": "sgf", ".pgn": "pgn", ".txt": "moves"}
@@ -254,20 +241,26 @@ def play(
             help="Player spec of the AI (default: the game's shipped network, else mcts1).",
         ),
     ] = None,
+    level: Annotated[
+        str | None,
+        typer.Option(
+            help="The AI's level: an Elo (1500), a rank (5k), 'strongest' or 'adaptive' "
+            "(sparring levels GAME lists what the game offers and what each was measured "
+            "against)."
+        ),
+    ] = None,
     elo: Annotated[
         float | None,
         typer.Option(
-            help="Play at this Elo (baseline-ladder scale) with the shipped network's "
-            "strength calibration: the spec sa:elo=E; in chess, an Elo on Stockfish's scale "
-            "(human-mcts:sf_elo=E, needs Stockfish); in 19x19 Go, on GNU Go's (level 1 = "
-            "1000: sa-mcts:gnugo_elo=E)."
+            help="Play at this Elo on the game's scale (Connect Four and Othello: the "
+            "baseline ladder, Random = 1000; chess: Stockfish 15.1 UCI_Elo; Go: GNU Go 3.8 "
+            "level 1 = 1000); with --opponent sa:...,calibration=PATH, on that calibration."
         ),
     ] = None,
     rank: Annotated[
         str | None,
         typer.Option(
-            help="Go or chess: play SE-inf-MCTS (Chen et al. 2025) at this rank: Go 9d..1d, "
-            "1-2k, 3-5k; chess an Elo band such as 1400-1600."
+            help="Play at this rank of the game's measured rank ladder (sparring levels)."
         ),
     ] = None,
     second: Annotated[bool, typer.Option("--second", help="Let the AI move first.")] = False,
@@ -311,13 +304,22 @@ def play(
             raise typer.BadParameter("--adaptive chooses the strength itself", param_hint="--elo")
         if save is not None:
             raise typer.BadParameter("--save records one game; not with --adaptive")
-        _play_adaptive(game_name, adaptive_settings(opponent), second, position, seed, profile)
+        if level is not None or rank is not None:
+            raise typer.BadParameter("--adaptive chooses the strength itself", param_hint="--level")
+        settings = adaptive_settings(get_game(game_name).name, opponent)
+        _play_adaptive(game_name, settings, second, position, seed, profile)
         return
     try:
         game = get_game(game_name)
         if save is not None:
             record_format_for(game, save)
-        ai = build_player(opponent_settings(game.name, opponent, elo, rank), game, seed)
+        settings, report = opponent_settings(game.name, opponent, elo, rank, level)
+        ai = build_player(settings, game, seed)
+        if report is not None and report.level is not None:
+            seconds = "" if report.seconds is None else f", about {report.seconds:.2f} s a move"
+            console.print(f"Level: {report.label}{seconds}.")
+        if report is not None and report.notice:
+            console.print(f"[yellow]{report.notice}[/yellow]")
         person = None if profile is None else load_or_new(profile)[0]
         start = game.parse_position(position) if position is not None else None
         human = 1 if second else 0

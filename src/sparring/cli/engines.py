@@ -23,14 +23,17 @@ def gtp(
     ] = "go",
     rank: Annotated[
         str | None,
-        typer.Option(help="19x19 only: play at this rank (9d..1d, 1-2k, 3-5k), as --style says."),
+        typer.Option(
+            help="Play at this rank of the board size's measured rank ladder (sparring levels "
+            "go lists them)."
+        ),
     ] = None,
     elo: Annotated[
         float | None,
         typer.Option(
-            help="19x19 only: play at this Elo on GNU Go's scale (GNU Go 3.8 at level 1 = "
-            "1000): SA's z over the play network, as the shipped scale measured it; clamped "
-            "to its range."
+            help="Play at this Elo on the board size's scale (GNU Go 3.8 at level 1 = 1000; "
+            "sparring levels go / go9 lists the measured levels); clamped to the measured "
+            "range, and said."
         ),
     ] = None,
     player: Annotated[
@@ -38,14 +41,11 @@ def gtp(
     ] = None,
     style: Annotated[
         str,
-        typer.Option(
-            help="How --rank is played: measured (the rank-conditioned play network go-play, "
-            "the setting rated against GNU Go; the rank shapes its moves, not its strength), "
-            "human-like (SE-inf-MCTS) or plain (SA-MCTS at the rank's z)."
-        ),
+        typer.Option(help="measured: the setting the level table measured (no other style was)."),
     ] = "measured",
     sims: Annotated[
-        int | None, typer.Option(help="Simulations per move of the rank/default players.")
+        int | None,
+        typer.Option(help="Simulations per move of the default player (then no measured level)."),
     ] = None,
     time: Annotated[
         float | None,
@@ -97,21 +97,25 @@ def uci(
     style: Annotated[
         str,
         typer.Option(
-            help="measured (the Stockfish scale's setting for the Elo; at full strength "
-            "the strongest measured setting, with Stockfish's leaf values), human-like "
-            "(SE-inf-MCTS at the Elo's band) or plain (SA-MCTS): the Style option."
+            help="measured: the setting the chess level table measured (the Style option; "
+            "no other style was measured)."
         ),
     ] = "measured",
     sims: Annotated[
-        int,
-        typer.Option(help="Simulations per move (the Simulations option; not for Style measured)."),
-    ] = 100,
+        int | None,
+        typer.Option(
+            help="Full strength with this many simulations a move instead of the strongest "
+            "level's own (then no measured level; the Simulations option)."
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
     """A chess engine speaking UCI on standard input/output (see README, "Engines")."""
     from sparring.engines.uci import ELO_MAX, ELO_MIN, EngineOptions, UCIEngine
 
-    options = EngineOptions(style=style, simulations=sims, player=player or "")
+    if sims is not None and sims < 1:
+        raise BadValueError(f"--sims must be >= 1, not {sims}", key="--sims")
+    options = EngineOptions(style=style, simulations=sims or 0, player=player or "")
     if elo is not None:
         if not ELO_MIN <= elo <= ELO_MAX:
             raise BadValueError(f"--elo must be {ELO_MIN}..{ELO_MAX}, not {elo:g}", key="--elo")

@@ -26,9 +26,9 @@ from sparring.errors import (
     GameOverError,
     IllegalMoveError,
     IncompatibleError,
-    IncompatiblePlayerError,
 )
 from sparring.games.base import Game, State
+from sparring.levels import Level, describe, resolve
 from sparring.players.base import Player
 from sparring.players.cache import PlayerCache
 from sparring.players.registry import build_player
@@ -37,33 +37,34 @@ from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
 from sparring.session import GameSession, says_resigned
 
-STYLES: tuple[str, ...] = ("measured", "human-like", "plain")
-"""How a limited strength is reached: ``measured`` (chess, an Elo) plays the human-like
-search with Stockfish's leaf values at the setting the shipped Stockfish scale measured at
-that Elo (``human-mcts:sf_elo=E``, :mod:`sparring.estimation.external_scale`; a chess band
-falls back to ``human-like``); in 19x19 Go ``measured`` plays the rank-conditioned play
-network (``human-mcts:model=go-play,rank=R,sims=32``; full strength at ``9d``), the Go
-setting rated against GNU Go (session 34's network at 9d: 1035 +- 108 with GNU Go level 10
-at 1000; session 32's, now ``go-play-s32``: 1017 +- 108 with level 1 at 1000 at 9d, 1108 +-
-113 at 3-5k, docs/external-strength.md: the rank chooses which human moves it imitates, not
-its strength); ``human-like`` plays SE-inf-MCTS at the
-rank (Chen et al., Eq. 6: a search that aims at the rank's strength score), ``plain`` plays
-SA-MCTS (Wu et al.'s strength index ``z`` for the rank, from the shipped z table, over the
-same search).  Only ``measured`` is
-rated on an external scale (docs/external-strength.md): the rank styles choose how
-human-like the moves are for a rating band, not how strong they are.  In chess, full
-strength with ``measured`` is the strongest measured setting
-(:func:`~sparring.estimation.human_like.strongest_chess`) when Stockfish is installed."""
+STYLES: tuple[str, ...] = ("measured",)
+"""How a level is played: ``measured``, the setting its game's level table measured
+(:mod:`sparring.levels`).  No other style was measured at any level, so none other is
+offered (a player spec plays any other setting)."""
 
-GO_PLAY_NETWORK = "go-play"
-"""The shipped Go play network that Go's ``measured`` style plays (45.5% of held-out human
-moves against 33.5% for the SE kinds' network; docs/estimation.md, "A play network")."""
-GO_MEASURED_SIMULATIONS = 32
-"""Simulations a move of Go's ``measured`` style: the count its GNU Go games were played
-with (0.46 s a move on this project's CPU with the 10 x 128 network)."""
 
-HUMAN_LIKE_GAMES: tuple[str, ...] = ("go", "chess")
-"""Games (19x19 Go, chess) whose human-like player kinds take a rank or an Elo."""
+def protocol_level(
+    game: Game,
+    *,
+    rank: str | None = None,
+    elo: float | None = None,
+    style: str = "measured",
+    simulations: int | None = None,
+) -> Level | None:
+    """The :class:`~sparring.levels.Level` a protocol's options ask for: ``elo`` (on the
+    game's scale, :func:`~sparring.levels.level_table`), ``rank``, or neither (None, the
+    game's default AI; with ``simulations``, the strongest level with that many simulations,
+    which is then no measured level).  :class:`~sparring.errors.BadValueError` for a bad
+    style or for both an Elo and a rank."""
+    if style not in STYLES:
+        raise BadValueError(f"style is one of {', '.join(STYLES)}, not {style!r}", key="style")
+    if rank is not None and elo is not None:
+        raise BadValueError("give a rank or an Elo, not both", key="rank")
+    if elo is not None:
+        return Level.at_elo(float(elo))
+    if rank is not None:
+        return Level.at_rank(rank)
+    return None if simulations is None else Level.strongest(simulations=simulations)
 
 
 def strength_settings(
@@ -74,87 +75,24 @@ def strength_settings(
     style: str = "measured",
     simulations: int | None = None,
 ) -> PlayerSettings:
-    """The player settings for a strength asked in a protocol's terms.
-
-    In chess, ``elo`` with ``style="measured"`` gives ``human-mcts:sf_elo=E`` (the shipped
-    Stockfish scale chooses the simulations; ``simulations`` is ignored, and an Elo outside
-    the scale is clamped, as the player's analysis says).  In 19x19 Go, ``style="measured"``
-    gives the play network at the rank (:data:`GO_PLAY_NETWORK`, ``9d`` without one) with
-    :data:`GO_MEASURED_SIMULATIONS` unless ``simulations`` says otherwise, and ``elo`` (an Elo
-    on GNU Go's scale, GNU Go 3.8 at level 1 = 1000) gives ``sa-mcts:gnugo_elo=E``: SA's ``z``
-    over the play network, chosen by the shipped GNU Go scale with its own simulations
-    (``simulations`` is ignored; an Elo outside the scale is clamped).  In 19x19 Go and chess
-    (:data:`HUMAN_LIKE_GAMES`), ``rank`` (Go ``9d`` ... ``3-5k``, chess an Elo band such as
-    ``1400-1600``) or, in chess with the other styles, ``elo`` (the band holding it, 1000 to
-    2600) gives ``se-inf-mcts`` at that rank (``style="human-like"``, and ``measured`` for a
-    chess band) or ``sa-mcts`` at it (``style="plain"``); without either, the full strength: in
-    chess with ``style="measured"`` and Stockfish installed the strongest measured setting
-    (:func:`~sparring.estimation.human_like.strongest_chess`, its own 35 simulations:
-    ``simulations`` is ignored), else the same search as the ranks' (``human-mcts``).
-    Elsewhere (9x9 or 13x13 Go) only the default exists: the size's shipped network
-    (``az`` under Go's finishing rules; 9x9 has one, :func:`~sparring.players.settings.default_ai`),
-    else UCT with MCTS1's 300 simulations.  ``simulations`` overrides the player's default
-    count.  Raises :class:`~sparring.errors.IncompatiblePlayerError` for a rank or Elo in a
-    game without human-like players or a Go Elo with a rank or another style, and the
-    settings' own errors for a bad rank or Elo (:class:`~sparring.errors.PlayerSettingsError`).
-    """
-    from sparring.estimation.human_like import (
-        DEFAULT_SIMULATIONS,
-        GO_RANKS,
-        HumanMCTSSettings,
-        SAMCTSSettings,
-        SEInfMCTSSettings,
-        elo_band,
-        strongest_chess,
-    )
-    from sparring.players.external import find_program
-    from sparring.players.settings import default_ai
-
-    if style not in STYLES:
-        raise BadValueError(f"style is one of {', '.join(STYLES)}, not {style!r}", key="style")
-    if game.name not in HUMAN_LIKE_GAMES:
-        if rank is not None or elo is not None:
-            raise IncompatiblePlayerError(
-                f"{game.name}: ranks and Elos need 19x19 Go or chess (the human-like "
-                "networks); give a player spec instead",
-                key="rank" if rank is not None else "elo",
-            )
-        return default_ai(game.name, simulations)
-    if elo is not None:
-        if game.name != "chess":
-            return _go_elo(float(elo), style, rank)
-        if style == "measured":
-            return HumanMCTSSettings(sf_elo=float(elo))
-        rank = elo_band(elo)
-    if game.name == "go" and style == "measured":
-        return HumanMCTSSettings(
-            model=GO_PLAY_NETWORK,
-            rank=GO_RANKS[0] if rank is None else rank,
-            simulations=GO_MEASURED_SIMULATIONS if simulations is None else simulations,
-        )
-    sims = DEFAULT_SIMULATIONS if simulations is None else simulations
-    if rank is None:
-        if game.name == "chess" and style == "measured" and find_program("stockfish"):
-            return strongest_chess()
-        return HumanMCTSSettings(simulations=sims)
-    if style == "plain":
-        return SAMCTSSettings(rank=rank, simulations=sims)
-    return SEInfMCTSSettings(rank=rank, simulations=sims)
+    """The player settings for a strength asked in a protocol's terms: the level resolver's
+    (:func:`sparring.levels.resolve`) for :func:`protocol_level`'s level."""
+    level = protocol_level(game, rank=rank, elo=elo, style=style, simulations=simulations)
+    return resolve(game, level)[0]
 
 
-def _go_elo(elo: float, style: str, rank: str | None) -> PlayerSettings:
-    """19x19 Go at an Elo on GNU Go's scale: ``sa-mcts:gnugo_elo=E`` (the shipped scale,
-    :func:`~sparring.estimation.external_scale.default_scale`, chooses z and the search,
-    the simulations among them)."""
-    from sparring.estimation.human_like import SAMCTSSettings
-
-    if style != "measured" or rank is not None:
-        raise IncompatiblePlayerError(
-            "a Go Elo is played as measured (on GNU Go's scale), without a rank; the "
-            "human-like and plain styles take a rank (9d..1d, 1-2k, 3-5k)",
-            key="elo",
-        )
-    return SAMCTSSettings(gnugo_elo=elo)
+def level_lines(settings: PlayerSettings, game: Game) -> list[str]:
+    """What an engine says of its player: the level's label and notice when ``settings``
+    are a level's (:func:`sparring.levels.describe`), else the spec."""
+    report = describe(game, settings)
+    if report is None:
+        return [f"player {settings.spec()}"]
+    lines = [f"level {report.label}: player {settings.spec()}"]
+    if report.seconds is not None:
+        lines.append(f"about {report.seconds:.2f} s a move on a 2-core CPU")
+    if report.notice:
+        lines.append(report.notice)
+    return lines
 
 
 class PlayerSeat:

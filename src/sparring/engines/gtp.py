@@ -17,13 +17,15 @@ fills, pass to win).  The engine never resigns.  The game ends after two passes 
 rules' ply cap); a ``play`` after the end is refused and ``genmove`` then answers ``pass``
 without playing it.
 
-Strength: the engine's player comes from ``--rank`` / ``--elo`` / ``--player`` (``sparring
+Strength: the engine's player comes from ``--elo`` / ``--rank`` / ``--player`` (``sparring
 gtp``) and can be changed at run time with ``sparring-strength`` (no argument: the player's
-spec now; ``rank R``: the rank as ``--style`` plays it (by default the play network
-``go-play`` at the rank), 19x19 only; ``elo E``: an Elo on GNU Go's scale, GNU Go 3.8 at
-level 1 = 1000, played as the shipped GNU Go scale measured it (``sa-mcts:gnugo_elo=E``),
-19x19 only; ``player SPEC``: any player spec;
-``default``: the board size's default, :func:`~sparring.engines.common.strength_settings`).
+spec now; ``elo E``: an Elo on the board size's scale, GNU Go 3.8 at level 1 = 1000; ``rank
+R``: a rank of a measured rank ladder; ``player SPEC``: any player spec; ``default``: the
+board size's default).  Every level comes from the level resolver
+(:func:`sparring.levels.resolve`; ``sparring levels go`` and ``sparring levels go9`` list
+the measured levels): the level's label, seconds a move and any notice (clamped, the
+nearest measured level) are written to standard error, which GTP clients show in their
+engine log.
 
 Time: with ``time_settings main byo_yomi stones`` (and ``time_left``), ``genmove`` thinks
 ``left / stones`` in byo-yomi, otherwise ``main_left / max(10, empty points / 3)`` plus
@@ -54,6 +56,7 @@ from sparring.engines.common import (
     PlayerSeat,
     SearchWorker,
     StopFlag,
+    level_lines,
     move_value,
     ranked_moves,
     strength_settings,
@@ -158,6 +161,7 @@ class GTPEngine:
         self.move_time = move_time
         self.strength = strength
         self.seat = PlayerSeat(game, self._settings_for(game, strength), seed)
+        self._announce()
         self.clock: TimeSettings | None = None
         self.left: dict[int, tuple[float, int]] = {}
         self.worker = SearchWorker()
@@ -446,7 +450,14 @@ class GTPEngine:
         settings = self._settings_for(self.game, strength)
         self.seat.set_settings(settings)
         self.strength = strength
+        self._announce()
         return settings.spec()
+
+    def _announce(self) -> None:
+        """The player's level, its seconds a move and any notice, on standard error (GTP
+        clients show it in their engine log)."""
+        for line in level_lines(self.seat.settings, self.game):
+            print(f"sparring: {line}", file=sys.stderr, flush=True)
 
     # ---- analysis ----------------------------------------------------------------------------
     def cmd_lz_analyze(self, args: list[str]) -> str:

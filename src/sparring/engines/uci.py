@@ -28,19 +28,17 @@ Time
     ``left``, minus ``Move Overhead``.  ``nodes N``: the search's node bound.
 
 Options
-    ``UCI_LimitStrength`` and ``UCI_Elo`` (:data:`ELO_MIN` .. :data:`ELO_MAX`, the range of
-    the shipped Stockfish scale), ``Style`` (``measured``: the setting the Stockfish scale
-    measured at that Elo, ``human-mcts:sf_elo=E``, whose simulations the scale chooses;
-    ``human-like``: SE-inf-MCTS at the 200-point Lichess band holding the Elo; ``plain``:
-    SA-MCTS at the band's ``z``), ``Simulations`` (the player's simulations per move,
-    except under ``measured``, whose settings come with their own), ``Player`` (a player
-    spec that replaces the strength options, e.g. ``uct:sims=50``), ``MultiPV``,
-    ``UCI_ShowWDL``, ``Move Overhead``, ``Ponder``.  Without a limited strength the player
-    is, under ``measured``, the strongest measured setting
-    (:func:`~sparring.estimation.human_like.strongest_chess`: Stockfish's value at 10,000
-    nodes a leaf over the human policy's root sweep; ``human-mcts`` when Stockfish is not
-    installed), and under the other styles ``human-mcts`` (the ranks' search at full
-    strength).  ``UCI_Opponent`` (sent by GUIs and lichess-bot:
+    ``UCI_LimitStrength`` and ``UCI_Elo`` (:data:`ELO_MIN` .. :data:`ELO_MAX`, the chess
+    level table's Elo levels on Stockfish 15.1's ``UCI_Elo`` scale): the level resolver's
+    player for that Elo (:func:`sparring.levels.resolve`; ``sparring levels chess`` lists
+    what each level was measured at), said in ``info string level ...`` lines with its
+    seconds a move on a 2-core CPU and any notice.  ``Style`` (``measured``, the only style
+    measured), ``Simulations`` (0: the level's own work; N: full strength with N simulations,
+    no measured level), ``Player`` (a player spec that replaces the strength options, e.g.
+    ``uct:sims=50``), ``MultiPV``, ``UCI_ShowWDL``, ``Move Overhead``, ``Ponder``.  Without a
+    limited strength the player is the strongest level (Stockfish's value at 10,000 nodes a
+    leaf over the human policy's root sweep, 35 root moves; ``human-mcts``, unrated, when
+    Stockfish is not installed).  ``UCI_Opponent`` (sent by GUIs and lichess-bot:
     ``[title] rating|none computer|human name``) is read and checked; with ``Match Opponent``
     on, a rated opponent's rating becomes the strength asked for (as ``UCI_Elo`` with
     ``UCI_LimitStrength``, clamped to ``UCI_Elo``'s range, said in an ``info string``), plus
@@ -62,6 +60,7 @@ from sparring.engines.common import (
     PlayerSeat,
     SearchWorker,
     StopFlag,
+    level_lines,
     move_value,
     ranked_moves,
     strength_settings,
@@ -71,6 +70,7 @@ from sparring.engines.common import (
 from sparring.errors import SparringError
 from sparring.games import get_game
 from sparring.games.base import State
+from sparring.levels import level_table
 from sparring.players.registry import parse_player
 from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
@@ -80,18 +80,16 @@ from sparring.version import __version__
 
 
 def _elo_range() -> tuple[int, int]:
-    from sparring.estimation.external_scale import shipped_range
-    from sparring.estimation.human_like import ELO_RANGE
-
-    measured = shipped_range("chess")
-    low, high = ELO_RANGE if measured is None else measured
+    measured = level_table("chess").elo_range
+    if measured is None:  # pragma: no cover - the chess table ships with the package
+        raise RuntimeError("the chess level table has no Elo levels")
+    low, high = measured
     return math.ceil(low), math.floor(high)
 
 
 ELO_MIN, ELO_MAX = _elo_range()
-"""``UCI_Elo``'s range: the Elo range of the shipped Stockfish scale
-(:func:`sparring.estimation.external_scale.shipped_range`), or without one the chess Elo
-bands of the shipped estimators (:data:`sparring.estimation.human_like.ELO_RANGE`)."""
+"""``UCI_Elo``'s range: the chess level table's Elo levels (Stockfish 15.1's ``UCI_Elo``
+scale, :func:`sparring.levels.level_table`)."""
 MAX_DEPTH = 17
 """The deepest iteration: ``2**17`` simulations, above the players' 100,000 cap."""
 DEFAULT_MOVES_TO_GO = 30
@@ -118,7 +116,9 @@ class EngineOptions:
     limit_strength: bool = False
     elo: int = 1500
     style: str = "measured"
-    simulations: int = 100
+    simulations: int = 0
+    """0: the level's own work; otherwise full strength with this many simulations (no
+    measured level)."""
     player: str = ""
     multipv: int = 1
     show_wdl: bool = False
@@ -132,7 +132,7 @@ class EngineOptions:
 
 SPINS: dict[str, tuple[str, SpinOption]] = {
     "uci_elo": ("elo", SpinOption(1500, ELO_MIN, ELO_MAX)),
-    "simulations": ("simulations", SpinOption(100, 1, 100_000)),
+    "simulations": ("simulations", SpinOption(0, 0, 100_000)),
     "multipv": ("multipv", SpinOption(1, 1, 64)),
     "move overhead": ("move_overhead", SpinOption(30, 0, 5000)),
     "uci_ratingadv": ("rating_adv", SpinOption(0, -1000, 1000)),
@@ -189,7 +189,7 @@ def option_lines() -> list[str]:
         "option name UCI_LimitStrength type check default false",
         f"option name UCI_Elo type spin default 1500 min {ELO_MIN} max {ELO_MAX}",
         "option name Style type combo default measured" + "".join(f" var {s}" for s in STYLES),
-        "option name Simulations type spin default 100 min 1 max 100000",
+        "option name Simulations type spin default 0 min 0 max 100000",
         "option name Player type string default <empty>",
         "option name MultiPV type spin default 1 min 1 max 64",
         "option name UCI_ShowWDL type check default false",
@@ -505,7 +505,9 @@ class UCIEngine:
             self.game,
             elo=asked_elo(options),
             style=options.style,
-            simulations=options.simulations,
+            simulations=None
+            if options.limit_strength or not options.simulations
+            else options.simulations,
         )
 
     def _ensure_seat(self) -> PlayerSeat:
@@ -522,7 +524,8 @@ class UCIEngine:
         # a first tiny search pays the one-off costs (compiling, the network's first batch)
         # here rather than inside the first timed go
         self.seat.player.select_move(self.game, self.game.initial_state(), Limit(simulations=1))
-        self.send(f"info string player {self.seat.settings.spec()}")
+        for line in level_lines(self.seat.settings, self.game):
+            self.send(f"info string {line}")
         for notice in getattr(self.seat.player, "notices", ()):
             self.send(f"info string {notice}")
         return self.seat

@@ -42,6 +42,7 @@ from sparring.errors import (
     SparringError,
 )
 from sparring.games.base import Game
+from sparring.levels import Level, LevelReport
 from sparring.players.registry import kinds, settings_from_json
 from sparring.players.settings import DSASettings
 from sparring.players.settings_base import PlayerSettings
@@ -49,13 +50,10 @@ from sparring.profiles import OPPONENT_ELO_ESTIMATE, AdaptiveEntry, GameEntry, P
 from sparring.service import worker
 from sparring.service.catalog import (
     GameInfo,
-    adaptive_opponent,
     build_catalog,
     check_served,
-    default_opponent,
-    elo_opponent,
     kinds_json,
-    rank_opponent,
+    opponent_for,
 )
 from sparring.service.store import GameRow, StaleError, Store
 from sparring.service.store import now_text as store_now
@@ -142,14 +140,15 @@ class NewPlayer(_Body):
 
 
 class EloOpponent(_Body):
-    """An AI at a target Elo (clamped to the calibrated range, and said so)."""
+    """An AI at an Elo on the game's scale (``levels.elo`` of the catalog; clamped to the
+    measured range, and said so)."""
 
     mode: Literal["elo"]
     elo: Annotated[float, Field(ge=-10000, le=10000, allow_inf_nan=False, strict=True)]
 
 
 class RankOpponent(_Body):
-    """SE-inf-MCTS at a rank (Go 19x19: 9d..3-5k; chess: an Elo band)."""
+    """An AI at a rank of the game's measured rank ladder (``levels.ranks`` of the catalog)."""
 
     mode: Literal["rank"]
     rank: Annotated[str, Field(min_length=1, max_length=20)]
@@ -170,13 +169,24 @@ class SettingsOpponent(_Body):
 
 
 class DefaultOpponent(_Body):
-    """The game's best available AI."""
+    """The game's default AI."""
 
     mode: Literal["default"]
 
 
+class StrongestOpponent(_Body):
+    """The game's strongest measured level (``levels.strongest`` of the catalog)."""
+
+    mode: Literal["strongest"]
+
+
 Opponent = Annotated[
-    EloOpponent | RankOpponent | AdaptiveOpponent | SettingsOpponent | DefaultOpponent,
+    EloOpponent
+    | RankOpponent
+    | AdaptiveOpponent
+    | SettingsOpponent
+    | DefaultOpponent
+    | StrongestOpponent,
     Field(discriminator="mode"),
 ]
 
@@ -926,21 +936,21 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         info = service.catalog.get(body.game)
         if info is None:
             raise _unknown_game(body.game, service.catalog)
-        adaptive_key: str | None = None
         opp = body.opponent
         opponent: PlayerSettings
-        if isinstance(opp, EloOpponent):
-            opponent = elo_opponent(info, opp.elo)
-        elif isinstance(opp, RankOpponent):
-            opponent = rank_opponent(info, opp.rank)
-        elif isinstance(opp, AdaptiveOpponent):
-            opponent, adaptive_key = adaptive_opponent(info, opp.kind)
-        elif isinstance(opp, SettingsOpponent):
+        report: LevelReport | None = None
+        if isinstance(opp, SettingsOpponent):
             _no_paths(opp.settings, "settings")
             check_served(opp.settings)
             opponent = settings_from_json(opp.settings)
         else:
-            opponent = default_opponent(info)
+            try:
+                opponent, report = opponent_for(info, _level_of(opp))
+            except SparringError as exc:
+                if exc.key == "mode":
+                    exc.key = "kind"  # the request's field: opponent.kind
+                raise
+        adaptive_key = None if report is None else report.adaptive_key
         state = None
         if adaptive_key is not None:
             data = await service.thread(service.db.read_profile, caller["id"])
@@ -970,7 +980,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
                 "game": info.name,
                 "game_params": json.dumps(dict(info.game.params())),
                 "opponent": json.dumps(opponent.to_json()),
-                "opponent_label": str(result["label"]),
+                "opponent_label": str(result["label"]) if report is None else report.label,
                 "human_side": human,
                 "status": "ongoing",
                 "result": None,
@@ -981,7 +991,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
                 "created": when,
                 "updated": when,
                 "adaptive_key": adaptive_key,
-                "notices": json.dumps(result["notices"]),
+                "notices": json.dumps(list(result["notices"]) or _level_notices(report)),
             },
         )
         row = await service.thread(service.db.game, game_id)
@@ -1098,6 +1108,25 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.mount("/", StaticFiles(directory=STATIC, html=True, check_dir=False), name="page")
 
     return app
+
+
+def _level_of(opp: Any) -> Level | None:
+    """The level a request's opponent asks for (None: the game's default AI)."""
+    if isinstance(opp, EloOpponent):
+        return Level.at_elo(opp.elo)
+    if isinstance(opp, RankOpponent):
+        return Level.at_rank(opp.rank)
+    if isinstance(opp, AdaptiveOpponent):
+        return Level.adaptive(opp.kind)
+    if isinstance(opp, StrongestOpponent):
+        return Level.strongest()
+    return None
+
+
+def _level_notices(report: LevelReport | None) -> list[str]:
+    """The level's notice (clamped, the nearest measured level, not measured), shown when
+    the player itself says nothing (a clamped Elo's player says it in its own words)."""
+    return [] if report is None or not report.notice else [report.notice]
 
 
 def _unknown_game(name: str, catalog: dict[str, GameInfo]) -> SparringError:

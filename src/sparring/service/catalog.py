@@ -1,11 +1,10 @@
 """What the service offers: its games, their levels, and the opponent a request asks for.
 
-Levels per game (read from the shipped files, never typed in): the calibrated Elo range of
-the shipped network's calibration where the game has one (Connect4, 6x6 and 8x8 Othello:
-the ``sa:elo=E`` player, the adaptive players), in Go 19x19 the range of the shipped GNU Go
-scale (``sa-mcts:gnugo_elo=E``: an Elo where GNU Go 3.8 at level 1 is 1000,
-:mod:`sparring.estimation.external_scale`), and the strength estimator's ranks in Go 19x19
-and chess (SE-inf-MCTS, Chen et al. 2025).  Elsewhere the best available AI is MCTS1 (UCT).
+The levels of each game are its shipped level table (:func:`sparring.levels.level_table`:
+the scale with its anchor, every measured level with its games, interval and seconds a
+move, the strongest level, a rank ladder where one was measured, the adaptive opponents),
+and a request becomes a player through the level resolver alone
+(:func:`sparring.levels.resolve`), as in ``sparring play`` and the engines.
 """
 
 from __future__ import annotations
@@ -14,28 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sparring.errors import BadValueError, IncompatiblePlayerError
-from sparring.estimation.external_scale import shipped_range
-from sparring.estimation.human_like import (
-    SAMCTSSettings,
-    SEInfMCTSSettings,
-    elo_band,
-    game_ranks,
-)
+from sparring.errors import BadValueError
+from sparring.estimation.human_like import game_ranks
 from sparring.games import get_game
 from sparring.games.base import Game
-from sparring.nn.zoo import default_model
-from sparring.players.alphadda import AlphaDDA1Settings, FloorSettings
-from sparring.players.cache import PlayerCache
+from sparring.levels import ADAPTIVE_MODES, Level, LevelReport, LevelRow, LevelTable, level_table
+from sparring.levels import resolve as resolve_level
 from sparring.players.external import KINDS as PROGRAM_KINDS
 from sparring.players.registry import kinds
-from sparring.players.settings import (
-    DSASettings,
-    SASettings,
-    default_ai,
-)
 from sparring.players.settings_base import PlayerSettings
-from sparring.strength.target import calibration_path_for_model, strength_curve
 
 SERVICE_GAMES: dict[str, str] = {
     "connect4": "Connect Four",
@@ -47,88 +33,73 @@ SERVICE_GAMES: dict[str, str] = {
 }
 """The games the service offers (name -> label)."""
 
-ADAPTIVE_MODES: dict[str, str] = {
-    "bayes": "dsa",
-    "intra": "dsa-intra",
-    "alphadda1-floor": "alphadda1-floor",
-}
-"""Adaptive opponent -> the key its state is kept under in the profile (per game).  ``bayes``
-uses the key of ``sparring play --adaptive`` (``dsa``), so the command line and the service
-continue the same state."""
-
 
 @dataclass(frozen=True)
 class GameInfo:
-    """One game of the catalog."""
+    """One game of the catalog: the game and its level table."""
 
     name: str
     label: str
     game: Game
-    elo_range: tuple[float, float] | None
-    """The shipped calibration's Elo range (its curve's ends), or None."""
-    ranks: tuple[str, ...] | None
-    elo_scale: str | None = None
-    """What the Elo is measured against when it is not the game's baseline ladder (Go: GNU
-    Go's scale); None: the ladder of the shipped network's calibration."""
+    table: LevelTable
+
+    @property
+    def elo_range(self) -> tuple[float, float] | None:
+        """The Elo levels' range (None: no Elo levels)."""
+        return self.table.elo_range
 
     @property
     def adaptive(self) -> list[str]:
-        """The adaptive opponents this game offers (those need a calibrated network)."""
-        return list(ADAPTIVE_MODES) if self.elo_range is not None and not self.elo_scale else []
+        """The adaptive opponents this game offers."""
+        return list(self.table.adaptive)
 
     def to_json(self) -> dict[str, Any]:
         """The catalog entry (see the service contract)."""
-        g = self.game
+        g, table = self.game, self.table
         rows, cols = g.board_shape
-        low_high = self.elo_range
+        low_high = table.elo_range
+        elo = None
+        if low_high is not None:
+            elo = {
+                "min": round(low_high[0], 1),
+                "max": round(low_high[1], 1),
+                "scale": table.scale,
+                "anchor": table.anchor,
+                "levels": [_row_json(r) for r in table.rows],
+            }
         return {
             "name": self.name,
             "label": self.label,
             "sides": [g.side_names[0], g.side_names[1]],
             "board": {"kind": "chess" if g.name == "chess" else "grid", "rows": rows, "cols": cols},
             "levels": {
-                "elo": None
-                if low_high is None
-                else {
-                    "min": round(low_high[0], 1),
-                    "max": round(low_high[1], 1),
-                    "scale": self.elo_scale or "ladder",
-                },
-                "ranks": None if self.ranks is None else list(self.ranks),
+                "elo": elo,
+                "ranks": [r.rank for r in table.ranks] or None,
+                "strongest": None if table.strongest is None else _row_json(table.strongest),
                 "adaptive": self.adaptive,
+                "estimator_ranks": list(game_ranks(g.name)) if g.name in ("go", "chess") else None,
             },
             "default_elo": None if low_high is None else round((low_high[0] + low_high[1]) / 2),
         }
 
 
-def _elo_range(game: Game, cache: PlayerCache) -> tuple[float, float] | None:
-    model = default_model(game.name)
-    if model is None:
-        return None
-    path = calibration_path_for_model(model)
-    if path is None:
-        return None
-    curve = strength_curve(cache.calibration(path))
-    return float(curve.low), float(curve.high)
-
-
-GO_SCALE = "GNU Go"
-"""``levels.elo.scale`` of Go 19x19: an Elo where GNU Go 3.8 at level 1 is 1000."""
+def _row_json(row: LevelRow) -> dict[str, Any]:
+    return {
+        "elo": row.elo,
+        "plus_minus": row.plus_minus,
+        "games": row.games,
+        "seconds": row.seconds,
+        "rank": row.rank,
+        "note": row.note,
+    }
 
 
 def build_catalog() -> dict[str, GameInfo]:
-    """Every game of :data:`SERVICE_GAMES` with its levels."""
-    cache = PlayerCache()
-    out: dict[str, GameInfo] = {}
-    for name, label in SERVICE_GAMES.items():
-        game = get_game(name)
-        ranks = game_ranks(name) if name in ("go", "chess") else None
-        if name == "go":
-            scale = shipped_range("go")
-            out[name] = GameInfo(name, label, game, scale, ranks, GO_SCALE if scale else None)
-            continue
-        out[name] = GameInfo(name, label, game, _elo_range(game, cache), ranks)
-    return out
+    """Every game of :data:`SERVICE_GAMES` with its level table."""
+    return {
+        name: GameInfo(name, label, get_game(name), level_table(name))
+        for name, label in SERVICE_GAMES.items()
+    }
 
 
 NOT_SERVED = frozenset(PROGRAM_KINDS)
@@ -163,65 +134,18 @@ def kinds_json() -> list[dict[str, Any]]:
     return out
 
 
-def default_opponent(info: GameInfo) -> PlayerSettings:
-    """The game's best available AI: its shipped network, else MCTS1
-    (:func:`~sparring.players.settings.default_ai`)."""
-    return default_ai(info.name)
-
-
-def elo_opponent(info: GameInfo, elo: float) -> PlayerSettings:
-    """The AI at target ``elo``: ``sa:elo=E`` on the shipped network's calibration (clamped
-    to its range, and the AI says so), in Go 19x19 ``sa-mcts:gnugo_elo=E`` on the shipped
-    GNU Go scale (clamped likewise), SE-inf-MCTS at the Elo band in chess."""
-    if info.name == "chess":
-        return SEInfMCTSSettings(rank=elo_band(elo))
-    if info.elo_scale == GO_SCALE:
-        return SAMCTSSettings(gnugo_elo=float(elo))
-    if info.elo_range is None:
-        raise IncompatiblePlayerError(
-            f"{info.name} has no calibrated network, so no target Elo; "
-            + ("choose a rank" if info.ranks else "choose player settings"),
-            "elo",
-        )
-    return SASettings(elo=float(elo))
-
-
-def rank_opponent(info: GameInfo, rank: str) -> PlayerSettings:
-    """SE-inf-MCTS at ``rank`` (Go 19x19, chess)."""
-    if info.ranks is None:
-        raise IncompatiblePlayerError(f"{info.name} has no ranks (Go 19x19 and chess do)", "rank")
-    if rank not in info.ranks:
-        raise BadValueError(f"{info.name} ranks are {', '.join(info.ranks)}; not {rank!r}", "rank")
-    return SEInfMCTSSettings(rank=rank)
-
-
-def adaptive_opponent(info: GameInfo, mode: str) -> tuple[PlayerSettings, str]:
-    """The adaptive AI ``mode`` (:data:`ADAPTIVE_MODES`) and its profile key."""
-    if not info.adaptive:
-        raise IncompatiblePlayerError(
-            f"{info.name} has no calibrated network, so no adaptive opponent", "kind"
-        )
-    if mode not in ADAPTIVE_MODES:
-        raise BadValueError(f"adaptive kinds are {', '.join(ADAPTIVE_MODES)}; not {mode!r}", "kind")
-    settings: PlayerSettings
-    if mode == "bayes":
-        settings = DSASettings(mode="bayes")
-    elif mode == "intra":
-        settings = DSASettings(mode="intra")
-    else:
-        settings = AlphaDDA1Settings(floor=FloorSettings())
-    return settings, ADAPTIVE_MODES[mode]
+def opponent_for(info: GameInfo, level: Level | None) -> tuple[PlayerSettings, LevelReport]:
+    """The AI of a request for ``level`` (None: the game's default AI), by the level
+    resolver; its errors say what the game offers."""
+    return resolve_level(info.game, level)
 
 
 __all__ = [
     "ADAPTIVE_MODES",
-    "GO_SCALE",
     "SERVICE_GAMES",
     "GameInfo",
-    "adaptive_opponent",
     "build_catalog",
-    "default_opponent",
-    "elo_opponent",
+    "check_served",
     "kinds_json",
-    "rank_opponent",
+    "opponent_for",
 ]

@@ -217,9 +217,7 @@ function onGameChange() {
   ranks.replaceChildren();
   for (const r of levels.ranks ?? []) ranks.append(el("option", { value: r }, r));
   if (levels.ranks?.length) ranks.selectedIndex = Math.floor(levels.ranks.length / 2);
-  $("rank-hint").textContent = info.name === "chess"
-    ? "The AI plays like people rated in this Elo band (strongest first)."
-    : "The AI plays like people of this rank (strongest first).";
+  $("rank-hint").textContent = "Ranks of the measured handicap ladder: one stone between neighbours.";
   const adaptive = $("adaptive-select");
   adaptive.replaceChildren();
   for (const k of levels.adaptive ?? []) adaptive.append(el("option", { value: k }, ADAPTIVE_LABEL[k] ?? k));
@@ -245,11 +243,8 @@ function updateEloHint() {
   const lo = Math.round(range.min);
   const hi = Math.round(range.max);
   const asked = Number($("elo-number").value);
-  const gnugo = range.scale === "GNU Go";
-  const kind = gnugo ? "measured" : "calibrated";
-  let text = gnugo
-    ? `Measured range ${lo}–${hi} (Elo on GNU Go's scale, where GNU Go 3.8 at level 1 is 1000).`
-    : `Calibrated range ${lo}–${hi} (Elo on this game's ladder, where the random player is 1000).`;
+  const kind = "measured";
+  let text = `Measured range ${lo}–${hi}: Elo on ${range.scale} (${range.anchor}).`;
   const hint = $("elo-hint");
   hint.classList.remove("warn");
   if (Number.isFinite(asked) && $("elo-number").value !== "") {
@@ -286,7 +281,7 @@ async function startGame(event) {
   } else if (mode === "adaptive") {
     opponent = { mode: "adaptive", kind: $("adaptive-select").value };
   } else {
-    opponent = { mode: "default" };
+    opponent = gameInfo(game)?.levels?.strongest ? { mode: "strongest" } : { mode: "default" };
   }
   localStorage.setItem("sparring.lastGame", game);
   $("start-game").disabled = true;
@@ -994,7 +989,7 @@ function renderAnalysis(state, info) {
 // ---------------------------------------------------------------- the profile
 
 function rankIndex(gameName, value) {
-  const ranks = gameInfo(gameName)?.levels?.ranks;
+  const ranks = gameInfo(gameName)?.levels?.estimator_ranks;
   if (ranks) {
     // The catalog lists ranks strongest first; the plot puts stronger higher.
     const i = ranks.indexOf(String(value));
@@ -1108,7 +1103,7 @@ function plotSeries(points) {
   // Axis labels: the top and bottom values, the first and last game.
   const yLabel = (v) => {
     if (!isRank) return String(Math.round(v));
-    const ranks = gameInfo(first.game)?.levels?.ranks;
+    const ranks = gameInfo(first.game)?.levels?.estimator_ranks;
     const i = Math.round(v);
     if (ranks && ranks[ranks.length - 1 - i] !== undefined) return ranks[ranks.length - 1 - i];
     return i > 0 ? `${i}d` : `${1 - i}k`;

@@ -1,0 +1,276 @@
+"""Commands about levels: ``levels`` (a game's measured levels) and ``levels-build`` (writes
+the shipped level tables from the shipped calibration and scale files, with seconds a move
+measured on the machine it runs on)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sparring.errors import BadValueError
+from sparring.games import get_game
+from sparring.levels import (
+    ADAPTIVE_MODES,
+    TABLE_GAMES,
+    LevelRow,
+    LevelTable,
+    level_table,
+    offered,
+)
+
+console = Console()
+
+
+def levels(
+    game: Annotated[
+        str, typer.Argument(help="A game (connect4, othello6, othello, go9, go, chess).")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+) -> None:
+    """The levels a game offers, each with what it was measured against, the games behind it
+    and its seconds a move (the same table the page, the engines and ``play`` use)."""
+    get_game(game)  # an unknown game is refused with the known names
+    table = level_table(game)
+    if as_json:
+        typer.echo(json.dumps(table.to_json(), indent=2))
+        return
+    if table.kind == "none":
+        console.print(f"{game}: no measured levels; it offers {offered(table)}")
+        return
+    console.print(f"[bold]{game}[/bold]: Elo on {table.scale_label()}")
+    console.print(f"offered: {offered(table)}")
+    out = Table("level", "Elo", "95%", "games", "s a move", "setting played")
+    for row in (*table.rows, *table.ranks):
+        out.add_row(*_cells(row))
+    if table.strongest is not None:
+        out.add_row(*_cells(table.strongest, "strongest"))
+    console.print(out)
+    if table.strongest is not None and table.strongest.note:
+        console.print(f"strongest: {table.strongest.note}")
+    if table.reference:
+        console.print(table.reference)
+
+
+def _cells(row: LevelRow, name: str | None = None) -> tuple[str, ...]:
+    elo = "-" if row.elo is None else f"{row.elo:.0f}"
+    label = name or row.rank or elo
+    pm = "-" if row.plus_minus is None else f"± {row.plus_minus:.0f}"
+    games = "-" if row.games is None else str(row.games)
+    seconds = "-" if row.seconds is None else f"{row.seconds:.2f}"
+    return label, elo, pm, games, seconds, row.setting
+
+
+# ---- building the tables ------------------------------------------------------------------------
+SCALE_TEXT: dict[str, tuple[str, str]] = {
+    "connect4": ("the Connect Four baseline ladder", "Random = 1000"),
+    "othello6": ("the 6x6 Othello baseline ladder", "Random = 1000"),
+    "othello": ("the 8x8 Othello baseline ladder", "Random = 1000"),
+    "go9": ("GNU Go 3.8 on 9x9", "GNU Go level 1 = 1000, komi 7.5"),
+    "go": ("GNU Go 3.8 on 19x19", "GNU Go level 1 = 1000, komi 7.5, area scoring"),
+    "chess": ("Stockfish 15.1 UCI_Elo", "Stockfish at UCI_Elo 1350, 1600 and 2000 held fixed"),
+}
+"""Each game's scale: name and anchor."""
+
+GO9_ROWS = (
+    LevelRow(
+        "az:model=go9,sims=800,finish=yes", 619.0, 253.0, 20,
+        note="2 of 20 against GNU Go 3.8 level 1 (docs/results/go9-400-sims-gnugo1.md)",
+    ),
+    LevelRow(
+        "az:model=go9,sims=3200,finish=yes", 1070.0, 155.0, 20,
+        note="12 of 20 against GNU Go 3.8 level 1 (docs/results/go9-400-sims-gnugo1.md)",
+    ),
+)  # fmt: skip
+"""The 9x9 network's measured simulation counts (the command is in the cited table)."""
+
+STRONGEST: dict[str, LevelRow] = {
+    "chess": LevelRow(
+        "human-mcts:sf_nodes=10000,cpuct=0.25,sweep=true,sims=35", 2269.0, 142.0, 40,
+        note="33 of 40 against Stockfish 15.1 at UCI_Elo 2000, no clock "
+        "(docs/external-strength.md, 'A deeper leaf')",
+    ),
+    "go": LevelRow(
+        "human-mcts:model=go-play,rank=9d,sims=32", None, None, 40,
+        note="22 of 40 against GNU Go 3.8 level 10, 1035 ± 108 with level 10 at "
+        "1000 (docs/results/external/go-play-gpu2-9d-gnugo10.md); level 10's distance from "
+        "level 1 on 19x19 was not measured",
+    ),
+}  # fmt: skip
+"""The strongest measured setting of the games whose strongest is not a scale's end."""
+
+
+def _calibration_table(game: str) -> LevelTable:
+    from sparring.nn.zoo import default_model
+    from sparring.strength.target import (
+        calibration_path_for_model,
+        load_calibration,
+        strength_curve,
+    )
+
+    model = default_model(game)
+    path = None if model is None else calibration_path_for_model(model)
+    if path is None:
+        raise BadValueError(f"{game} has no shipped calibration", key="game")
+    calibration = load_calibration(path)
+    curve = strength_curve(calibration)
+    rows: dict[float, LevelRow] = {}
+    for point in calibration.points:
+        if point.setting.rth != curve.axis.rth:
+            continue
+        elo = round(curve.elo_of(point.setting), 1)
+        games = point.games or None
+        pm = None if not point.games else round(1.96 * point.stderr, 1)
+        rows.setdefault(elo, LevelRow(point.spec, elo, pm, games, note=point.label))
+    ordered = tuple(rows[e] for e in sorted(rows))
+    scale, anchor = SCALE_TEXT[game]
+    return LevelTable(
+        game, scale, anchor,
+        f"{path.name}: the strength-adjusted search (sa:elo=E) calibrated on the baseline "
+        f"ladder, {calibration.summary.get('games_per_point', '?')} games a point",
+        "calibration", ordered, ordered[-1], adaptive=tuple(ADAPTIVE_MODES), default="default",
+    )  # fmt: skip
+
+
+def _scale_table(game: str) -> LevelTable:
+    from sparring.estimation.external_scale import ExternalScale, default_scale
+
+    path = default_scale(game)
+    scale_file = ExternalScale.read(path)
+    fixed = {
+        "sims": "sims", "cpuct": "cpuct", "sf_nodes": "sf_nodes", "sweep": "sweep",
+        "model": "model", "rank": "rank",
+    }  # fmt: skip
+    search = ",".join(
+        f"{fixed[k]}={str(v).lower() if isinstance(v, bool) else v}"
+        for k, v in scale_file.search.items()
+        if k in fixed
+        and v not in (None, 0, False)
+        and not (k == "sims" and scale_file.knob == "sims")
+    )
+    kind = "human-mcts" if scale_file.knob == "sims" else "sa-mcts"
+    rows: list[LevelRow] = []
+    for point, fit in zip(scale_file.points, scale_file.fitted(), strict=True):
+        if rows and rows[-1].elo == round(fit, 1):
+            continue  # a flat run of the monotone fit is played at its first value
+        value = f"{point.value:g}"
+        setting = f"{kind}:{search},{scale_file.knob}={value}"
+        rows.append(
+            LevelRow(setting, round(fit, 1), round(point.plus_minus, 1), point.games,
+                     note=f"{scale_file.knob} = {value}: measured {point.elo:.0f}")
+        )  # fmt: skip
+    scale, anchor = SCALE_TEXT[game]
+    return LevelTable(
+        game, scale, anchor,
+        f"{path.name}: {scale_file.scale}; Elo levels on its monotone fit",
+        "stockfish" if game == "chess" else "gnugo", tuple(rows), STRONGEST[game],
+        command=scale_file.command,
+    )  # fmt: skip
+
+
+def build_table(game: str) -> LevelTable:
+    """``game``'s level table from the shipped files (seconds a move not yet measured)."""
+    if game in ("connect4", "othello6", "othello"):
+        return _calibration_table(game)
+    if game in ("go", "chess"):
+        return _scale_table(game)
+    if game == "go9":
+        scale, anchor = SCALE_TEXT[game]
+        return LevelTable(
+            game, scale, anchor,
+            "the shipped 9x9 network by simulations, 20 games a point against GNU Go level 1",
+            "rows", GO9_ROWS, GO9_ROWS[-1], default="default",
+        )  # fmt: skip
+    raise BadValueError(f"no level table is built for {game}", key="game")
+
+
+def seconds_a_move(game_name: str, spec: str, moves: int, seed: int = 1) -> float:
+    """The median seconds of ``moves`` moves of ``spec`` in ``game_name``, from positions
+    reached by seeded random play (the one-off costs paid by a first move not counted)."""
+    import numpy as np
+
+    from sparring.players.registry import build_player, parse_player
+
+    game = get_game(game_name)
+    player = build_player(parse_player(spec), game, seed)
+    rng = np.random.default_rng(seed)
+    state = game.initial_state()
+    player.select_move(game, state.copy(), None)  # compile, load, start helpers
+    times = []
+    for _ in range(moves):
+        legal = game.legal_moves(state)
+        began = time.perf_counter()
+        player.select_move(game, state.copy(), None)
+        times.append(time.perf_counter() - began)
+        game.kernels.play(state, int(rng.choice(legal)))
+        if game.is_terminal(state):
+            state = game.initial_state()
+    return round(statistics.median(times), 3)
+
+
+def _measure(table: LevelTable, moves: int) -> LevelTable:
+    """``table`` with each row's seconds a move (one measurement per distinct search: the
+    rows of a calibration share theirs)."""
+    from dataclasses import replace
+
+    cost: dict[str, float] = {}
+
+    def key(row: LevelRow) -> str:
+        if table.kind == "calibration" and row.setting.startswith("sa:"):
+            return "sa"  # the same search at every (z, R_th, floor)
+        if table.kind == "gnugo":
+            return row.setting.split(",z=")[0]  # z chooses among the same search's moves
+        return row.setting
+
+    def timed(row: LevelRow) -> LevelRow:
+        k = key(row)
+        if k not in cost:
+            console.print(f"timing {row.setting} ...")
+            cost[k] = seconds_a_move(table.game, row.setting, moves)
+        return replace(row, seconds=cost[k])
+
+    strongest = None if table.strongest is None else timed(table.strongest)
+    return replace(table, rows=tuple(timed(r) for r in table.rows), strongest=strongest)
+
+
+def levels_build(
+    games: Annotated[
+        list[str] | None, typer.Argument(help="Games (default: all with tables).")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="The folder of the level tables.")] = Path(
+        "src/sparring/models/levels"
+    ),
+    moves: Annotated[int, typer.Option(help="Moves timed per distinct setting (0: none).")] = 8,
+) -> None:
+    """Write the level tables (package data) from the shipped calibration and scale files,
+    timing each distinct setting on this computer (for maintainers)."""
+    if moves < 0:
+        raise BadValueError("--moves must be >= 0", key="--moves")
+    out.mkdir(parents=True, exist_ok=True)
+    for game in games or list(TABLE_GAMES):
+        table = build_table(game)
+        if moves:
+            table = _measure(table, moves)
+        command = f"sparring levels-build {game} --moves {moves}"
+        data = table.to_json()
+        data["command"] = command
+        if table.command:
+            data["notes"] = [*data["notes"], f"the scale file's command: {table.command}"]
+        data["reference"] = "seconds a move: median of timed moves on a 2-core CPU" if moves else ""
+        (out / f"{game}.json").write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+        console.print(f"wrote {out / f'{game}.json'}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("levels")(levels)
+    app.command("levels-build")(levels_build)
+
+
+__all__ = ["build_table", "levels", "levels_build", "register", "seconds_a_move"]
