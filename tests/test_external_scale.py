@@ -221,6 +221,20 @@ def test_each_game_has_its_scale_option_and_a_missing_scale_says_so(
         go_elo.on_scale(get_game("go"))
 
 
+def test_the_shipped_go_scale_names_its_network_by_its_current_name() -> None:
+    """The shipped GNU Go scale's network is a shipped file under its current name (not a
+    former, deprecated one)."""
+    import warnings
+
+    from sparring.estimation.shipped import resolve_estimator, shipped_estimators
+
+    scale = ExternalScale.read(default_scale("go"))
+    assert scale.search["model"] == "go-play-early"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        assert resolve_estimator(scale.search["model"]) == shipped_estimators()["go-play-early"]
+
+
 def test_a_go_scale_fixes_the_play_network_and_its_rank(tmp_path: Path) -> None:
     """Go's GNU Go scale varies z over a play network at a rank: ``gnugo_elo`` takes the
     network, the rank and the simulations from the file and plays the interpolated z."""

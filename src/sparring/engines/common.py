@@ -44,7 +44,7 @@ that Elo (``human-mcts:sf_elo=E``, :mod:`sparring.estimation.external_scale`; a 
 falls back to ``human-like``); in 19x19 Go ``measured`` plays the rank-conditioned play
 network (``human-mcts:model=go-play,rank=R,sims=32``; full strength at ``9d``), the Go
 setting rated against GNU Go (session 34's network at 9d: 1035 +- 108 with GNU Go level 10
-at 1000; session 32's, now ``go-play-s32``: 1017 +- 108 with level 1 at 1000 at 9d, 1108 +-
+at 1000; session 32's, now ``go-play-early``: 1017 +- 108 with level 1 at 1000 at 9d, 1108 +-
 113 at 3-5k, docs/external-strength.md: the rank chooses which human moves it imitates, not
 its strength); ``human-like`` plays SE-inf-MCTS at the
 rank (Chen et al., Eq. 6: a search that aims at the rank's strength score), ``plain`` plays
