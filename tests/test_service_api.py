@@ -1,6 +1,6 @@
 """The service's HTTP API against a real server (uvicorn on a loopback port, one worker
 process): players, games at an Elo, a Connect4 game played to the end, retries, undo,
-resignation, records, access rules, bad input and body limits (issue 25, items 3-5)."""
+resignation, records, access rules, bad input and body limits."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def test_catalog_shows_the_calibrated_range_and_the_kinds(base: str) -> None:
     assert go["ranks"][0] == "9d" and go["adaptive"] == []  # no calibration: not adaptive
     low, high = ExternalScale.read(default_scale("go")).elo_range  # Go's Elo: on GNU Go's scale
     assert go["elo"] == {"min": round(low, 1), "max": round(high, 1), "scale": "GNU Go"}
-    assert games["othello"]["levels"] == {  # 8x8 Othello: calibrated since session 26
+    assert games["othello"]["levels"] == {  # 8x8 Othello: calibrated since 2026-11-26
         "elo": _calibrated_range("othello"),
         "ranks": None,
         "adaptive": ["bayes", "intra", "alphadda1-floor"],
