@@ -1,9 +1,9 @@
 #!/bin/bash
-# The two long 8x8 Othello AlphaDDA jobs of issue 27, resumable across machines:
+# The two long 8x8 Othello AlphaDDA jobs, resumable across machines:
 #   table    the combined adaptive table (docs/alphadda/tables/othello-combined-rule.txt, item 2)
 #   grid-a1  AlphaDDA1's grid search on seed 0 (the protocol of the AlphaDDA2/3 grids; the rule
-#            of the same file, item 1, decides between its pick and Table 1's row; finished in
-#            session 38: its pick ships and is the table's AlphaDDA1-tuned row)
+#            of the same file, item 1, decides between its pick and Table 1's row; finished on
+#            2026-11-28: its pick ships and is the table's AlphaDDA1-tuned row)
 #
 #   bash scripts/alphadda_othello.sh JOB play        # play (or go on playing)
 #   bash scripts/alphadda_othello.sh JOB pack        # its store -> checkpoints/alphadda-othello/JOB.sqlite.xz
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-/work/runs/alphadda}
 PYTHON=${PYTHON:-.venv/bin/python}
-export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"  # this checkout's code (a worktree's too)
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"  # this checkout's code (any checkout's)
 OPPONENTS='az:rootrand=0.2;mcts1;mcts2;mcts3;mcts4;minimax1;minimax2;random'
 ROWS=(
   alphadda1:nh=2,asim=2.8,bsim0=-1.4,nmax=400,rootrand=0.2,name=AlphaDDA1-paper

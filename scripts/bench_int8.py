@@ -1,4 +1,4 @@
-"""Float32 against int8 networks on this CPU: time a position and agreement (issue 27).
+"""Float32 against int8 networks on this CPU: time a position and agreement.
 
 For each game's network (``--model NAME|PATH`` per game, default the shipped one): time
 ONNX Runtime (one thread) on batches of ``--batch`` random-game positions, in float32 and

@@ -1,6 +1,6 @@
 """Seconds of one learning step (Eq. 10 loss, SGD) in float32 and in bfloat16 autocast.
 
-The training's ``learn_precision`` option (issue 27): a network of ``--blocks`` x
+The training's ``learn_precision`` option: a network of ``--blocks`` x
 ``--channels`` for GAME, mini-batches of ``--batch`` random planes and targets, one PyTorch
 thread; each precision timed twice (10 steps after 2 warm-up steps), e.g.::
 

@@ -6,7 +6,7 @@ for ``--calls`` moves (positions of a seeded random game, cycled) under
 Then it is asked ``--calls`` more times under ``Limit(stop=event)`` with the event set from a
 timer thread after ``--time`` seconds; *stop to return* is the time from ``event.set()`` to
 ``select_move`` returning.  Each player is warmed up first (compilation, network loading).
-Goal (issue 24): overshoot median <= 10 ms, 95th percentile <= 25 ms.
+Goal: overshoot median <= 10 ms, 95th percentile <= 25 ms.
 
     PYTHONPATH=src python scripts/bench_limit.py --calls 50 --time 0.05 --markdown BENCHMARKS.md
 

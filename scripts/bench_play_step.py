@@ -1,13 +1,12 @@
-"""Where a GPU training step of the Go play network goes (issue 28, for the next lent GPU).
+"""Where a GPU training step of the Go play network goes (for the next GPU run).
 
-The session-32 and session-34 runs went at 0.172-0.173 s a step on an H100 and an H200 alike
-(BENCHMARKS.md).  This times, on synthetic data of the real shapes (``configs/se-go-play-gpu.toml``:
-10 x 128, 2,112 pairs a step, 19x19), one optimiser step with the batch already on the device,
-in float32, under bfloat16 autocast (the runs' setting), and under bfloat16 with the
-channels-last memory layout; and the copy of one batch's planes to the device from ordinary
-and from pinned memory.  If the device step is well under 0.17 s, the rest of a real step is
-the sampler on the CPU (decoding, symmetries) and the copy.  Usage::
-
+The first and the continued Go play network runs went at 0.172-0.173 s a step on an H100 and an H200
+alike (BENCHMARKS.md).  This times, on synthetic data of the real shapes
+(``configs/se-go-play-gpu.toml``: 10 x 128, 2,112 pairs a step, 19x19), one optimiser step with the
+batch already on the device, in float32, under bfloat16 autocast (the runs' setting), and under
+bfloat16 with the channels-last memory layout; and the copy of one batch's planes to the device from
+ordinary and from pinned memory.  If the device step is well under 0.17 s, the rest of a real step
+is the sampler on the CPU (decoding, symmetries) and the copy.  Usage::
     PYTHONPATH=src python3 scripts/bench_play_step.py [--device cuda] [--steps 30]
 
 (``--device cpu --steps 2 --pairs 64`` tries it here.)

@@ -26,7 +26,7 @@ from sparring.search.puct import PUCTConfig, search_batch
 
 try:
     from sparring.search.evaluator import UniformEvaluator
-except ImportError:  # checkouts before the search layer (issue 13)
+except ImportError:  # checkouts before the search layer
     from sparring.nn.evaluators import UniformEvaluator  # type: ignore[no-redef]
 
 REPEATS = 7

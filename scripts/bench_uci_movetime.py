@@ -1,4 +1,4 @@
-"""How long ``sparring uci`` takes to answer ``go movetime 100`` (issue 26).
+"""How long ``sparring uci`` takes to answer ``go movetime 100``.
 
 Usage (from the repository root)::
 

@@ -1,5 +1,5 @@
-"""Where a Connect4 player's lost games went wrong, by the exact solver (issue 27: why does
-AlphaZero lose 26-30 of 200 games against MCTS1 whatever the training?).
+"""Where a Connect4 player's lost games went wrong, by the exact solver (the training-options
+comparison: why does AlphaZero lose 26-30 of 200 games against MCTS1 whatever the training?).
 
 Reads the games of one player (its label in a ``sparring match`` / ``study`` store), solves
 the position before every move with bitbully, and for each game the player did not win lists

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call that continues the go9 self-play run on a lent GPU machine (issue 28, item 3).
+# One device call that continues the go9 self-play run on a GPU machine.
 #
 #   bash scripts/gpu_go9.sh RUN_DIR MINUTES WORKERS OUT_DIR
 #

@@ -1,4 +1,4 @@
-"""Pack a device call's play-network runs for the way back (issue 28, session 40).
+"""Pack a device call's play-network runs for the way back.
 
 The device tool returns at most 8 files of at most 16 MiB each, so each run's ``model.pt``
 goes back in float16 as ``OUT/RUN.pt`` (what ``scripts/ship_play_network.py`` would ship;

@@ -1,4 +1,4 @@
-"""Train play networks on a lent GPU machine inside a fixed time budget (issue 28).
+"""Train play networks on a GPU machine inside a fixed time budget.
 
 The GPU machine has neither the source games nor the installed package, so each run trains
 from a copied cache folder (``SETrainer(data_folder=...)``, ``se-train --data-folder``) with
@@ -27,7 +27,7 @@ CPU (the steps it plans are then few).
 With ``--data-root ROOT`` the cache is built on the machine first, inside the budget: the
 first config's data settings, the games read from ``ROOT/strength/GAME`` (the layout of
 ``../shared/data``), ``--workers`` extraction processes, the folder made under ``CACHE``
-(then a cache directory, not a cache folder).  Session 32 did so for Go, whose every-move
+(then a cache directory, not a cache folder).  The first Go GPU run did so: Go's every-move
 cache (3.2 M pairs, 6.6 times those of the CPU config's 32 MB cache) does not travel, while its
 SGF files fit as a 5 MB archive::
 
@@ -36,14 +36,14 @@ SGF files fit as a 5 MB archive::
         configs/se-go-play-gpu.toml --data-root /tmp/data --workers 14 \
         --runs /tmp/runs --out "$OUT" --budget 515
 
-What travels to the machine is at most 64 MiB: the tracked tree (60.5 MiB in session 31,
-65.4 MiB since the 10 x 128 ``go-play`` of session 32, over the limit by itself) and the carried
-paths together.  Session 31 put the cache folder (30 MB) and pure-Python
-python-chess and sgfmill in ``.gpu/`` (listed in ``.git/info/exclude``, carried with
-``carry=[".gpu"]``), moved ``docs/`` and ``checkpoints/`` out of the checkout for the call and
-back after it, and ran ``PYTHONPATH=src:.gpu/site``.
+What travels to the machine is at most 64 MiB: the tracked tree (60.5 MiB before the Go play network
+grew, 65.4 MiB since the 10 x 128 ``go-play`` was shipped, over the limit by itself) and the carried
+paths together.  The first chess GPU run put the cache folder (30 MB) and pure-Python python-chess
+and sgfmill in ``.gpu/`` (listed in ``.git/info/exclude``, carried with ``carry=[".gpu"]``), moved
+``docs/`` and ``checkpoints/`` out of the checkout for the call and back after it, and ran
+``PYTHONPATH=src:.gpu/site``.
 
-Session 34 continued the Go network from its shipped weights (``configs/se-go-play-gpu2.toml``,
+The continued Go run resumed the network from its shipped weights (``configs/se-go-play-gpu2.toml``,
 ``init_from``) on an H200 at the H100's rate, 0.173 s a step; ``scripts/bench_play_step.py``
 then timed the device's share of a step at 0.121 s in the default layout and 0.047 s with
 ``channels_last = true`` (a config option since), and the batch's work on the CPU (about

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seconds a step of the chess play network's GPU config under three trainers (BENCHMARKS.md,
-# "Chess play networks on a lent GPU"), run on a lent GPU machine from the repository root with:
+# "Chess play networks on a GPU"), run on a GPU machine from the repository root with:
 #   .gpu/cache     a copy of the chess cache folder (runs/se-cache/chess-1ebd8e130728)
 #   .gpu/site      python-chess and sgfmill (pure Python; the machine lacks them)
 #   .gpu/old/src   the package at commit 539bc38 (git archive 539bc38 src/sparring | tar -x -C .gpu/old)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Train on a lent GPU machine for a fixed time and pack the run folder for the trip back.
+# Train on a GPU machine for a fixed time and pack the run folder for the trip back.
 #
 #   bash scripts/gpu_train.sh GAME CONFIG RUN_DIR MINUTES WORKERS OUT_DIR
 #

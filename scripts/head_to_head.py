@@ -1,5 +1,5 @@
-"""Two networks head to head from random openings (issue 27: has an option reached the
-shipped network?).
+"""Two networks head to head from random openings (the training-options
+comparison: has an option reached the shipped network?).
 
 Plays ``--games`` games between network A and network B (names or paths), each a PUCT
 search of ``--sims`` simulations playing its most visited move, in float32 (ONNX Runtime).

@@ -1,4 +1,4 @@
-"""Does the int8 network play as well as the float one? (issue 27: ``backend = "onnx-int8"``)
+"""Does the int8 network play as well as the float one? (``backend = "onnx-int8"``)
 
 Plays ``--games`` games between the same network run in float32 and in int8 (ONNX Runtime
 static quantization, :func:`sparring.nn.evaluators.quantize_onnx`, calibrated on random

@@ -1,4 +1,4 @@
-"""Load test of ``sparring serve`` (issue 25): simulated players against Connect4.
+"""Load test of ``sparring serve`` : simulated players against Connect4.
 
 Usage (from the repository root; needs the ``load`` extra: ``pip install -e ".[load]"``)::
 
@@ -366,7 +366,7 @@ def markdown(s: dict[str, Any]) -> str:
         for k in ("ai_latency_s", "ai_samples_after_ramp_up", "ai_search_time_s", "ai_post_s")
     }
     lines = [
-        "## Service load (issue 25)",
+        "## Service load",
         "",
         f"Command: `.venv/bin/python {s['command']}`  ",
         f"Date: {s['date']}; machine: x86_64, {os.cpu_count()} cores, shared with other work: "

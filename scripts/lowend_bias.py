@@ -1,4 +1,4 @@
-"""Why do strength targets at and below Random measure above what was asked? (issue 27 item 5)
+"""Why do strength targets at and below Random measure above what was asked?
 
 Every number in docs/strength/lowend-bias.md comes from one of these subcommands (or from the
 ``sparring strength-check`` commands written there):
@@ -18,7 +18,7 @@ Inputs are committed files: the floor reports' "Ladder links" tables
 (docs/strength/*/floor-report*.md), the target checks' tables (docs/strength/*/targets*.md),
 the ladders (docs/results/ladder-*.json) and the shipped calibrations.  ``play`` writes games
 to STORE (SQLite, resumable; /tmp/lowend/games.sqlite in the note, 420 games, about 4.3 CPU
-minutes); ``games`` and ``steps`` read them back.  The seed-97 check of issue 27 is not
+minutes); ``games`` and ``steps`` read them back.  The seed-97 check of the low end is not
 stored: its measured Elos are typed in (SEED97), and where its scores are needed the expected
 scores at the measured Elo stand in for them.
 """
@@ -62,7 +62,7 @@ CHECK_FILES = {
         44: "othello6-az/targets-lowend2-seed44.md",
     },
 }
-# The seed-97 check quoted in issue 27 item 5 (target: measured); its games are not stored.
+# The seed-97 check of the low-end analysis (target: measured); its games are not stored.
 SEED97 = {
     "connect4": {650: 714, 900: 981, 1250: 1294, 1850: 1924},
     "othello6": {620: 739, 950: 1048, 1400: 1397, 1900: 1937},

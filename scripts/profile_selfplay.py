@@ -1,6 +1,6 @@
-"""Where self-play's time goes: the network against everything else (issue 27).
+"""Where self-play's time goes: the network against everything else.
 
-Plays ``--games`` self-play games of a run config with a saved network on this machine's CPU
+Plays ``--games`` self-play games of a run config with a saved network on the local CPU
 (``--backend``: ONNX Runtime by default, ``onnx-int8`` for the int8 network; one thread)
 under cProfile, and prints the simulations per second and the share of the time spent in
 the evaluator, e.g.::

@@ -1,4 +1,4 @@
-"""Strength against training cost: rate the snapshots of training runs (issue 27, item 2).
+"""Strength against training cost: rate the snapshots of training runs.
 
 For every snapshot ``snapshots/iter-NNNN.pt`` of each run folder (``sparring train`` with
 ``snapshot_every``), play the network (``az:model=SNAPSHOT``, the same PUCT search for every
@@ -18,7 +18,7 @@ value-optimal share against CPU-hours, one curve per run), e.g.::
         checkpoints/cmp-connect4-gumbel --ladder docs/results/baselines-connect4.json \\
         --opponents MCTS1,Minimax1 --games 40 --every 20 --out docs/training-options/connect4
 
-Goals (issue 27: "where a goal is missed, the plot says how far and at what slope"):
+Goals (the training options': "where a goal is missed, the plot says how far and at what slope"):
 ``--goal NAME=SHARE`` (repeatable) asks for a share of the points against the ladder rung NAME,
 drawn at the highest of the rungs' ratings plus :func:`sparring.elo.elo_margin` of the share
 (Eq. 16 inverted; a score, so draws count half); ``--goal-value-optimal F`` asks for a share

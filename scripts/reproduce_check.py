@@ -1,16 +1,16 @@
-"""Check that stored results reproduce byte-identical from their seeds (issue 24, no regression).
+"""Check that stored results reproduce byte-identical from their seeds (no regression).
 
 Usage, from the repository root::
 
     .venv/bin/python scripts/reproduce_check.py [--base COMMIT] [--keep DIR]
 
-Three cheap commands (about a minute each on one core, the first run of a tree longer while
-numba compiles) run twice: from the working tree and from ``--base`` (default ``7757c9f``,
-the commit issue 24's work started from; extracted read-only with ``git archive``), each in a
-fresh folder of its own with the same relative paths, so that the command lines written into
-the outputs are equal too.  The outputs are compared byte for byte: the markdown and JSON
-files as written, the SQLite game stores as their games (every column but the row id, the
-think times and the finishing time) and runs (every column but the timestamps).  Parts that
+Three cheap commands (about a minute each on one core, the first run of a tree longer while numba
+compiles) run twice: from the working tree and from ``--base`` (default ``7757c9f``, the commit
+before the typed-players rework of 2026-11-25; extracted read-only with ``git archive``), each in a
+fresh folder of its own with the same relative paths, so that the command lines written into the
+outputs are equal too.  The outputs are compared byte for byte: the markdown and JSON files as
+written, the SQLite game stores as their games (every column but the row id, the think times and the
+finishing time) and runs (every column but the timestamps).  Parts that
 measure time are left out: ``results.json``'s ``timing`` and ``report.md``'s "Seconds per
 game" section of ``sparring adapt``.
 

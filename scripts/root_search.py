@@ -1,6 +1,6 @@
-"""What one search thinks of one position, at several simulation counts (issue 27: why does
-the Connect4 `lean` network open in column 2 (counted from 0; the move text "3"), a draw, at
-800 simulations and in the centre, the only win, at 200 and 400?).
+"""What one search thinks of one position, at several simulation counts (the training-options
+comparison: why does the Connect4 `lean` network open in column 2 (counted from 0; the move text
+"3"), a draw, at 800 simulations and in the centre, the only win, at 200 and 400?).
 
 Plays ``--moves`` (the game's move texts, space-separated) from the start, builds the player
 ``SPEC`` once per entry of ``--sims`` (its simulations set to N; seed ``--seed``), searches the

@@ -1,4 +1,4 @@
-"""Diagnosis of the Go SE-inf policy head (issue 16, item 6; docs/estimation.md).
+"""Diagnosis of the Go SE-inf policy head (docs/estimation.md).
 
 Usage (from a checkout, ``SPARRING_DATA`` pointing at ``shared/data``)::
 

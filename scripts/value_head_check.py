@@ -1,7 +1,7 @@
 """Does an estimator's value head say anything about who wins?
 
 The SE networks train a value head on the game result from the mover's view (MSE, human
-pairs only; ``sparring.estimation.train.se_losses``), and the search programs of issue 16
+pairs only; ``sparring.estimation.train.se_losses``), and the human-like search programs
 (``human-mcts``, ``sa-mcts``, ``se-mcts``, ``se-inf-mcts``) back its output up the tree.  A
 value head that outputs about 0 everywhere leaves the search to the prior alone.  For each
 network, over ``--pairs`` pairs drawn from the held-out split of an extracted ``se-train``

@@ -336,7 +336,7 @@ BASELINE_CHANGES = [
 PAPER_KINDS = [
     ("alphadda1", None, "alphadda1"),
     ("alphadda1", "connect4", None),
-    ("alphadda1", "othello", None),  # the 8x8 grid's row since session 38
+    ("alphadda1", "othello", None),  # the 8x8 grid's row since 2026-11-28
     ("alphadda1:nh=2,asim=2.8,bsim0=-1.4,nmax=400", "othello", "alphadda1"),  # Table 1 8x8
     ("alphadda2", "connect4", "alphadda2"),
     ("alphadda2:model=connect4,name=X", None, "alphadda2"),

@@ -445,7 +445,7 @@ def test_tuned_default_rows_replace_the_paper_rows(monkeypatch: pytest.MonkeyPat
     assert paper_kind("alphadda2", "connect4") == "alphadda2"
     paper = "alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200,rootrand=0.2"
     assert paper_kind(paper, "connect4") == "alphadda1"
-    assert paper_kind("alphadda1", "othello") is None  # the 8x8 grid's row since session 38
+    assert paper_kind("alphadda1", "othello") is None  # the 8x8 grid's row since 2026-11-28
     assert paper_kind("alphadda2", "othello") == "alphadda2"  # no tuned 8x8 AlphaDDA2 row
     monkeypatch.setitem(alphadda.TUNED_2, "othello", (2, 40.0, -0.9))
     assert alphadda.default_row("alphadda2", "othello") == (2, 40.0, -0.9)

@@ -1,4 +1,4 @@
-"""What a new user tripped over (issue 24, item 10) and the error classes of item 6: each bad
+"""What a new user tripped over and the error classes: each bad
 input is refused before any work starts, as one line on standard error with exit code 2.
 
 The commands run in this process through the console entry point :func:`sparring.cli.main`

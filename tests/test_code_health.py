@@ -1,4 +1,4 @@
-"""The shared pieces that replaced copies (issue 24, item 7): one ``DEFAULT_C_PUCT``, one config
+"""The shared pieces that replaced copies: one ``DEFAULT_C_PUCT``, one config
 base for matches and series, one training plot, and the adaptive experiment's typed reading
 of an opponent's z."""
 
@@ -100,8 +100,8 @@ def test_opponent_z_reads_typed_settings() -> None:
 
 
 def test_adapt_experiment_reads_settings_not_spec_text() -> None:
-    """``experiments/adapt`` parses spec text only through ``parse_player`` (issue 24, item
-    1): no ``PlayerSpec``, and option text is read only from a plug-in kind's
+    """``experiments/adapt`` parses spec text only through ``parse_player``: no
+    ``PlayerSpec``, and option text is read only from a plug-in kind's
     ``FactorySettings.parsed`` (a kind without typed settings)."""
     offenders = []
     for path in sorted((SRC / "experiments" / "adapt").glob("*.py")):

@@ -1,4 +1,4 @@
-"""Dynamic strength adjustment (issue 14): the controllers on hand-made results and win rates,
+"""Dynamic strength adjustment: the controllers on hand-made results and win rates,
 the ``dsa`` player kind, and save -> load -> continue giving the same games."""
 
 from __future__ import annotations

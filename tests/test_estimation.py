@@ -1031,7 +1031,7 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
     package = ESTIMATOR_DIR.parents[1]
     assert ESTIMATOR_DIR.parts[-3:] == ("sparring", "models", "estimators")
     assert sorted(shipped_estimators()) == [
-        "chess-play", "chess-se", "chess-se-inf", "chess-se-inf-play", "go-play", "go-play-s32",
+        "chess-play", "chess-se", "chess-se-inf", "chess-se-inf-play", "go-play", "go-play-early",
         "go-se", "go-se-inf", "go-se-inf-play",
     ]  # fmt: skip
     assert default_estimator("go") == ESTIMATOR_DIR / "go-se.pt"
@@ -1044,6 +1044,9 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
         resolve_estimator("go-xx")
     with pytest.raises(SparringError, match="no shipped othello strength estimator"):
         default_estimator("othello")
+    # A former name still resolves, to the same file, with a deprecation warning.
+    with pytest.warns(DeprecationWarning, match="'go-play-s32' is deprecated.*'go-play-early'"):
+        assert resolve_estimator("go-play-s32") == ESTIMATOR_DIR / "go-play-early.pt"
     # Every file of the models folder is declared package data (an installed sparring has it).
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     globs = pyproject["tool"]["setuptools"]["package-data"]["sparring"]

@@ -195,8 +195,9 @@ def test_shipped_go_se_policy_is_usable(go_positions: HeldOutPositions, name: st
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 16 item 6: the shipped go-se-inf policy puts ~38% of its probability on "
-    "illegal moves (argmax illegal in ~49% of positions); the player kinds use go-se-inf-play",
+    reason="the Go SE-inf policy diagnosis: the shipped go-se-inf policy puts ~38% of its "
+    "probability on illegal moves (argmax illegal in ~49% of positions); the player kinds use "
+    "go-se-inf-play",
 )
 def test_shipped_go_se_inf_policy_is_usable(go_positions: HeldOutPositions) -> None:
     """go-se-inf stays the SE-inf estimator (its rank accuracy at N = 50 and 100 is ahead of
@@ -222,7 +223,7 @@ def _median_beta_prior_rank_correlation(name: str, pos: HeldOutPositions) -> flo
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 16: the shipped Go strength heads score a move by its policy log-probability "
+    reason="the shipped Go strength heads score a move by its policy log-probability "
     "alone (median within-position Spearman go-se-inf-play 0.997, go-se -1.000, "
     "scripts/semcts_beta_prior.py), so SE-MCTS can only prefer more or less likely moves; "
     "the Go head trained without that input (checkpoints/se-go-se-inf-noprior) is not shipped: "

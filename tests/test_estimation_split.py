@@ -1,4 +1,4 @@
-"""The choose / report split of the held-out players in ``se-eval`` (issue 24, item 8).
+"""The choose / report split of the held-out players in ``se-eval``.
 
 The reference form (mean or line) is chosen on one part of the held-out players and every
 figure is reported on the other; these tests pin the split (disjoint in players, stable, exact

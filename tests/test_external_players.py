@@ -239,7 +239,7 @@ CRASH_89 = (
     "S16 S15 S17 R14 O16 O15 M16 N16 N17 L16 M15 M14 L15 K15 L14 L13 K14 J14 K13 K12 J13 H13 "
     "J12 J11 H12 G12 H11 H10 G11 F11 G10 G9 F10 E10 F9"
 )
-"""89 moves of a 19x19 game of the play network against GNU Go (session 30) after which
+"""89 moves of a 19x19 game of the play network against GNU Go (2026-11-27) after which
 Debian's GNU Go 3.8 segfaults on ``genmove W`` at every level but 0, whatever the seed."""
 
 

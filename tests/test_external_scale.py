@@ -1,4 +1,4 @@
-"""The Stockfish strength scale (issue 26, item 5): the monotone fit, the inverse (the knob
+"""The Stockfish strength scale: the monotone fit, the inverse (the knob
 value for an asked Elo, rounded for sims, clamped at the ends), the file, ``sf_elo=E`` on
 ``human-mcts`` and ``sa-mcts``, and ``sparring scale-fit``."""
 
@@ -83,11 +83,11 @@ def test_choose_inverts_the_monotone_fit_and_takes_the_lowest_value_of_a_flat_ru
     scale = _scale((-1, 1500), (0, 1400), (1, 1700))
     assert scale.fitted() == [1450, 1450, 1700]
     # above the run: on the rising stretch 0 -> 1, 0 + 125 / 250 (not inside the run,
-    # where the curve is 1450: session 24's rule gave -1 + 2 * 125 / 250 = 0.0)
+    # where the curve is 1450: the first rule gave -1 + 2 * 125 / 250 = 0.0)
     assert scale.choose(1575) == ScaleChoice(0.5, 1575, False)
     assert scale.elo_at(0.5) == 1575
     assert scale.choose(1450) == ScaleChoice(-1, 1450, False)  # the run's first value
-    # sims: a flat run 24-40 at 1560 then 1755 at 48 (session 25's shipped fit, rounded):
+    # sims: a flat run 24-40 at 1560 then 1755 at 48 (the first shipped fit, rounded):
     sims = _scale((16, 1418), (24, 1560), (40, 1560), (48, 1755), knob="sims")
     # 1600 -> 40 + 8 * 40 / 195 = 41.64 -> 42, whose Elo is 1560 + 2 * 195 / 8 = 1608.75
     assert sims.choose(1600) == ScaleChoice(42.0, 1608.75, False)
@@ -219,6 +219,20 @@ def test_each_game_has_its_scale_option_and_a_missing_scale_says_so(
     monkeypatch.setitem(external_scale.SCALE_FILES, "go", "no-such-scale.json")
     with pytest.raises(IncompatiblePlayerError, match="no GNU Go scale is shipped for go"):
         go_elo.on_scale(get_game("go"))
+
+
+def test_the_shipped_go_scale_names_its_network_by_its_current_name() -> None:
+    """The shipped GNU Go scale's network is a shipped file under its current name (not a
+    former, deprecated one)."""
+    import warnings
+
+    from sparring.estimation.shipped import resolve_estimator, shipped_estimators
+
+    scale = ExternalScale.read(default_scale("go"))
+    assert scale.search["model"] == "go-play-early"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        assert resolve_estimator(scale.search["model"]) == shipped_estimators()["go-play-early"]
 
 
 def test_a_go_scale_fixes_the_play_network_and_its_rank(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The extra chess training source (``extra_games = "lichess2017"``, issue 28): which rows and
+"""The extra chess training source (``extra_games = "lichess2017"``): which rows and
 sides of the CSV are kept, with what band and result, and how its pairs join the main ones."""
 
 from __future__ import annotations

@@ -371,7 +371,7 @@ def test_against_gnugo() -> None:
         if os.environ.get("SPARRING_CI") == "1":
             pytest.fail(f"{GNUGO} is missing (scripts/install.sh installs Debian's gnugo)")
         pytest.skip(f"{GNUGO} is not installed (Debian package gnugo)")
-    # no --seed: Debian's GNU Go 3.8 can crash with one (issue 26)
+    # no --seed: Debian's GNU Go 3.8 can crash with one
     gnugo = GTPClient(str(GNUGO), "--mode", "gtp", "--level", "1")
     ours = sparring_gtp("--game", "go9", "--player", "uct:sims=64", "--seed", "1")
     try:

@@ -37,7 +37,7 @@ BOUND = 1.0
 HUMAN_LIKE_RANKS = {"go": "3d", "chess": "1600-1800"}
 
 CASES: list[tuple[str, str]] = [
-    # (game, spec): budgets far beyond 5 s of thinking on this machine (specs allow at most
+    # (game, spec): budgets far beyond 5 s of thinking on a 2-core CPU (specs allow at most
     # 100,000 simulations; the compiled UCT runs that in about 0.1 s on Connect4 and 6x6
     # Othello, so there it is built directly with more: "uct-direct")
     *[(g, "uct-direct") for g in ("connect4", "othello6")],

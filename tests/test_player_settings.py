@@ -256,7 +256,7 @@ def test_cli_says_a_clamped_target_in_one_line() -> None:
     assert "clamped from 99999)" in result.stdout
 
 
-# ---- range checks that used to be missing (issue 24, item 10) ---------------------------------
+# ---- range checks that used to be missing -----------------------------------------------------
 @pytest.mark.parametrize(
     ("spec", "key", "message"),
     [

@@ -1,7 +1,7 @@
-"""The execution seam and the Ray backend (issue 29).
+"""The execution seam and the Ray backend.
 
 Without Ray: the seam's cost arithmetic, and ``--backend ray`` failing in one line when Ray is
-missing.  With Ray: a real two-node Ray cluster on this machine (``ray start --head`` plus a
+missing.  With Ray: a real two-node Ray cluster on the local machine (``ray start --head`` plus a
 second ``ray start --address``, one CPU each), started and stopped by the tests inside a
 private network and PID namespace (``unshare -n -p -f --mount-proc``, then
 ``ip link set lo up``), so every Ray process binds to and talks over 127.0.0.1 only and none

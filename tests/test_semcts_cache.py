@@ -1,4 +1,4 @@
-"""The SE-MCTS strength evaluator's bounded cache of parents' trunk outputs (issue 24, item 10):
+"""The SE-MCTS strength evaluator's bounded cache of parents' trunk outputs:
 a parent found in the cache must still be usable after the leaves of the same batch are
 remembered, even when remembering them evicts it (``play go --opponent
 se-inf-mcts:rank=3d,sims=1100`` crashed with a ``KeyError`` once a search outgrew the

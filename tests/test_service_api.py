@@ -1,6 +1,6 @@
 """The service's HTTP API against a real server (uvicorn on a loopback port, one worker
 process): players, games at an Elo, a Connect4 game played to the end, retries, undo,
-resignation, records, access rules, bad input and body limits (issue 25, items 3-5)."""
+resignation, records, access rules, bad input and body limits."""
 
 from __future__ import annotations
 

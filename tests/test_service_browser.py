@@ -1,4 +1,4 @@
-"""End-to-end tests of the page in a real headless Chromium (issue 25).
+"""End-to-end tests of the page in a real headless Chromium.
 
 A real ``sparring serve`` runs on a free loopback port with a temporary data folder; Playwright
 for Python drives Debian's Chromium (``/usr/bin/chromium``, installed by scripts/install.sh; no

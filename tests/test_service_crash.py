@@ -1,4 +1,4 @@
-"""Crash safety (issue 25, item 4): ``sparring serve`` killed with SIGKILL while AI moves are
+"""Crash safety: ``sparring serve`` killed with SIGKILL while AI moves are
 in flight, restarted on the same database, has every game at the same position with the same
 AI state, the profile intact, no move applied twice, and finishes the AI moves it owed."""
 

@@ -1,4 +1,4 @@
-"""The service on a real PostgreSQL server (issue 25, "PostgreSQL"): servers migrating one
+"""The service on a real PostgreSQL server: servers migrating one
 database at once, racing changes of one game (exactly one is stored), profile updates that
 do not lose each other, and two ``sparring serve`` processes on one database playing games
 through both (a move made through one is seen by the other; a retried move sent to both at

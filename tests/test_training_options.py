@@ -1,4 +1,4 @@
-"""The training options of issue 27: search variants (Gumbel AlphaZero, KataGo's forced
+"""The training options: search variants (Gumbel AlphaZero, KataGo's forced
 playouts with policy target pruning), playout cap randomization, the per-iteration cost
 counters, snapshots and CPU time, and exact resume of the new options after ``kill -9``."""
 

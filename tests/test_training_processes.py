@@ -1,4 +1,4 @@
-"""Issue 27 support: self-play in local worker processes (``--selfplay-workers``), the
+"""Support for cheaper training: self-play in local worker processes (``--selfplay-workers``), the
 training ``device``, the time limit of :meth:`Trainer.run` (``--minutes``), and the
 evaluators' device handling."""
 
@@ -145,7 +145,7 @@ def test_selfplay_device_rejects_other_names(device: str) -> None:
     assert repr(device) in str(info.value)
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA GPU is present")
 def test_a_worker_plays_on_the_selfplay_device() -> None:
     # A run that learns on a GPU and plays on the CPU: a worker's share needs no GPU (here
     # there is none, so the learning device alone would fail) and is the CPU's share.
@@ -166,7 +166,7 @@ def test_device_defaults_to_the_cpu() -> None:
     assert TrainConfig.for_game("connect4").to_mapping()["device"] == "cpu"
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA GPU is present")
 def test_a_gpu_run_without_a_gpu_is_refused_before_writing(tmp_path: Path) -> None:
     out = tmp_path / "run"
     config = TrainConfig.for_game("connect4", **(TINY | {"device": "cuda"}))

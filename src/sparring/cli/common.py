@@ -142,7 +142,7 @@ class BackendName(StrEnum):
 
 
 BACKEND_HELP = (
-    "Where the games are played: local (this machine: --workers processes) or ray (the Ray "
+    "Where the games are played: local (this computer: --workers processes) or ray (the Ray "
     "cluster at --ray-address; pip install 'sparring[ray]'). The games and the store do not "
     "depend on it."
 )

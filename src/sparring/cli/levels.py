@@ -249,7 +249,7 @@ def levels_build(
     moves: Annotated[int, typer.Option(help="Moves timed per distinct setting (0: none).")] = 8,
 ) -> None:
     """Write the level tables (package data) from the shipped calibration and scale files,
-    timing each distinct setting on this computer (for maintainers)."""
+    timing each distinct setting on the computer it runs on (for maintainers)."""
     if moves < 0:
         raise BadValueError("--moves must be >= 0", key="--moves")
     out.mkdir(parents=True, exist_ok=True)

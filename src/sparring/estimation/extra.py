@@ -1,4 +1,4 @@
-"""Extra chess training games for the play network: the Lichess 2017 CSV (issue 28).
+"""Extra chess training games for the play network: the Lichess 2017 CSV.
 
 The Lichess training folder (``strength/chess/training``, 800 games a band) gives the chess
 play network about 392 k training pairs, and its held-out losses show it overfitting them

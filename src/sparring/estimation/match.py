@@ -16,8 +16,8 @@ A program is named by text (read only at the command line, :func:`parse_program`
   of each position (:func:`~sparring.estimation.symmetry.symmetric_log_policy`);
 * ``player:SPEC`` -- any player of :func:`~sparring.players.registry.make_player`, one per
   rank: ``{rank}`` in ``SPEC`` is replaced by the rank group of the positions it moves in
-  (``player:se-inf-mcts:rank={rank},sims=50``), so the rank-conditioned search programs of
-  issue 16 (``mcts``, ``sa-mcts``, ``se-mcts``, ``se-inf-mcts``) plug in as player kinds.
+  (``player:se-inf-mcts:rank={rank},sims=50``), so the rank-conditioned human-like search
+  programs (``mcts``, ``sa-mcts``, ``se-mcts``, ``se-inf-mcts``) plug in as player kinds.
 
 :func:`run_match` returns a :class:`MatchTable`; :func:`write_match` writes ``match.md``,
 ``match.json`` and ``match.png`` (move match against rank, one line per program).

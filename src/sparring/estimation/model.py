@@ -27,7 +27,7 @@ Architecture
   0.96-1.00 for go-se-inf-play, go-se, go-se-inf and chess-se-inf), which leaves SE-MCTS
   nothing to steer by but the prior; ``prior_input = false`` trains a head without it.
 
-**Play networks** (kind ``play``, issue 28: a network that plays at every rank): the same
+**Play networks** (kind ``play``: a network that plays at every rank): the same
 trunk and heads with the **rank as an input**, ``n`` constant one-hot planes after the
 state's planes (as Maia-2 and KataGo's human network condition on the player's rating), and
 no strength head; trained on the human pairs of every rank with the policy and value losses

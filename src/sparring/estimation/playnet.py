@@ -1,4 +1,4 @@
-"""A play network at one rank as the search's evaluator (issue 28, item 2).
+"""A play network at one rank as the search's evaluator.
 
 A *play network* (:class:`~sparring.estimation.model.StrengthNet` of kind ``play``, trained by
 ``sparring se-train GAME --variant play``) reads the rank as an input: the state's planes are

@@ -96,7 +96,7 @@ HELDOUT = ("split", "all")
 """Which held-out games ``se-eval`` reports on: ``split`` (the default) chooses the reference
 form on the *choose* part of the held-out players and reports every accuracy on the *report*
 part only (:func:`~sparring.estimation.predict.choose_report_parts`); ``all`` reports on every
-held-out game with the reference form of ``reference_fit`` (the protocol before issue 24, in
+held-out game with the reference form of ``reference_fit`` (the protocol before 2026-11-25, in
 which the line references were chosen on the same games they were reported on)."""
 
 

@@ -9,6 +9,7 @@ data, so an installed sparring has them.  ``NAME`` is ``GAME-KIND``: ``go-se``, 
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from sparring.errors import MissingResourceError
@@ -21,6 +22,11 @@ DEFAULT_KINDS = ("se", "se-inf")
 accurate as SE-inf at the shipped (CPU) scale for both games (docs/estimation.md)."""
 
 
+RENAMED = {"go-play-s32": "go-play-early"}
+"""Former shipped names -> the names the same files ship under now.  The former names still
+resolve, with a :class:`DeprecationWarning`; they will be removed in a later version."""
+
+
 def shipped_estimators() -> dict[str, Path]:
     """Name -> file of every shipped estimator."""
     return {p.stem: p for p in sorted(ESTIMATOR_DIR.glob("*.pt"))}
@@ -29,10 +35,20 @@ def shipped_estimators() -> dict[str, Path]:
 def resolve_estimator(name_or_path: str | Path) -> Path:
     """The estimator file named by a shipped name (``go-se``) or a file path.
 
-    Raises :class:`~sparring.errors.MissingResourceError` listing the shipped names when
-    neither matches.
+    A former name (:data:`RENAMED`) resolves to its file under the current name, with a
+    :class:`DeprecationWarning`.  Raises :class:`~sparring.errors.MissingResourceError`
+    listing the shipped names when neither matches.
     """
     shipped = shipped_estimators()
+    renamed = RENAMED.get(str(name_or_path))
+    if renamed is not None and str(name_or_path) not in shipped and renamed in shipped:
+        warnings.warn(
+            f"estimator name {str(name_or_path)!r} is deprecated: the same network ships as "
+            f"{renamed!r}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return shipped[renamed]
     if str(name_or_path) in shipped:
         return shipped[str(name_or_path)]
     path = Path(name_or_path).expanduser()

@@ -167,7 +167,7 @@ class SEConfig:
     init_from: str = ""
     """A strength-model file (a run's ``model.pt``, or a shipped network) whose weights start
     a new run, with a fresh optimiser: a run continued where its optimiser's state could not
-    follow (a lent GPU machine returns the model, not the checkpoint).  The network settings
+    follow (a remote GPU machine that returns the model, not the checkpoint).  The network settings
     above must be the file's.  A run that has a checkpoint resumes from it instead."""
     # ---- training ----
     steps: int = 130_000

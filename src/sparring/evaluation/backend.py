@@ -12,7 +12,7 @@ results) do not depend on the backend.
 Backends:
 
 * :class:`LocalBackend` ``(workers)``: the calling process (``workers == 1``) or a
-  :class:`~concurrent.futures.ProcessPoolExecutor` on this machine, as described in
+  :class:`~concurrent.futures.ProcessPoolExecutor` on the local machine, as described in
   :mod:`sparring.evaluation.match` (the default everywhere);
 * :class:`~sparring.evaluation.ray_backend.RayBackend` ``(address)``: Ray tasks on a Ray
   cluster, in the optional extra ``sparring[ray]`` (see ``docs/ray.md``).

@@ -129,7 +129,7 @@ class RayBackend:
 
     ``address`` is what :func:`ray.init` takes (``"127.0.0.1:6379"``, ``"auto"``); None uses
     ``RAY_ADDRESS`` when set, else Ray's own default (a running local cluster, or a new one
-    on this machine).  The connection is opened by the first :meth:`run` (when this process
+    on the local machine).  The connection is opened by the first :meth:`run` (when this process
     is not connected already) and closed by :meth:`close`.  Each task asks for ``num_cpus``
     CPUs; at most ``in_flight`` tasks are submitted at a time (None: four per CPU of the
     cluster, at least 16).

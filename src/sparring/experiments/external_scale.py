@@ -1,5 +1,4 @@
-"""``sparring scale-fit``: a Stockfish or GNU Go scale file from stored games (issue 26,
-item 5).
+"""``sparring scale-fit``: a Stockfish or GNU Go scale file from stored games.
 
 The games are the human-like search at several values of one knob (``human-mcts:sims=K,...``
 or ``sa-mcts:z=Z,...``) against external engines held at fixed Elo (``stockfish:elo=1600``

@@ -1,5 +1,5 @@
 """``sparring serve``: the game AI in the browser and over HTTP, with profiles that remember
-the player (issue 25).
+the player.
 
 An interface layer beside the command line: it uses only the public APIs below it (games,
 typed player settings, :class:`~sparring.session.GameSession` snapshots, profiles, the record

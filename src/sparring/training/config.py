@@ -122,12 +122,12 @@ class TrainConfig:
     (whose games have no pass); for Go, whose young self-play otherwise ends in early passes.
     Games without finishing rules ignore it."""
     value_targets: str = "outcome"
-    """What the value head learns for a recorded position: ``outcome`` (AlphaZero and the
-    paper: the game's result for the player to move) or ``solver`` (Connect4 only; **not
-    AlphaZero**, a labelled comparison of issue 27: the exact solver's value of the position
-    for the player to move, +1 won, 0 drawn, -1 lost by bitbully, whatever the game's result;
-    it asks whether the network can learn Connect4's values at all when self-play's results
-    do not teach them).  The policy targets stay the search's."""
+    """What the value head learns for a recorded position: ``outcome`` (AlphaZero and the paper: the
+    game's result for the player to move) or ``solver`` (Connect4 only; **not AlphaZero**, a
+    labelled comparison of the training-options study: the exact solver's value of the position for
+    the player to move, +1 won, 0 drawn, -1 lost by bitbully, whatever the game's result; it asks
+    whether the network can learn Connect4's values at all when self-play's results do not teach
+    them).  The policy targets stay the search's."""
     queue_size: int = 20000
     """``N_queue``: positions kept for learning, augmented images included (Table A1)."""
     epochs: int = 1

@@ -1,4 +1,4 @@
-"""Self-play on a Ray cluster (issue 29): ``sparring train --backend ray``.
+"""Self-play on a Ray cluster: ``sparring train --backend ray``.
 
 The learner stays in the driver (the process running :class:`~sparring.training.trainer.
 Trainer`); only self-play moves to the cluster.  :class:`RaySelfPlay` keeps ``K`` Ray actors

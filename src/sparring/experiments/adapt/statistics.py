@@ -27,7 +27,7 @@ Z95 = 1.959963984540054
 
 BALANCED_SHARE = 0.2
 """A player is *balanced* against an opponent when ``|wins - losses| <= 0.2`` of the games
-(issue 15, after the paper's reading of Tables 5-13)."""
+(after the paper's reading of Tables 5-13)."""
 
 TRACE_PARAMETERS = ("sims", "p_drop", "c")
 """The AlphaDDA annotations that carry the parameter a move was played with (AlphaDDA1's
