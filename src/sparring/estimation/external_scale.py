@@ -1,5 +1,5 @@
 """Strength on an external scale: the setting of one knob for an Elo measured against
-Stockfish (chess) or GNU Go (Go) (issue 26, item 5).
+Stockfish (chess) or GNU Go (Go).
 
 ``--elo``, ``UCI_Elo`` and ``human-mcts:sf_elo=E`` must give a player whose strength,
 measured against Debian's Stockfish 15.1 at fixed ``UCI_Elo`` settings, is ``E``; in 19x19

@@ -803,22 +803,6 @@ class HumanMCTSSettings(_HumanLikeSettings):
                                                elo=elo, notices=notices))  # fmt: skip
 
 
-def strongest_chess() -> HumanMCTSSettings:
-    """The strongest measured chess setting (issue 28): the human policy as the prior,
-    Stockfish's value at 10,000 nodes a leaf, the root sweep, ``C_puct`` 0.25 and 35
-    simulations (``human-mcts:sf_nodes=10000,cpuct=0.25,sweep=true,sims=35``).  Chosen on the
-    ``tune`` half of the held-out human positions (23 cp mean loss, Stockfish at ``UCI_Elo``
-    2000: 30); then 33 of 40 games against ``UCI_Elo`` 2000, 2269 +- 142, 0.55 s a move
-    (docs/external-strength.md, "A deeper leaf").  Since session 27 a move is capped at
-    0.95 s (``movetime=0.95``), so that no move takes much over issue 28's second; in those
-    40 games 13 of its 4,642 moves took longer.  Replayed with the cap (session 28): 26.5
-    of 40 against ``UCI_Elo`` 2000, 2117 +- 114, 0.34 s a move, none over 0.79 s
-    (docs/external-strength.md).  Needs Stockfish."""
-    return HumanMCTSSettings(
-        sf_nodes=10_000, c_puct=0.25, root_sweep=True, simulations=35, movetime=0.95
-    )
-
-
 @dataclass(frozen=True)
 class SAMCTSSettings(_HumanLikeSettings):
     """``sa-mcts``: the ``human-mcts`` search, then Wu et al.'s SA move choice with ``z``
@@ -1115,5 +1099,4 @@ __all__ = [
     "parse_sa_mcts",
     "parse_se_inf_mcts",
     "parse_se_mcts",
-    "strongest_chess",
 ]
