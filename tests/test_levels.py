@@ -267,3 +267,18 @@ def test_no_module_but_the_resolver_maps_a_level_to_settings() -> None:
             continue
         found += [f"{rel}:{line}" for line in level_mappings(path.read_text())]
     assert not found, "map levels with sparring.levels.resolve, not here: " + ", ".join(found)
+
+
+def test_the_guide_shows_the_shipped_tables() -> None:
+    """docs/guide/levels.md's tables are the shipped tables' Markdown (not typed)."""
+    import importlib.util
+
+    path = SRC.parent.parent / "scripts" / "levels_doc.py"
+    spec = importlib.util.spec_from_file_location("levels_doc", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = module.DOC.read_text()
+    assert module.render(text) == text, "run scripts/levels_doc.py"
+    for game in TABLE_GAMES:
+        assert f"<!-- levels:{game} -->" in text

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +34,9 @@ def levels(
         str, typer.Argument(help="A game (connect4, othello6, othello, go9, go, chess).")
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the table as Markdown (for docs).")
+    ] = False,
 ) -> None:
     """The levels a game offers, each with what it was measured against, the games behind it
     and its seconds a move (the same table the page, the engines and ``play`` use)."""
@@ -40,6 +44,9 @@ def levels(
     table = level_table(game)
     if as_json:
         typer.echo(json.dumps(table.to_json(), indent=2))
+        return
+    if markdown:
+        typer.echo(markdown_table(table))
         return
     if table.kind == "none":
         console.print(f"{game}: no measured levels; it offers {offered(table)}")
@@ -56,6 +63,29 @@ def levels(
         console.print(f"strongest: {table.strongest.note}")
     if table.reference:
         console.print(table.reference)
+
+
+def markdown_table(table: LevelTable) -> str:
+    """``table`` as Markdown: what is offered, then one row per level (the docs' tables are
+    this text, checked by a test)."""
+    if table.kind == "none":
+        return f"`{table.game}`: no measured levels; it offers {offered(table)}.\n"
+    lines = [
+        f"`{table.game}`: Elo on {table.scale_label()}; offered: {offered(table)}.",
+        "",
+        "| level | Elo | 95% | games | seconds a move | setting played |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    rows = [(r, None) for r in (*table.rows, *table.ranks)]
+    if table.strongest is not None:
+        rows.append((table.strongest, "strongest"))
+    for row, name in rows:
+        cells = list(_cells(row, name))
+        cells[-1] = f"`{cells[-1]}`"
+        lines.append("| " + " | ".join(cells) + " |")
+    if table.strongest is not None and table.strongest.note:
+        lines += ["", f"Strongest: {table.strongest.note}."]
+    return "\n".join(lines) + "\n"
 
 
 def _cells(row: LevelRow, name: str | None = None) -> tuple[str, ...]:
@@ -106,6 +136,11 @@ STRONGEST: dict[str, LevelRow] = {
 """The strongest measured setting of the games whose strongest is not a scale's end."""
 
 
+FLOOR_UPDATE_ROUNDS = 10
+"""A calibration point with fewer "games" than this comes from the floor updates, whose
+count is of rounds of link games (the calibration's ``summary.floor_updates``)."""
+
+
 def _calibration_table(game: str) -> LevelTable:
     from sparring.nn.zoo import default_model
     from sparring.strength.target import (
@@ -125,16 +160,22 @@ def _calibration_table(game: str) -> LevelTable:
         if point.setting.rth != curve.axis.rth:
             continue
         elo = round(curve.elo_of(point.setting), 1)
-        games = point.games or None
+        if point.games >= FLOOR_UPDATE_ROUNDS:
+            games, note = point.games, point.label
+        else:  # a floor update's point: its games count rounds of link games, not games
+            rounds = "round" if point.games == 1 else "rounds"
+            games, note = None, f"{point.label}: {point.games} {rounds} of floor-update games"
         pm = None if not point.games else round(1.96 * point.stderr, 1)
-        rows.setdefault(elo, LevelRow(point.spec, elo, pm, games, note=point.label))
+        rows.setdefault(elo, LevelRow(point.spec, elo, pm, games, note=note))
     ordered = tuple(rows[e] for e in sorted(rows))
     scale, anchor = SCALE_TEXT[game]
     return LevelTable(
         game, scale, anchor,
         f"{path.name}: the strength-adjusted search (sa:elo=E) calibrated on the baseline "
         f"ladder, {calibration.summary.get('games_per_point', '?')} games a point",
-        "calibration", ordered, ordered[-1], adaptive=tuple(ADAPTIVE_MODES), default="default",
+        "calibration", ordered,
+        replace(ordered[-1], note="the calibration's strongest setting (plain search, z = +inf)"),
+        adaptive=tuple(ADAPTIVE_MODES), default="default",
     )  # fmt: skip
 
 
@@ -217,8 +258,6 @@ def seconds_a_move(game_name: str, spec: str, moves: int, seed: int = 1) -> floa
 def _measure(table: LevelTable, moves: int) -> LevelTable:
     """``table`` with each row's seconds a move (one measurement per distinct search: the
     rows of a calibration share theirs)."""
-    from dataclasses import replace
-
     cost: dict[str, float] = {}
 
     def key(row: LevelRow) -> str:
@@ -273,4 +312,11 @@ def register(app: typer.Typer) -> None:
     app.command("levels-build")(levels_build)
 
 
-__all__ = ["build_table", "levels", "levels_build", "register", "seconds_a_move"]
+__all__ = [
+    "build_table",
+    "levels",
+    "levels_build",
+    "markdown_table",
+    "register",
+    "seconds_a_move",
+]
