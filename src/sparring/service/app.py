@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import hmac
 import json
 import logging
+import math
 import multiprocessing
 import secrets
 import uuid
@@ -957,6 +959,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             if data is not None:
                 entry = Profile.from_json(data).adaptive_entry(info.game.name, adaptive_key)
                 state = None if entry is None else entry.state
+        report = _adaptive_label(report, state)
         human = {"first": 0, "second": 1}.get(body.side, secrets.randbelow(2))
         if human == 1 and service.in_flight(caller["id"]) >= settings.max_games_in_flight:
             raise Busy("too many of your games wait for the AI; try again in a moment")
@@ -1121,6 +1124,17 @@ def _level_of(opp: Any) -> Level | None:
     if isinstance(opp, StrongestOpponent):
         return Level.strongest()
     return None
+
+
+def _adaptive_label(report: LevelReport | None, state: Any) -> LevelReport | None:
+    """An adaptive level's label with the level it starts this game at: its estimate of the
+    person from the profile (``adaptive (between games): now playing about 1420``)."""
+    if report is None or report.adaptive_key is None:
+        return report
+    elo = state.get("opponent_elo") if isinstance(state, dict) else None
+    if not isinstance(elo, int | float) or not math.isfinite(elo):
+        return dataclasses.replace(report, label=f"{report.label}: finding your level")
+    return dataclasses.replace(report, label=f"{report.label}: now playing about {elo:.0f}")
 
 
 def _level_notices(report: LevelReport | None) -> list[str]:
