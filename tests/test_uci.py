@@ -363,7 +363,8 @@ def test_match_opponent_over_the_protocol(client: UCIClient) -> None:
     client.send("setoption name Match Opponent value true")
     lines = client.ready()
     assert "info string playing at Elo 1650 for the opponent's 1650" in lines
-    assert "info string player human-mcts:sf_elo=1650" in lines, lines
+    level = "level Elo 1650 (Stockfish 15.1 UCI_Elo): player human-mcts:sf_elo=1650"
+    assert f"info string {level}" in lines, lines
     client.send("setoption name UCI_Opponent value GM lots human x")  # bad: nothing changes
     lines = client.ready()
     assert lines == ["info string error option UCI_Opponent: rating 'lots' is not a number"]
