@@ -1,8 +1,9 @@
-"""Write the level tables into docs/guide/levels.md between its ``<!-- levels:GAME -->`` and
-``<!-- /levels -->`` markers, from the shipped tables (``sparring levels GAME --markdown``).
+"""Write the level tables into docs/guide/levels.md and README.md between their
+``<!-- levels:GAME -->`` (or ``<!-- levels:summary -->``) and ``<!-- /levels -->`` markers,
+from the shipped tables (``sparring levels GAME --markdown``).
 
-    .venv/bin/python scripts/levels_doc.py          # rewrite the doc
-    .venv/bin/python scripts/levels_doc.py --check  # exit 1 if the doc is out of date
+    .venv/bin/python scripts/levels_doc.py          # rewrite the docs
+    .venv/bin/python scripts/levels_doc.py --check  # exit 1 if one is out of date
 """
 
 from __future__ import annotations
@@ -12,29 +13,71 @@ import sys
 from pathlib import Path
 
 from sparring.cli.levels import markdown_table
-from sparring.levels import level_table
+from sparring.levels import TABLE_GAMES, LevelTable, level_table
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "guide" / "levels.md"
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "guide" / "levels.md"
+DOCS = (DOC, ROOT / "README.md")
 MARKER = re.compile(r"(<!-- levels:(\w+) -->\n)(.*?)(<!-- /levels -->)", re.S)
 
 
+def summary_table() -> str:
+    """One row per game: its scale, the Elo levels' range, the strongest level, adaptive."""
+    lines = [
+        "| game | scale | Elo levels | strongest | adaptive |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for game in TABLE_GAMES:
+        table = level_table(game)
+        low, high = table.elo_range or (0.0, 0.0)
+        levels = f"{low:.0f}-{high:.0f} ({len(table.rows)} measured)"
+        lines.append(
+            f"| `{game}` | {table.scale_label()} | {levels} | {_strongest(table)} | "
+            f"{'yes' if table.adaptive else 'no'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _strongest(table: LevelTable) -> str:
+    row = table.strongest
+    if row is None:
+        return "-"
+    if row.elo is not None:
+        return f"{row.elo:.0f}"
+    return row.note.split(",")[0]
+
+
 def render(text: str) -> str:
-    """``text`` with every marked table replaced by the shipped table's Markdown."""
-    return MARKER.sub(
-        lambda m: m.group(1) + "\n" + markdown_table(level_table(m.group(2))) + "\n" + m.group(4),
-        text,
-    )
+    """``text`` with every marked table replaced by the shipped tables' Markdown."""
+
+    def table(m: re.Match[str]) -> str:
+        name = m.group(2)
+        body = summary_table() if name == "summary" else markdown_table(level_table(name))
+        return (
+            m.group(1)
+            + ("" if name == "summary" else "\n")
+            + body
+            + ("" if name == "summary" else "\n")
+            + m.group(4)
+        )
+
+    return MARKER.sub(table, text)
 
 
 def main() -> int:
-    text = DOC.read_text()
-    new = render(text)
-    if "--check" in sys.argv[1:]:
+    stale = []
+    for doc in DOCS:
+        text = doc.read_text()
+        new = render(text)
         if new != text:
-            print(f"{DOC} is out of date: run scripts/levels_doc.py", file=sys.stderr)
-            return 1
-        return 0
-    DOC.write_text(new)
+            stale.append(doc)
+            if "--check" not in sys.argv[1:]:
+                doc.write_text(new)
+    if stale and "--check" in sys.argv[1:]:
+        print(
+            f"out of date: {', '.join(map(str, stale))}: run scripts/levels_doc.py", file=sys.stderr
+        )
+        return 1
     return 0
 
 

@@ -429,27 +429,6 @@ def test_version(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[
     assert (code, out, err) == (0, f"sparring {sparring.__version__}\n", "")
 
 
-def test_the_readme_gives_the_elo_range_the_program_computes() -> None:
-    """README: ``--elo 1500 ... (581-2267, the shipped calibration's range``: the range of
-    the shipped Connect4 calibration, as ``sparring play connect4 --elo 100`` reports it."""
-    from sparring.nn.zoo import default_model
-    from sparring.strength.target import (
-        calibration_path_for_model,
-        load_calibration,
-        setting_for_elo,
-    )
-
-    model = default_model("connect4")
-    assert model is not None
-    path = calibration_path_for_model(model)
-    assert path is not None
-    result = setting_for_elo(load_calibration(path), 100.0)
-    assert result.clamped
-    readme = (REPO / "README.md").read_text()
-    shown = f"# ... at a chosen Elo ({result.low:.0f}-{result.high:.0f}, the shipped calibration"
-    assert shown in readme
-
-
 # ---- item 6: the error classes of player files ------------------------------------------------
 def test_player_file_errors_have_precise_classes(tmp_path: Path) -> None:
     from sparring.games import get_game

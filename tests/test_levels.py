@@ -269,8 +269,9 @@ def test_no_module_but_the_resolver_maps_a_level_to_settings() -> None:
     assert not found, "map levels with sparring.levels.resolve, not here: " + ", ".join(found)
 
 
-def test_the_guide_shows_the_shipped_tables() -> None:
-    """docs/guide/levels.md's tables are the shipped tables' Markdown (not typed)."""
+def test_the_guide_and_the_readme_show_the_shipped_tables() -> None:
+    """docs/guide/levels.md's tables and README's summary are the shipped tables' Markdown
+    (written by scripts/levels_doc.py, not typed)."""
     import importlib.util
 
     path = SRC.parent.parent / "scripts" / "levels_doc.py"
@@ -278,7 +279,10 @@ def test_the_guide_shows_the_shipped_tables() -> None:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    text = module.DOC.read_text()
-    assert module.render(text) == text, "run scripts/levels_doc.py"
+    for doc in module.DOCS:
+        text = doc.read_text()
+        assert module.render(text) == text, f"{doc}: run scripts/levels_doc.py"
+    guide = module.DOC.read_text()
     for game in TABLE_GAMES:
-        assert f"<!-- levels:{game} -->" in text
+        assert f"<!-- levels:{game} -->" in guide
+    assert "<!-- levels:summary -->" in (SRC.parent.parent / "README.md").read_text()
