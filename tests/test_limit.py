@@ -25,6 +25,7 @@ from sparring.players.base import Player
 from sparring.players.minimax import MinimaxPlayer, minimax_search
 from sparring.players.uct import UCTPlayer
 from sparring.rng import new_rng_state
+from sparring.search.analysis import MoveAnalysis
 from sparring.search.evaluator import UniformEvaluator
 from sparring.search.limit import ChunkSizer, Limit, LimitClock, cap_time
 from sparring.search.puct import PUCTConfig, search
@@ -215,6 +216,45 @@ def test_puct_with_a_limit_that_never_hits_is_the_plain_search() -> None:
     assert np.array_equal(plain.visits, limited.visits) and np.array_equal(plain.pv, limited.pv)
 
 
+def test_progress_reports_change_nothing_and_see_the_search_grow() -> None:
+    """Reports due after every chunk (``progress_every=0``): the same search as without
+    them; each report a snapshot of the one growing tree, its move its pv's first."""
+    game = get_game("connect4")
+    state = _position(game)
+    seen: list[MoveAnalysis] = []
+    limit = Limit(progress=seen.append, progress_every=0.0)
+    whole = uct_search(game, state, 3000, new_rng_state(9))
+    clock = LimitClock(limit)
+    reported = uct_search(game, state, 3000, new_rng_state(9), clock=clock)
+    assert np.array_equal(whole.visits, reported.visits) and whole.nodes == reported.nodes
+    assert clock.budget == 3000 and not clock.stopped
+    sims = [a.simulations for a in seen]
+    assert len(seen) >= 2 and sims == sorted(set(sims)) and sims[-1] < 3000
+    assert all(a.search == "uct" and a.budget == 3000 and a.move == a.pv[0] for a in seen)
+    config = PUCTConfig(simulations=300)
+    plain = search(game, state, UniformEvaluator(), config)
+    seen.clear()
+    limited = search(game, state, UniformEvaluator(), config, limit=limit)
+    assert np.array_equal(plain.visits, limited.visits) and np.array_equal(plain.pv, limited.pv)
+    # one leaf a batch: a report after each simulation but the last
+    assert [a.simulations for a in seen] == list(range(1, 300))
+    assert sum(seen[-1].visits) == 299 and seen[-1].budget == 300
+    assert all(a.search == "puct" and a.move == a.pv[0] for a in seen)
+
+
+def test_progress_every_spaces_the_reports_and_the_player_gives_the_budget() -> None:
+    game = get_game("connect4")
+    state = _position(game)
+    seen: list[MoveAnalysis] = []
+    player = make_player("uct:sims=500", game, seed=1)
+    player.select_move(game, state, Limit(progress=seen.append, progress_every=3600.0))
+    analysis = player.last_analysis
+    assert seen == []  # none due within the search; the analysis is the final word
+    assert analysis is not None and (analysis.simulations, analysis.budget) == (500, 500)
+    player.select_move(game, state, Limit(simulations=40))
+    assert player.last_analysis is not None and player.last_analysis.budget == 40
+
+
 # ---- simulations and nodes ----------------------------------------------------------------------
 def test_limit_simulations_caps_the_players_own() -> None:
     game = get_game("connect4")
@@ -269,6 +309,9 @@ def test_a_limit_hit_at_once_still_gives_a_legal_move() -> None:
         ({"time": -0.1}, "time"),
         ({"time": float("nan")}, "time"),
         ({"stop": 3}, "stop"),
+        ({"progress": 3}, "progress"),
+        ({"progress_every": -1.0}, "progress_every"),
+        ({"progress_every": float("inf")}, "progress_every"),
     ],
 )
 def test_bad_limits_name_the_field(kwargs: dict[str, object], key: str) -> None:

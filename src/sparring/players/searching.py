@@ -7,13 +7,16 @@ players, AlphaDDA1-3 and the human-like kinds.  :meth:`SearchPlayer.select_move`
 1. :meth:`~SearchPlayer.before_search`: work before the search, which may already give the
    move (an SA floor's random move skips the search);
 2. :meth:`~SearchPlayer.run_search`: the search, under the caller's
-   :class:`~sparring.search.limit.Limit`;
+   :class:`~sparring.search.limit.Limit` (whose
+   :attr:`~sparring.search.limit.Limit.progress`, if any, the PUCT and UCT searches call
+   between chunks with the analysis so far);
 3. :meth:`~SearchPlayer.pick`: the move from the root (by default the most visited, ties
    at random with the player's generator; with :attr:`~SearchPlayer.finish` under the
    game's :meth:`~sparring.games.base.Game.move_filter`, e.g. Go's finishing rules).  A
    search stopped before its first simulation plays the move of the highest prior instead
    (uniform priors: a random legal move);
-4. the :class:`~sparring.search.analysis.MoveAnalysis` of the move, left in
+4. the :class:`~sparring.search.analysis.MoveAnalysis` of the move (with the search's
+   simulation budget, so that a search the limit cut short can be told apart), left in
    :attr:`~sparring.players.base.Player.last_analysis`; :meth:`~SearchPlayer.move_info` (what
    the game store keeps) is derived from it.
 """
@@ -140,6 +143,7 @@ class SearchPlayer(Player):
             strength=self.strength_report(),
             notices=self.notices,
             annotations=self._annotations,
+            budget=clock.budget if root is not None else None,
         )
         return move
 

@@ -157,6 +157,10 @@ class MoveAnalysis:
     evaluation scale), None when unknown."""
     simulations: int = 0
     """Simulations done (minimax: 0)."""
+    budget: int | None = None
+    """The simulations the search set out to do (the player's own count, capped by the
+    limit's ``simulations``); more than :attr:`simulations` when the limit's clock, node bound
+    or stop flag ended it early.  None when unknown (minimax, no search)."""
     nodes: int = 0
     """Tree nodes created (minimax: leaves evaluated)."""
     depth: int | None = None
@@ -198,9 +202,10 @@ class MoveAnalysis:
         strength: StrengthReport | None = None,
         notices: tuple[str, ...] = (),
         annotations: Mapping[str, JsonValue] | None = None,
+        budget: int | None = None,
     ) -> MoveAnalysis:
         """The record of a move played after the search with root statistics ``root`` (None:
-        no search)."""
+        no search); ``budget``: the simulations the search set out to do."""
         if root is None:
             return cls(
                 int(move), "none", time=time, stopped=stopped, strength=strength,
@@ -217,6 +222,7 @@ class MoveAnalysis:
             pv=tuple(int(m) for m in root.pv),
             value=None if math.isnan(value) else value,
             simulations=int(root.simulations),
+            budget=None if budget is None else int(budget),
             nodes=int(root.nodes),
             time=time,
             stopped=stopped,
@@ -253,6 +259,7 @@ class MoveAnalysis:
             "pv": list(self.pv),
             "value": _float_json(self.value),
             "simulations": self.simulations,
+            "budget": self.budget,
             "nodes": self.nodes,
             "depth": self.depth,
             "time": self.time,
@@ -267,7 +274,7 @@ class MoveAnalysis:
         """Read :meth:`to_json`'s output; :class:`BadValueError` naming a bad or unknown key."""
         known = {
             "move", "search", "moves", "visits", "q", "priors", "pv", "value", "simulations",
-            "nodes", "depth", "time", "stopped", "strength", "notices", "annotations",
+            "budget", "nodes", "depth", "time", "stopped", "strength", "notices", "annotations",
         }  # fmt: skip
         for key in data:
             if key not in known:
@@ -299,6 +306,7 @@ class MoveAnalysis:
             pv=_ints(data, "pv"),
             value=_float_from(data.get("value"), "value", optional=True),
             simulations=_int_from(data.get("simulations", 0), "simulations") or 0,
+            budget=_int_from(data.get("budget"), "budget", optional=True),
             nodes=_int_from(data.get("nodes", 0), "nodes") or 0,
             depth=_int_from(data.get("depth"), "depth", optional=True),
             time=_float_from(data.get("time", 0.0), "time") or 0.0,

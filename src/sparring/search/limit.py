@@ -10,6 +10,11 @@ deepening.  When the limit hits, the player plays the best move found so far (th
 completed minimax iteration; the most visited move; with no simulation done, the network's
 prior or any legal move), and its :class:`~sparring.search.analysis.MoveAnalysis` says so.
 
+A limit may also ask to be told how the search is going: :attr:`Limit.progress` is called
+between the chunks of a PUCT or UCT search of one position, at most every
+:attr:`Limit.progress_every` seconds, with the analysis so far (what a UCI engine prints as
+``info`` lines while it thinks).  The reports read the tree and change nothing in the search.
+
 A search run without a limit (``None``, or a limit of nothing but ``simulations`` at least the
 player's own) is the very search it always was: the same moves for the same seeds.
 """
@@ -21,8 +26,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from sparring.errors import BadValueError
+
+if TYPE_CHECKING:
+    from sparring.search.analysis import MoveAnalysis, SearchKind
+    from sparring.search.stats import RootStats
 
 StopFlag = threading.Event | Callable[[], bool]
 """Something that says "stop now": an event (set from another thread) or a callable
@@ -46,6 +56,15 @@ class Limit:
     """Seconds of thinking, counted from the start of the search."""
     stop: StopFlag | None = None
     """Stop when this event is set or this callable returns True (e.g. from another thread)."""
+    progress: Callable[[MoveAnalysis], None] | None = None
+    """Called between chunks of a PUCT or UCT search of one position, at most every
+    :attr:`progress_every` seconds (the first time after that long), with the analysis so far:
+    its move the most visited (the first of the principal variation), ``stopped`` False, its
+    ``time`` the seconds since the search started.  Not called after the search (the player's
+    :attr:`~sparring.players.base.Player.last_analysis` is the final word); other searches
+    (minimax, a batch of positions) never call it."""
+    progress_every: float = 0.5
+    """Seconds between two calls of :attr:`progress`."""
 
     def __post_init__(self) -> None:
         for key in ("simulations", "nodes"):
@@ -68,11 +87,24 @@ class Limit:
             raise BadValueError(
                 "limit stop must be a threading.Event or a callable returning bool", key="stop"
             )
+        if self.progress is not None and not callable(self.progress):
+            raise BadValueError("limit progress must be a callable", key="progress")
+        every = self.progress_every
+        if (
+            isinstance(every, bool)
+            or not isinstance(every, int | float)
+            or not math.isfinite(every)
+            or every < 0
+        ):
+            raise BadValueError(
+                f"limit progress_every must be a finite number of seconds >= 0, not {every!r}",
+                key="progress_every",
+            )
 
     @property
     def interruptible(self) -> bool:
         """Whether the search must check the limit while it runs (a time, node or stop bound;
-        a simulation count alone only shortens the search)."""
+        a simulation count alone only shortens the search, and :attr:`progress` ends nothing)."""
         return self.time is not None or self.nodes is not None or self.stop is not None
 
     def cap(self, simulations: int) -> int:
@@ -116,6 +148,46 @@ class LimitClock:
         """Whether the limit ended the search before its own budget."""
         self.reason: str | None = None
         """``"time"``, ``"nodes"`` or ``"stop"`` once :attr:`stopped`."""
+        self.budget: int | None = None
+        """The simulations the search sets out to run (its own count capped by the limit's),
+        set by a PUCT or UCT search when it starts; None before, and for other searches."""
+        self._reported = self.started
+        """When :attr:`Limit.progress` was last called (the start before the first call)."""
+
+    @property
+    def reports(self) -> bool:
+        """Whether the limit asks for :attr:`Limit.progress` reports (the search must then run
+        in chunks even without a bound to check)."""
+        return self.limit is not None and self.limit.progress is not None
+
+    def due(self) -> bool:
+        """Whether a progress report is due now (:attr:`Limit.progress_every` seconds after
+        the last one, or after the start)."""
+        limit = self.limit
+        if limit is None or limit.progress is None:
+            return False
+        return time.perf_counter() - self._reported >= limit.progress_every
+
+    def report(self, root: RootStats, search: SearchKind) -> None:
+        """Call :attr:`Limit.progress` with the analysis of ``root``, the statistics of the
+        ``search`` so far (its move the most visited: the principal variation's first; the
+        highest prior before any simulation)."""
+        limit = self.limit
+        if limit is None or limit.progress is None:
+            return
+        from sparring.search.analysis import MoveAnalysis
+
+        self._reported = time.perf_counter()
+        if len(root.pv):
+            move = int(root.pv[0])
+        elif len(root.moves):
+            move = int(root.moves[int(root.priors.argmax())])
+        else:
+            return
+        analysis = MoveAnalysis.from_root(
+            move, search, root, time=self.elapsed(), budget=self.budget
+        )
+        limit.progress(analysis)
 
     @property
     def interruptible(self) -> bool:

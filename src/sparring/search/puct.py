@@ -996,6 +996,9 @@ def search_batch(
     hold the simulations done so far.  ``clock`` (a started
     :class:`~sparring.search.limit.LimitClock` of ``limit``) lets a caller that started
     timing earlier pass its own and read :attr:`~sparring.search.limit.LimitClock.stopped`.
+    A search of one position under a limit with
+    :attr:`~sparring.search.limit.Limit.progress` reports its root between batches when a
+    report is due (:meth:`~sparring.search.limit.LimitClock.report`).
 
     ``rng`` (a seeded generator, or a seed) draws the root Dirichlet noise and then the root
     random picks, if configured, in the order of ``states``; nothing else in the search is
@@ -1009,6 +1012,9 @@ def search_batch(
     if clock is None and limit is not None:
         clock = limit.start()
     interruptible = clock is not None and clock.interruptible
+    reporting = clock is not None and clock.reports and len(states) == 1
+    if clock is not None:
+        clock.budget = config.simulations
     if len(states) == 0:
         return []
     roots = np.ascontiguousarray(np.stack([np.asarray(s) for s in states]))
@@ -1114,6 +1120,13 @@ def search_batch(
             trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
             trees.leaf_moves, trees.leaf_nmoves,
         )  # fmt: skip
+        if (
+            reporting
+            and clock is not None
+            and trees.tree_done[0] < trees.tree_target[0]
+            and clock.due()
+        ):
+            clock.report(_snapshot(trees, root_priors[0], config, game), "puct")
 
     lines = np.zeros((n_trees, game.max_game_length + 1), dtype=np.int64)
     lengths = _principal_variations(trees.node_i, trees.edge_i, n_trees, lines)
@@ -1124,6 +1137,15 @@ def search_batch(
     if plan is not None:
         results = [plan.finish(t, r) for t, r in enumerate(results)]
     return results
+
+
+def _snapshot(
+    trees: _Trees, priors: npt.NDArray[np.float32], config: PUCTConfig, game: Game
+) -> RootStats:
+    """The root statistics of the first tree as it is now (for a progress report)."""
+    line = np.zeros((1, game.max_game_length + 1), dtype=np.int64)
+    length = _principal_variations(trees.node_i, trees.edge_i, 1, line)
+    return _root_result(trees, 0, priors, config, line[0, : length[0]])
 
 
 def _plan_round(plan: RootPlanRun, trees: _Trees, picks: npt.NDArray[np.int64]) -> None:

@@ -279,6 +279,26 @@ class _Tree:
             self.stats[children, _VALUE].copy(),
         )
 
+    def root_stats(self, to_move: int) -> RootStats:
+        """The root statistics of the tree as it is (``to_move``: the root's player)."""
+        moves, visits, values = self.root()
+        means = np.where(visits > 0, values / np.maximum(visits, 1), 0.0)
+        total = int(visits.sum())
+        uniform = np.full(len(moves), 1.0 / max(len(moves), 1), dtype=np.float32)
+        return RootStats(
+            moves=moves,
+            visits=visits,
+            q=means,
+            priors=uniform,
+            search_priors=uniform.copy(),
+            network_value=math.nan,
+            value=float(values.sum() / total) if total > 0 else 0.0,
+            simulations=total,
+            to_move=to_move,
+            nodes=self.nodes,
+            pv=self.principal_variation(),
+        )
+
     def principal_variation(self) -> npt.NDArray[np.int64]:
         """The most visited child at each node from the root (first on ties) while visited."""
         line: list[int] = []
@@ -306,10 +326,12 @@ def _run(
     max_depth: int,
     max_playout_plies: int = DEFAULT_PLAYOUT_PLIES,
     clock: LimitClock | None = None,
+    to_move: int = 0,
 ) -> _Tree:
-    """Run the search; returns its tree.  With an interruptible ``clock`` the simulations run
-    in chunks (:class:`~sparring.search.limit.ChunkSizer`) on one tree, the clock asked
-    between chunks; without, in one compiled call."""
+    """Run the search; returns its tree.  With an interruptible ``clock``, or one that
+    reports progress, the simulations run in chunks (:class:`~sparring.search.limit.ChunkSizer`)
+    on one tree, the clock asked between chunks (and given the root's statistics, the root's
+    player ``to_move``, when a report is due); without, in one compiled call."""
     if is_compiled(kernels):
         run: Callable[..., Any] = _uct_run()
         playout: Any = kernels.random_playout
@@ -327,7 +349,7 @@ def _run(
             tree.links, int(tree.nodes), int(max_depth),
         ))  # fmt: skip
 
-    if clock is None or not clock.interruptible:
+    if clock is None or not (clock.interruptible or clock.reports):
         tree = _Tree(tree_capacity(simulations, num_actions, n_open))
         chunk(tree, simulations)
         return tree
@@ -342,6 +364,8 @@ def _run(
         chunk(tree, sims)
         sizer.done(sims, time.perf_counter() - began)
         done += sims
+        if done < simulations and clock.due():
+            clock.report(tree.root_stats(to_move), "uct")
     return tree
 
 
@@ -380,6 +404,8 @@ def uct_search(
         simulations = limit.cap(simulations)
         if clock is None:
             clock = limit.start()
+    if clock is not None:
+        clock.budget = simulations
     tree = _run(
         game,
         game.kernels,
@@ -392,24 +418,9 @@ def uct_search(
         game.max_game_length + 1,
         max_playout_plies,
         clock,
+        game.to_move(state),
     )
-    moves, visits, values = tree.root()
-    means = np.where(visits > 0, values / np.maximum(visits, 1), 0.0)
-    total = int(visits.sum())
-    uniform = np.full(len(moves), 1.0 / max(len(moves), 1), dtype=np.float32)
-    return RootStats(
-        moves=moves,
-        visits=visits,
-        q=means,
-        priors=uniform,
-        search_priors=uniform.copy(),
-        network_value=math.nan,
-        value=float(values.sum() / total) if total > 0 else 0.0,
-        simulations=total,
-        to_move=game.to_move(state),
-        nodes=tree.nodes,
-        pv=tree.principal_variation(),
-    )
+    return tree.root_stats(game.to_move(state))
 
 
 UCTResult = RootStats
