@@ -1,9 +1,11 @@
 """``sparring uci`` driven as a subprocess: by python-chess's ``chess.engine`` (a whole game,
 analysis, options) and line by line (bad input, ``stop``, ``go movetime``, random lines), and
-a few moves against Debian's Stockfish when it is installed."""
+a few moves against Debian's Stockfish when it is installed; the search, clock and ``info``
+lines of ``go`` on an engine in this process (cheap UCT players, fixed seeds)."""
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import random
@@ -19,13 +21,17 @@ import chess
 import chess.engine
 import pytest
 
+import sparring.kinds  # noqa: F401  (registers the player kinds for the in-process engines)
+from sparring.engines import uci
 from sparring.engines.common import strength_settings, value_to_cp, value_to_winrate
 from sparring.engines.uci import (
     ELO_MAX,
     ELO_MIN,
+    INFO_INTERVAL,
     EngineOptions,
     GoParams,
     Opponent,
+    UCIEngine,
     UCIError,
     asked_elo,
     parse_go,
@@ -253,6 +259,7 @@ def test_bad_input_gets_an_error_line_and_changes_nothing() -> None:
         ):
             c.send(bad)
             assert len(errors(c.ready())) == 1, bad
+        c.send("position startpos moves e2e4")
         c.send("go depth 2")
         best = c.until("bestmove")[-1].split()[1]
         board = chess.Board()
@@ -260,6 +267,44 @@ def test_bad_input_gets_an_error_line_and_changes_nothing() -> None:
         assert chess.Move.from_uci(best) in board.legal_moves  # Black's move after e2e4
     finally:
         c.close()
+
+
+def test_a_refused_position_leaves_no_position_and_go_answers_the_null_move(
+    client: UCIClient,
+) -> None:
+    """After ``position startpos moves e2e5`` the engine has no position: the next ``go``
+    does not answer for the position before (Black to move after e2e4), it says why and
+    answers ``bestmove 0000``, as does a ``go`` with a bad parameter; a good position then
+    plays again."""
+    client.send("position startpos moves e2e4")
+    client.send("position startpos moves e2e5")
+    client.send("go depth 1")
+    lines = client.until("bestmove")
+    refused = "chess: illegal move 'e2e5' for player 0 at ply 0"
+    assert errors(lines) == [
+        f"info string error {refused}",
+        f"info string error go without a position: the last one was refused ({refused})",
+    ]
+    assert lines[-1] == "bestmove 0000"
+    client.send("position startpos moves e2e4")
+    client.send("go movetime x")
+    lines = client.until("bestmove")
+    assert errors(lines) == ["info string error go movetime 'x': not an integer"]
+    assert lines[-1] == "bestmove 0000"
+    client.send("ucinewgame")
+    client.send("go depth 1")
+    lines = client.until("bestmove")
+    assert errors(lines) == [
+        "info string error go before position: send position startpos|fen ... first"
+    ]
+    assert lines[-1] == "bestmove 0000"
+    client.send("position startpos moves e2e4 e7e5")
+    client.send("go depth 1")
+    best = client.until("bestmove")[-1].split()[1]
+    board = chess.Board()
+    board.push_uci("e2e4")
+    board.push_uci("e7e5")
+    assert chess.Move.from_uci(best) in board.legal_moves  # White to move again
 
 
 def test_go_movetime_is_answered_in_time(client: UCIClient) -> None:
@@ -271,7 +316,13 @@ def test_go_movetime_is_answered_in_time(client: UCIClient) -> None:
     lines = client.until("bestmove", timeout=10)
     elapsed = time.perf_counter() - began
     assert elapsed < 1.0, elapsed
-    assert any(line.startswith("info depth") for line in lines)
+    assert lines[-2].startswith("info depth")
+    assert _pv_first(lines[-2]) == lines[-1].split()[1]  # the last info: the move played
+    assert any(
+        line.startswith("info string clock too short for this level: ")
+        and " of 100000 simulations in " in line
+        for line in lines
+    )
 
 
 def test_stop_ends_an_infinite_search_promptly(client: UCIClient) -> None:
@@ -419,3 +470,130 @@ def test_bad_options_are_one_line_and_exit_2() -> None:
     assert (done.returncode, done.stdout) == (2, "")
     expected = f"error: --elo must be {ELO_MIN}..{ELO_MAX}, not 99"
     assert done.stderr.strip().splitlines() == [expected]
+
+
+# ---- go on an engine in this process ------------------------------------------------------------
+class _Engine:
+    """A :class:`UCIEngine` in this process whose lines are read back per command."""
+
+    def __init__(self, player: str) -> None:
+        self.out = io.StringIO()
+        self.engine = UCIEngine(self.out, seed=1, options=EngineOptions(player=player))
+        self._read = 0
+
+    def lines(self, command: str) -> list[str]:
+        """The lines answering ``command`` (a ``go`` is waited for)."""
+        self.engine.handle(command)
+        self.engine.worker.join()
+        text = self.out.getvalue()
+        new, self._read = text[self._read :], len(text)
+        return new.splitlines()
+
+
+def _pv_first(line: str) -> str:
+    words = line.split()
+    return words[words.index("pv") + 1]
+
+
+def test_go_is_one_search_of_the_players_simulations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long clock does not change the work: one search of the player's 64 simulations
+    (iterative deepening by fresh searches made 2 + 4 + ... + 64), info depth log2(64) = 6;
+    ``go depth 3`` searches at most 2**3 simulations."""
+    uci_engine = _Engine("uct:sims=64")
+    uci_engine.lines("position startpos moves e2e4")
+    seat = uci_engine.engine.seat
+    assert seat is not None
+    calls: list[object] = []
+    select = seat.player.select_move
+
+    def spy(*args: object) -> int:
+        calls.append(args[2])
+        return select(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(seat.player, "select_move", spy)
+    lines = uci_engine.lines("go movetime 60000")
+    analysis = seat.player.last_analysis
+    assert analysis is not None and len(calls) == 1
+    assert (analysis.simulations, analysis.budget, analysis.stopped) == (64, 64, False)
+    limit = calls[0]
+    assert isinstance(limit, uci.Limit) and limit.progress_every == INFO_INTERVAL
+    assert limit.time is not None and 59.0 < limit.time < 60.0
+    assert not any("clock too short" in line for line in lines)
+    assert lines[-2].startswith("info depth 6 multipv 1 score cp ")
+    assert f" nodes {analysis.nodes} " in lines[-2]
+    lines = uci_engine.lines("go depth 3")
+    analysis = seat.player.last_analysis
+    assert analysis is not None and (analysis.simulations, analysis.budget) == (8, 8)
+    assert lines[-2].startswith("info depth 3 multipv 1 ") and len(calls) == 2
+
+
+def test_info_while_searching_then_the_clock_says_it_was_short(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Progress info lines come from the one growing search (nodes never fall back, as they
+    did with each fresh search); the clock ends it before the level's 100,000 simulations,
+    which an info string says before the last info line."""
+    monkeypatch.setattr(uci, "INFO_INTERVAL", 0.05)
+    uci_engine = _Engine("uct:sims=100000")
+    uci_engine.lines("setoption name Move Overhead value 0")
+    uci_engine.lines("position startpos")
+    lines = uci_engine.lines("go movetime 400")
+    seat = uci_engine.engine.seat
+    assert seat is not None and seat.player.last_analysis is not None
+    analysis = seat.player.last_analysis
+    infos = [line for line in lines if line.startswith("info depth")]
+    assert len(infos) >= 2  # progress, then the final line
+    nodes = [int(line.split()[line.split().index("nodes") + 1]) for line in infos]
+    assert nodes == sorted(nodes) and nodes[-1] == analysis.nodes
+    assert lines[-3].startswith(
+        f"info string clock too short for this level: {analysis.simulations} of 100000 "
+        "simulations in "
+    )
+    depth = max(1, analysis.simulations.bit_length() - 1)
+    assert lines[-2].startswith(f"info depth {depth} multipv 1 ")
+    assert _pv_first(lines[-2]) == lines[-1].split()[1] == seat.game.move_to_text(analysis.move)
+
+
+def test_the_clock_starts_when_go_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Work done for ``go`` before the search counts against its time: ``go movetime 200``
+    whose preparation takes 0.25 s has no time left to search (0 simulations, said so)."""
+    uci_engine = _Engine("uct:sims=100000")
+    uci_engine.lines("setoption name Move Overhead value 0")
+    uci_engine.lines("position startpos")
+    engine = uci_engine.engine
+    seat_position = engine._seat_position
+
+    def slow() -> object:
+        time.sleep(0.25)
+        return seat_position()
+
+    monkeypatch.setattr(engine, "_seat_position", slow)
+    lines = uci_engine.lines("go movetime 200")
+    assert engine.seat is not None and engine.seat.player.last_analysis is not None
+    assert engine.seat.player.last_analysis.simulations == 0
+    assert lines[0].startswith(
+        "info string clock too short for this level: 0 of 100000 simulations in "
+    )
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+
+
+def test_the_last_info_before_bestmove_is_the_move_played() -> None:
+    """SA at z = -1 over 40 UCT simulations plays another move than the search's most
+    visited in each of these positions: the last info line is still the move played
+    (``multipv 1``, its own score), after the most visited move's line (``multipv 2``)."""
+    uci_engine = _Engine("sa:base=uct,sims=40,z=-1,rth=0.1")
+    uci_engine.lines("setoption name MultiPV value 2")
+    game = get_game("chess")
+    for moves in ("", " moves e2e4", " moves d2d4"):
+        uci_engine.lines("position startpos" + moves)
+        lines = uci_engine.lines("go")
+        seat = uci_engine.engine.seat
+        assert seat is not None and seat.player.last_analysis is not None
+        analysis = seat.player.last_analysis
+        assert analysis.move != analysis.pv[0]  # the case that matters
+        best = lines[-1].split()[1]
+        assert best == game.move_to_text(analysis.move) and _pv_first(lines[-2]) == best
+        score = value_to_cp(analysis.q[analysis.moves.index(analysis.move)])
+        assert lines[-2].startswith(f"info depth 5 multipv 1 score cp {score} ")
+        assert lines[-3].startswith("info depth 5 multipv 2 ")
+        assert _pv_first(lines[-3]) == game.move_to_text(analysis.pv[0])

@@ -266,6 +266,16 @@ class StopFlag:
         """Stop ``seconds`` from now."""
         self.deadline = time.monotonic() + max(0.0, seconds)
 
+    def stop_at(self, deadline: float) -> None:
+        """Stop at ``deadline`` on the monotonic clock (:func:`time.monotonic`)."""
+        self.deadline = deadline
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (0 when past it); None without a deadline."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.monotonic())
+
     def __call__(self) -> bool:
         if self.event.is_set():
             return True
@@ -292,16 +302,23 @@ class SearchWorker:
         return self._active
 
     def start(
-        self, run: Callable[[StopFlag], str | None], seconds: float | None = None
+        self,
+        run: Callable[[StopFlag], str | None],
+        seconds: float | None = None,
+        *,
+        deadline: float | None = None,
     ) -> StopFlag:
         """Run ``run(flag)`` in a new thread with a fresh stop flag (stopping ``seconds``
-        from now when given), which is returned; its answer goes to ``done``."""
+        from now, or at ``deadline`` on the monotonic clock, when given), which is returned;
+        its answer goes to ``done``."""
         if self._active:
             raise RuntimeError("a search is already running")
         self.join()  # a finished search may still be handing over its answer
         flag = self.flag = StopFlag()
         if seconds is not None:
             flag.stop_in(seconds)
+        if deadline is not None:
+            flag.stop_at(deadline)
 
         def body() -> None:
             try:

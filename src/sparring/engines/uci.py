@@ -4,28 +4,45 @@ Commands: ``uci``, ``debug``, ``isready``, ``setoption``, ``register``, ``ucinew
 ``position startpos|fen FEN [moves ...]``, ``go`` (``movetime``, ``wtime btime winc binc
 movestogo``, ``nodes``, ``depth``, ``infinite``, ``ponder``; ``searchmoves`` and ``mate``
 are read and ignored with an ``info string``), ``stop``, ``ponderhit``, ``quit``.  A bad
-command (unknown, malformed, illegal move, bad FEN, ``go`` before ``position``, an option
-out of range, a command that needs the search to be idle while it runs) gets one ``info
-string error ...`` line and changes nothing; the engine never exits on bad input.
+command (unknown, malformed, illegal move, bad FEN, an option out of range, a command that
+needs the search to be idle while it runs) gets one ``info string error ...`` line and
+changes nothing, with two exceptions: a refused ``position`` leaves the engine without a
+position (never the one before, which belongs to another game or another side to move), and
+a ``go`` that cannot search (no position, a refused ``position`` before it, a bad parameter)
+is answered ``info string error ...`` and ``bestmove 0000``, the null move, so that a GUI
+waiting for its ``bestmove`` does not hang.  The engine never exits on bad input.
 
 Search
-    ``go`` searches in a worker thread by *iterative deepening over simulations*: depth
-    ``d`` is a search of ``2**d`` simulations (capped by the player's own count), each
-    iteration a fresh search under a :class:`~sparring.search.limit.Limit` whose stop flag
-    ``stop`` sets and whose deadline is the move's time.  After each iteration one ``info``
-    line per ``MultiPV`` line (depth, nodes and time over all iterations so far, nps, score
-    ``cp`` and with ``UCI_ShowWDL`` ``wdl``, pv) comes from the player's
-    :class:`~sparring.search.analysis.MoveAnalysis`.  The deepening ends when the player's own
-    budget is reached (an iteration runs fewer simulations than asked), the time, node or
-    depth bound is reached, or on ``stop``; ``bestmove`` is the move the player chose in the
-    deepest iteration (the one before when a stopped iteration got fewer simulations), with
-    ``ponder`` the next move of its pv.  Under ``go infinite`` and ``go ponder`` the
-    ``bestmove`` waits for ``stop`` (or ``ponderhit``, which starts the clock).
+    ``go`` runs *one* search of the player's own simulation count in a worker thread, under a
+    :class:`~sparring.search.limit.Limit` bounded by the move's time, ``nodes``, ``depth``
+    (at most ``2**d`` simulations) and a stop flag that ``stop`` sets: the player's setting
+    fixes its work, the clock is only an upper bound.  While it runs, at most every
+    :data:`INFO_INTERVAL` seconds, the search's progress reports
+    (:attr:`~sparring.search.limit.Limit.progress`) become one ``info`` line per ``MultiPV``
+    line (depth, nodes, nps, time since ``go`` was read, score ``cp`` and with ``UCI_ShowWDL``
+    ``wdl``, pv), the most visited moves first.  ``depth`` is ``floor(log2(simulations))``
+    (at least 1; minimax: its depth), so that ``go depth d`` reports ``d``.  After the
+    search, the final block comes from the player's
+    :class:`~sparring.search.analysis.MoveAnalysis` with the move played as ``multipv 1``
+    (its score, its pv when the search's principal variation starts with it), sent last:
+    the last ``info`` before ``bestmove`` always carries the move played.  When the clock
+    ended the search before the player's simulations (the setting's level), an ``info
+    string clock too short for this level: N of M simulations in S s`` says so first;
+    ``bestmove`` is then the best move found so far.  ``ponder`` is the next move of the
+    pv.  Under ``go infinite`` and ``go ponder`` the ``bestmove`` waits for ``stop`` (or
+    ``ponderhit``, which starts the clock).
 
 Time
     ``movetime T``: ``T`` minus ``Move Overhead``.  ``wtime/btime`` (the side to move's):
     ``left / movestogo + 0.8 * inc`` (``movestogo`` 30 when absent), at most half of
-    ``left``, minus ``Move Overhead``.  ``nodes N``: the search's node bound.
+    ``left``, minus ``Move Overhead``.  The clock starts when ``go`` is read, so what ``go``
+    does before the search counts, and the search stops :data:`FINISH_MARGIN` early for what
+    follows it (the pick, the analysis, the last lines).  One-off costs (loading the network,
+    compiling, starting Stockfish for a leaf engine) are paid before: when the player is built
+    (``setoption``, ``isready``, ``ucinewgame``, ``position``: a first tiny search), and the
+    game replayed for the player at ``position``.  A setting's own cap
+    (``strongest_chess``'s ``movetime=0.95``) applies too; the shorter wins.  ``nodes N``:
+    the search's node bound.
 
 Options
     ``UCI_LimitStrength`` and ``UCI_Elo`` (:data:`ELO_MIN` .. :data:`ELO_MAX`, the chess
@@ -91,7 +108,15 @@ ELO_MIN, ELO_MAX = _elo_range()
 """``UCI_Elo``'s range: the chess level table's Elo levels (Stockfish 15.1's ``UCI_Elo``
 scale, :func:`sparring.levels.level_table`)."""
 MAX_DEPTH = 17
-"""The deepest iteration: ``2**17`` simulations, above the players' 100,000 cap."""
+"""The largest ``go depth`` that bounds anything: ``2**17`` simulations, above the players'
+100,000 cap."""
+INFO_INTERVAL = 0.5
+"""Seconds between two ``info`` blocks while a search runs."""
+FINISH_MARGIN = 0.01
+"""Seconds of a move's time kept for what follows the search (the pick, the analysis, the
+last ``info`` lines and ``bestmove``)."""
+NULL_MOVE = "0000"
+"""The ``bestmove`` of a ``go`` that cannot search (UCI's null move)."""
 DEFAULT_MOVES_TO_GO = 30
 """Moves the remaining clock time is shared over when ``movestogo`` is not given."""
 
@@ -270,6 +295,14 @@ def think_time(params: GoParams, side: int, overhead_ms: int) -> float | None:
     return max(0.0, (ms - overhead_ms) / 1000.0)
 
 
+def search_depth(analysis: MoveAnalysis) -> int:
+    """The ``depth`` an ``info`` line reports: minimax's depth; for the other searches
+    ``floor(log2(simulations))``, at least 1 (``go depth d`` searches at most ``2**d``)."""
+    if analysis.depth is not None:
+        return analysis.depth
+    return max(1, analysis.simulations.bit_length() - 1)
+
+
 def asked_elo(options: EngineOptions) -> float | None:
     """The Elo the options ask for: with ``Match Opponent`` on and a rated ``UCI_Opponent``,
     its rating plus ``UCI_RatingAdv`` clamped to ``UCI_Elo``'s range; else ``UCI_Elo`` when
@@ -299,6 +332,10 @@ class UCIEngine:
         self.settings = self._settings(self.options)
         self.seat: PlayerSeat | None = None
         self.position: tuple[State, list[int]] | None = None
+        self._refused: str | None = None
+        """Why the last ``position`` was refused (None after a good one)."""
+        self._seated: tuple[State, list[int]] | None = None
+        """The position the seat's session holds (:attr:`position` once replayed there)."""
         self.worker = SearchWorker(self.send)
         self._lock = threading.Lock()
         self._infinite = threading.Event()
@@ -377,9 +414,8 @@ class UCIEngine:
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
         self._idle("ucinewgame")
-        self.position = None
-        if self.seat is not None:
-            self.seat.reset()
+        self.position, self._refused, self._seated = None, None, None
+        self._ensure_seat().reset()  # built now, if not yet: not in the first go's time
 
     def cmd_setoption(self, args: list[str]) -> None:
         self._idle("setoption")
@@ -433,6 +469,17 @@ class UCIEngine:
 
     def cmd_position(self, args: list[str]) -> None:
         self._idle("position")
+        self.position = None  # a refused position leaves none, never the one before
+        try:
+            self.position = self._parse_position(args)
+        except (UCIError, SparringError) as exc:
+            self._refused = " ".join(str(exc).split())
+            raise
+        self._refused = None
+        self._seat_position()  # build the player and replay the game now, not in go's time
+
+    def _parse_position(self, args: list[str]) -> tuple[State, list[int]]:
+        """The start and moves of a ``position`` command; raises when it is bad."""
         if not args:
             raise UCIError("position startpos|fen FEN [moves ...]")
         if "moves" in args:
@@ -452,19 +499,32 @@ class UCIEngine:
             move = self.game.parse_move(text)
             check.play(move)  # IllegalMoveError / GameOverError name the move
             moves.append(move)
-        self.position = (start, moves)
+        return start, moves
+
+    def _seat_position(self) -> PlayerSeat:
+        """The seat with :attr:`position` in its session, to move (replayed when it changed)."""
+        seat = self._ensure_seat()
+        if self.position is not None and self._seated is not self.position:
+            start, moves = self.position
+            seat.set_session(start, moves)
+            seat.seat(seat.session.to_move)
+            self._seated = self.position
+        return seat
 
     def cmd_go(self, args: list[str]) -> None:
-        self._idle("go")
-        params = parse_go(args)
-        if self.position is None:
-            raise UCIError("go before position: send position startpos|fen ... first")
-        seat = self._ensure_seat()
-        start, moves = self.position
-        seat.set_session(start, moves)
-        session = seat.session
-        side = session.to_move
-        seat.seat(side)
+        received = time.monotonic()  # the move's clock starts now
+        self._idle("go")  # (the running search answers with its own bestmove)
+        try:
+            params = parse_go(args)
+            if self.position is None and self._refused is not None:
+                raise UCIError(f"go without a position: the last one was refused ({self._refused})")
+            if self.position is None:
+                raise UCIError("go before position: send position startpos|fen ... first")
+            seat = self._seat_position()
+        except (UCIError, SparringError) as exc:  # every go is answered
+            self.error(str(exc))
+            self.send(f"bestmove {NULL_MOVE}")
+            return
         session = seat.session
         for word in params.ignored:
             self.send(f"info string {word} is not supported; ignored")
@@ -472,16 +532,17 @@ class UCIEngine:
             self.send("info string the game is over: no legal move")
             self.send("bestmove (none)")
             return
-        seconds = think_time(params, side, self.options.move_overhead)
+        seconds = think_time(params, session.to_move, self.options.move_overhead)
+        if seconds is not None:
+            seconds = max(0.0, seconds - FINISH_MARGIN)
         wait = params.infinite or params.ponder
         if wait:
             self._infinite.set()
         else:
             self._infinite.clear()
         self._pending_time = seconds
-        self.worker.start(
-            lambda f: self._search(f, seat, params), None if params.ponder else seconds
-        )
+        deadline = None if seconds is None or wait else received + seconds
+        self.worker.start(lambda f: self._search(f, seat, params, received), deadline=deadline)
 
     def cmd_stop(self, args: list[str]) -> None:
         if not self.worker.busy:
@@ -517,12 +578,13 @@ class UCIEngine:
         """The seat with a player of ``settings`` (built when they changed)."""
         if self.seat is None:
             self.seat = PlayerSeat(self.game, settings, self.seed)
+            self._seated = None
         elif self.seat.settings != settings:
             self.seat.set_settings(settings)
         else:
             return self.seat
-        # a first tiny search pays the one-off costs (compiling, the network's first batch)
-        # here rather than inside the first timed go
+        # a first tiny search pays the one-off costs (compiling, the network's first batch,
+        # starting a leaf engine) here rather than inside the first timed go
         self.seat.player.select_move(self.game, self.game.initial_state(), Limit(simulations=1))
         for line in level_lines(self.seat.settings, self.game):
             self.send(f"info string {line}")
@@ -530,76 +592,94 @@ class UCIEngine:
             self.send(f"info string {notice}")
         return self.seat
 
-    def _search(self, flag: StopFlag, seat: PlayerSeat, params: GoParams) -> str:
-        """The worker: iterative deepening (module doc); returns the ``bestmove`` line."""
+    def _search(self, flag: StopFlag, seat: PlayerSeat, params: GoParams, received: float) -> str:
+        """The worker: one search (module doc); returns the ``bestmove`` line.  ``received``:
+        when ``go`` was read (:func:`time.monotonic`)."""
         game, state = seat.game, seat.session.state
         player = seat.player
-        began = time.perf_counter()
+        limit = Limit(
+            simulations=None if params.depth is None else 2 ** min(params.depth, MAX_DEPTH),
+            nodes=params.nodes,
+            time=flag.remaining(),  # the deadline as a time bound too: stopped a step early
+            stop=flag,
+            progress=lambda analysis: self._info(analysis, received),
+            progress_every=INFO_INTERVAL,
+        )
         best: int | None = None
-        best_analysis: MoveAnalysis | None = None
-        total_nodes = 0
+        analysis: MoveAnalysis | None = None
         try:
-            depth = 0
-            while depth < min(params.depth or MAX_DEPTH, MAX_DEPTH):
-                depth += 1
-                sims = 2**depth
-                limit = Limit(simulations=sims, nodes=params.nodes, stop=flag)
-                move = player.select_move(game, state.copy(), limit)
-                analysis = player.last_analysis
-                stopped = analysis is not None and analysis.stopped
-                if (
-                    best is None
-                    or analysis is None
-                    or best_analysis is None
-                    or not stopped
-                    or analysis.simulations >= best_analysis.simulations
-                ):
-                    best, best_analysis = int(move), analysis
-                if analysis is None:
-                    break
-                total_nodes += analysis.nodes
-                self._info(depth, total_nodes, time.perf_counter() - began, analysis)
-                if (
-                    flag()
-                    or stopped
-                    or analysis.simulations < sims
-                    or (params.nodes is not None and analysis.nodes >= params.nodes)
-                ):
-                    break
+            best = int(player.select_move(game, state.copy(), limit))
+            analysis = player.last_analysis
         except Exception as exc:  # the search must still answer with a legal move
             self.error(f"search failed: {type(exc).__name__}: {exc}")
         if best is None or not game.is_legal(state, best):
-            best = int(game.legal_moves(state)[0])
+            best, analysis = int(game.legal_moves(state)[0]), None
         while self._infinite.is_set() and not flag.event.is_set():
             flag.event.wait(0.01)
+        short = self._short_clock(flag, params, analysis, received)
+        if short is not None:
+            self.send(f"info string {short}")
+        if analysis is None:
+            ms = max(1, int(1000 * (time.monotonic() - received)))
+            self.send(f"info time {ms} pv {game.move_to_text(best)}")
+        else:
+            self._info(analysis, received, played=best)
         text = f"bestmove {game.move_to_text(best)}"
-        if best_analysis is not None and len(best_analysis.pv) >= 2 and best_analysis.pv[0] == best:
+        if analysis is not None and len(analysis.pv) >= 2 and analysis.pv[0] == best:
             after = state.copy()
             game.kernels.play(after, best)
-            reply = best_analysis.pv[1]
+            reply = analysis.pv[1]
             if not game.is_terminal(after) and game.is_legal(after, reply):
                 text += f" ponder {game.move_to_text(reply)}"
         return text
 
-    def _info(self, depth: int, nodes: int, seconds: float, analysis: MoveAnalysis) -> None:
-        """``info`` lines of one iteration (one per MultiPV line)."""
+    @staticmethod
+    def _short_clock(
+        flag: StopFlag, params: GoParams, analysis: MoveAnalysis | None, received: float
+    ) -> str | None:
+        """What to say when the clock (not ``stop``, not ``go nodes``) ended the search before
+        its simulations; None when it did not."""
+        if analysis is None or not analysis.stopped or analysis.budget is None:
+            return None
+        if analysis.simulations >= analysis.budget or flag.event.is_set():
+            return None
+        if params.nodes is not None and analysis.nodes >= params.nodes:
+            return None
+        seconds = time.monotonic() - received
+        return (
+            f"clock too short for this level: {analysis.simulations} of {analysis.budget} "
+            f"simulations in {seconds:.2f} s"
+        )
+
+    def _info(self, analysis: MoveAnalysis, received: float, played: int | None = None) -> None:
+        """One ``info`` line per ``MultiPV`` line of ``analysis``, time counted from
+        ``received``.  During the search (``played`` None): the most visited moves first, in
+        order.  The final block (``played``, the move played): that move as ``multipv 1``,
+        then the others, sent from the last ``multipv`` to the first, so that the move played
+        is the last line before ``bestmove``."""
+        seconds = max(time.monotonic() - received, 1e-6)
         ms = max(1, int(seconds * 1000))
-        nps = int(nodes / max(seconds, 1e-6))
-        order = ranked_moves(analysis)[: self.options.multipv]
-        if not order:  # stopped before the first simulation: the move without a score
-            self.send(
-                f"info depth {depth} nodes {nodes} nps {nps} time {ms} "
-                f"pv {self.game.move_to_text(analysis.move)}"
-            )
-        for k, i in enumerate(order, start=1):
-            move = analysis.moves[i]
-            value = move_value(analysis, i)
+        nodes = analysis.nodes
+        head = f"info depth {search_depth(analysis)}"
+        tail = f"nodes {nodes} nps {int(nodes / seconds)} time {ms}"
+        order = ranked_moves(analysis)
+        entries: list[tuple[int, int | None]] = [(analysis.moves[i], i) for i in order]
+        if played is not None:
+            scored = [(m, i) for m, i in entries if m == played]
+            entries = (scored or [(played, None)]) + [(m, i) for m, i in entries if m != played]
+        lines = []
+        for k, (move, index) in enumerate(entries[: self.options.multipv], start=1):
             pv = list(analysis.pv) if analysis.pv and analysis.pv[0] == move else [move]
-            score = f"score cp {value_to_cp(value)}"
-            if self.options.show_wdl:
-                win = round(1000 * value_to_winrate(value))
-                score += f" wdl {win} 0 {1000 - win}"
-            self.send(
-                f"info depth {depth} multipv {k} {score} nodes {nodes} nps {nps} time {ms} "
+            score = ""
+            if index is not None:
+                value = move_value(analysis, index)
+                score = f" score cp {value_to_cp(value)}"
+                if self.options.show_wdl:
+                    win = round(1000 * value_to_winrate(value))
+                    score += f" wdl {win} 0 {1000 - win}"
+            lines.append(
+                f"{head} multipv {k}{score} {tail} "
                 f"pv {' '.join(self.game.move_to_text(m) for m in pv)}"
             )
+        for line in reversed(lines) if played is not None else lines:
+            self.send(line)
