@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 
 from sparring.engines.common import strength_settings
-from sparring.engines.gtp import GTPEngine, TimeSettings, gtp_think_time
+from sparring.engines.gtp import (
+    GTPEngine,
+    GTPError,
+    TimeSettings,
+    clean_line,
+    gtp_think_time,
+    parse_kgs_time_settings,
+)
 from sparring.errors import SparringError
 from sparring.games import get_game
 
@@ -118,6 +125,7 @@ REQUIRED = [
     "final_score",
     "final_status_list",
     "time_settings",
+    "kgs-time_settings",
     "time_left",
     "kgs-genmove_cleanup",
     "lz-analyze",
@@ -210,7 +218,7 @@ def test_random_lines_never_kill_the_engine(engine: GTPClient) -> None:
     answered = 0
     for _ in range(300):
         line = " ".join([rng.choice(words), *rng.choices(args, k=rng.randrange(4))])
-        if not line.split("#")[0].strip():
+        if not clean_line(line):  # nothing left to answer (GTP ignores it)
             continue
         _success, _text = engine.ask(line)
         answered += 1
@@ -288,6 +296,83 @@ def test_time_settings_bound_genmove() -> None:
         client.ok("genmove w")
     finally:
         client.close()
+
+
+def test_kgs_time_settings_map_onto_the_clock() -> None:
+    game = get_game("go9")
+    empty = game.initial_state()
+    assert parse_kgs_time_settings(["none"]) is None
+    assert parse_kgs_time_settings(["absolute", "600"]) == TimeSettings(600.0, 0.0, 0)
+    assert parse_kgs_time_settings(["canadian", "60", "30", "5"]) == TimeSettings(60.0, 30.0, 5)
+    japanese = parse_kgs_time_settings(["byoyomi", "60", "10", "3"])
+    assert japanese == TimeSettings(60.0, 10.0, 3, japanese=True)
+    assert parse_kgs_time_settings(["byoyomi", "60", "10", "0"]) == TimeSettings(60.0, 0.0, 0)
+    for bad in ([], ["sudden"], ["absolute"], ["byoyomi", "1", "2"], ["canadian", "1", "x", "2"],
+                ["absolute", "-5"], ["none", "3"]):  # fmt: skip
+        with pytest.raises(GTPError, match="syntax error"):
+            parse_kgs_time_settings(bad)
+    # Japanese byo-yomi: in a period, think within the period's time left (not shared out)
+    assert gtp_think_time(game, empty, japanese, (10, 3)) == pytest.approx(0.95 * 10 - 0.05)
+    # in the main time: 81 empty points / 3 = 27 moves; 27 s left -> 1 s, plus 0.8 of a period
+    assert gtp_think_time(game, empty, japanese, (27, 0)) == pytest.approx(0.95 * 9 - 0.05)
+    # absolute: the main time shared out alone
+    assert gtp_think_time(game, empty, TimeSettings(54, 0, 0), None) == pytest.approx(
+        0.95 * 2 - 0.05
+    )
+
+
+def _clock_lines(err: io.StringIO) -> list[str]:
+    return [line for line in err.getvalue().splitlines() if "clock too short" in line]
+
+
+def _in_process(player: str, **kwargs: object) -> tuple[GTPEngine, io.StringIO, io.StringIO]:
+    out, err = io.StringIO(), io.StringIO()
+    engine = GTPEngine(out, game=get_game("go9"), strength=("player", player), seed=1, err=err,
+                       **kwargs)  # type: ignore[arg-type]  # fmt: skip
+    return engine, out, err
+
+
+def test_the_clock_is_an_upper_bound_and_says_when_it_cut_the_level_short() -> None:
+    """A minute a move does not make 64 simulations more; an absolute clock of 1 s (0.01 s a
+    move) stops 100,000 simulations, said on standard error, and the best move is played."""
+    engine, out, err = _in_process("uct:sims=64")
+    engine.handle("1 kgs-time_settings byoyomi 0 60 3")
+    engine.handle("2 genmove b")
+    analysis = engine.seat.player.last_analysis
+    assert analysis is not None
+    assert (analysis.simulations, analysis.budget, analysis.stopped) == (64, 64, False)
+    assert _clock_lines(err) == []
+    engine.handle("3 sparring-strength player uct:sims=100000")
+    engine.handle("4 kgs-time_settings absolute 1")
+    engine.handle("5 genmove w")
+    analysis = engine.seat.player.last_analysis
+    assert analysis is not None and analysis.stopped and analysis.budget == 100_000
+    [line] = _clock_lines(err)
+    assert line.startswith(
+        f"sparring: clock too short for this level: {analysis.simulations} of 100000 "
+        "simulations in "
+    )
+    replies = out.getvalue().split("\n\n")
+    assert replies[:4] == ["=1", replies[1], "=3 uct:sims=100000", "=4"]
+    assert replies[4] == f"=5 {get_game('go9').move_to_text(analysis.move)}"
+
+
+def test_the_clock_starts_when_genmove_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``genmove`` does before the search counts against the move's time: with 0.1 s a
+    move and 0.25 s spent first, no simulation is left to run."""
+    engine, _out, err = _in_process("uct:sims=100000", move_time=0.1)
+    move = engine.seat.move
+
+    def slow(*args: object, **kwargs: object) -> int:
+        time.sleep(0.25)
+        return move(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.seat, "move", slow)
+    engine.handle("1 genmove b")
+    analysis = engine.seat.player.last_analysis
+    assert analysis is not None and analysis.simulations == 0
+    [line] = _clock_lines(err)
+    assert line.startswith("sparring: clock too short for this level: 0 of 100000 simulations")
 
 
 def test_move_time_option() -> None:

@@ -5,7 +5,8 @@ Commands: ``protocol_version``, ``name``, ``version``, ``known_command``, ``list
 ``quit``, ``boardsize``, ``clear_board``, ``komi``, ``fixed_handicap``,
 ``place_free_handicap``, ``set_free_handicap``, ``play``, ``genmove``, ``reg_genmove``,
 ``kgs-genmove_cleanup``, ``undo``, ``showboard``, ``final_score``, ``final_status_list``,
-``time_settings``, ``time_left``, ``lz-analyze`` and the extension ``sparring-strength``.
+``time_settings``, ``kgs-time_settings``, ``time_left``, ``lz-analyze`` and the extension
+``sparring-strength``.
 A bad command (unknown, malformed, an illegal move or vertex, a size or komi the rules do
 not take) is answered ``? message`` and changes nothing; the engine never exits on bad
 input.
@@ -27,19 +28,33 @@ the measured levels): the level's label, seconds a move and any notice (clamped,
 nearest measured level) are written to standard error, which GTP clients show in their
 engine log.
 
-Time: with ``time_settings main byo_yomi stones`` (and ``time_left``), ``genmove`` thinks
-``left / stones`` in byo-yomi, otherwise ``main_left / max(10, empty points / 3)`` plus
-0.8 of a byo-yomi period's time per stone, less 5% and 50 ms for the protocol, under the
-player's own simulation count (``byo_yomi > 0`` with ``stones = 0`` means no time limit);
-without time settings, the per-move ``--time`` of ``sparring gtp`` if given.
+Time: the player's setting fixes its work (its simulations); the clock is only an upper
+bound on it.  With ``time_settings main byo_yomi stones`` (Canadian byo-yomi; and
+``time_left``), ``genmove`` thinks at most ``left / stones`` in byo-yomi, otherwise
+``main_left / max(10, empty points / 3)`` plus 0.8 of a byo-yomi period's time per stone,
+less 5% and 50 ms for the protocol (``byo_yomi > 0`` with ``stones = 0`` means no time
+limit).  ``kgs-time_settings`` (KGS's form) takes ``none`` (no time settings),
+``absolute MAIN``, ``canadian MAIN PERIOD STONES`` (as ``time_settings``) and ``byoyomi
+MAIN PERIOD COUNT`` (Japanese byo-yomi: ``COUNT`` periods of ``PERIOD`` seconds; a move
+within a period keeps it, so in byo-yomi, where ``time_left`` gives the period's time left
+and the periods left, a move thinks within the period, and in the main time the share of
+the main time plus 0.8 of a period).  Without time settings, the per-move ``--time`` of
+``sparring gtp`` bounds a move, if given (the shorter bound wins when both apply).  The clock
+starts when ``genmove`` is read.  When it ends the search before the player's simulations, a
+line on standard error says so (``sparring: clock too short for this level: N of M
+simulations in S s``) and the best move found so far is played.  One-off costs (compiling the search, the
+network's first batch) are paid when the player is built (at start, ``boardsize``,
+``komi``, ``sparring-strength``) by a throwaway player of the same settings, so that the
+first ``genmove`` does not pay them.
 
 Analysis: ``lz-analyze [colour] [interval]`` (interval in centiseconds, default 100) answers
 ``=`` and then, at most every interval, one line of ``info move V visits N winrate W prior P
 order K pv V ...`` entries, one per root move with visits (Leela Zero's form, which Sabaki
 and Lizzie read; winrate and prior in 1/10000 for the colour analysed), until the next
 command, which ends the response with an empty line.  The analysing player is the engine's
-kind and settings with :data:`ANALYSIS_SIMULATIONS` simulations, deepened over 2, 4, 8, ...
-simulations (a fresh search each, as UCI's depths); the last line is the full budget's.
+kind and settings with :data:`ANALYSIS_SIMULATIONS` simulations: one search, whose progress
+reports (:attr:`~sparring.search.limit.Limit.progress`) are the lines; the last line is the
+full budget's.
 """
 
 from __future__ import annotations
@@ -67,6 +82,7 @@ from sparring.games import get_game
 from sparring.games.base import Game, State
 from sparring.players.base import Player
 from sparring.players.registry import build_player, parse_player
+from sparring.players.searching import SearchPlayer
 from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
@@ -74,8 +90,8 @@ from sparring.version import __version__
 
 PROTOCOL_VERSION = "2"
 ANALYSIS_SIMULATIONS = 4096
-"""The simulation budget of ``lz-analyze`` (the player's own count when larger): the search
-deepens 2, 4, 8, ... simulations up to it and then waits for the next command."""
+"""The simulation budget of ``lz-analyze`` (the player's own count when larger): one search
+of it, then the analysis waits for the next command."""
 
 
 class GTPError(Exception):
@@ -106,6 +122,9 @@ class TimeSettings:
     main: float
     byo_yomi: float
     stones: int
+    japanese: bool = False
+    """Japanese byo-yomi (``kgs-time_settings byoyomi``): ``byo_yomi`` is one period's time
+    and ``stones`` the number of periods."""
 
 
 def gtp_think_time(
@@ -119,15 +138,46 @@ def gtp_think_time(
     if clock.main <= 0 and clock.byo_yomi <= 0:
         return None
     seconds, stones = left if left is not None else (clock.main, 0)
-    if stones > 0:
-        share = seconds / stones
+    if stones > 0:  # in byo-yomi: Japanese, the period's time left; Canadian, shared by stones
+        share = seconds if clock.japanese else seconds / stones
     else:
         board = getattr(game, "board", None)
         empty = int((board(state) == 0).sum()) if board is not None else game.num_actions - 1
         share = seconds / max(10.0, empty / 3.0)
         if clock.stones > 0:
-            share += 0.8 * clock.byo_yomi / clock.stones
+            share += 0.8 * clock.byo_yomi / (1 if clock.japanese else clock.stones)
     return max(0.01, 0.95 * share - 0.05)
+
+
+def parse_kgs_time_settings(args: list[str]) -> TimeSettings | None:
+    """``kgs-time_settings``'s arguments as :class:`TimeSettings` (None for ``none``);
+    :class:`GTPError` when malformed.  ``byoyomi`` with no period is ``absolute``."""
+    usage = (
+        "syntax error: kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD COUNT | "
+        "canadian MAIN PERIOD STONES"
+    )
+    counts = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+    if not args or args[0].lower() not in counts or len(args) != 1 + counts[args[0].lower()]:
+        raise GTPError(usage)
+    system = args[0].lower()
+    numbers = []
+    for text in args[1:]:
+        try:
+            numbers.append(int(text))
+        except ValueError:
+            raise GTPError(f"syntax error: time {text!r} is not an integer") from None
+    if any(n < 0 for n in numbers):
+        raise GTPError("syntax error: times and counts must be >= 0")
+    if system == "none":
+        return None
+    if system == "absolute":
+        return TimeSettings(float(numbers[0]), 0.0, 0)
+    main, period, count = numbers
+    if system == "canadian":
+        return TimeSettings(float(main), float(period), count)
+    if period == 0 or count == 0:
+        return TimeSettings(float(main), 0.0, 0)
+    return TimeSettings(float(main), float(period), count, japanese=True)
 
 
 class GTPEngine:
@@ -138,7 +188,7 @@ class GTPEngine:
     ``("rank", R)``, ``("elo", E)`` or ``("player", SPEC)``; ``move_time`` bounds every
     move when no time settings are given; ``style`` is how a rank is played
     (:data:`~sparring.engines.common.STYLES`); ``simulations`` overrides the default
-    players' simulation count.
+    players' simulation count; ``err`` receives the notices (standard error by default).
     """
 
     def __init__(
@@ -151,8 +201,10 @@ class GTPEngine:
         simulations: int | None = None,
         move_time: float | None = None,
         seed: int | None = None,
+        err: TextIO | None = None,
     ) -> None:
         self.out = sys.stdout if out is None else out
+        self.err = sys.stderr if err is None else err
         game = get_game("go") if game is None else game
         if not hasattr(game, "size") or not game.name.startswith("go"):
             raise SparringError(f"sparring gtp plays Go, not {game.name}")
@@ -162,6 +214,8 @@ class GTPEngine:
         self.strength = strength
         self.seat = PlayerSeat(game, self._settings_for(game, strength), seed)
         self._announce()
+        self._warmed: set[tuple[object, ...]] = set()
+        self._warm()
         self.clock: TimeSettings | None = None
         self.left: dict[int, tuple[float, int]] = {}
         self.worker = SearchWorker()
@@ -191,6 +245,7 @@ class GTPEngine:
             "final_score": self.cmd_final_score,
             "final_status_list": self.cmd_final_status_list,
             "time_settings": self.cmd_time_settings,
+            "kgs-time_settings": self.cmd_kgs_time_settings,
             "time_left": self.cmd_time_left,
             "lz-analyze": self.cmd_lz_analyze,
             "sparring-strength": self.cmd_strength,
@@ -293,6 +348,31 @@ class GTPEngine:
         if len(args) != count:
             raise GTPError(f"syntax error: {usage}")
 
+    def _warm(self) -> None:
+        """Pay the one-off costs of the seat's player (compiling the search, the network's
+        first batch) now rather than in the first ``genmove``'s time: a throwaway player of
+        the same settings (sharing the seat's cache of networks) searches one simulation of
+        the empty board, leaving the seat's player, its generator and its game alone.  Once
+        per settings and game; players that do not search (external engines) are skipped."""
+        game = self.game
+        key = (self.seat.settings, game.name, tuple(sorted(game.params().items())))
+        if key in self._warmed:
+            return
+        self._warmed.add(key)
+        if not isinstance(self.seat.player, SearchPlayer):
+            return
+        player = build_player(self.seat.settings, game, self.seat.seed, self.seat.cache)
+        try:
+            player.select_move(game, game.initial_state(), Limit(simulations=1))
+        finally:
+            player.close()
+
+    def notice(self, text: str) -> None:
+        """One line ``sparring: text`` on :attr:`err` (standard error), which GTP clients
+        show apart, in their engine log."""
+        self.err.write(f"sparring: {text}\n")
+        self.err.flush()
+
     # ---- setup ---------------------------------------------------------------------------
     def cmd_known_command(self, args: list[str]) -> str:
         self._args(args, 1, "known_command NAME")
@@ -306,6 +386,7 @@ class GTPEngine:
             self.seat.set_game(game, self._settings_for(game, self.strength), keep_moves=False)
         except SparringError as exc:
             raise GTPError(f"unacceptable size ({exc})") from None
+        self._warm()
         return ""
 
     def cmd_clear_board(self, args: list[str]) -> str:
@@ -321,6 +402,7 @@ class GTPEngine:
             raise GTPError(f"syntax error: komi {args[0]!r} is not a number") from None
         game = get_game("go", size=self.game.size, komi=komi)  # type: ignore[attr-defined]
         self.seat.set_game(game)
+        self._warm()
         return ""
 
     def _handicap_reply(self, points: list[int]) -> str:
@@ -356,7 +438,10 @@ class GTPEngine:
             raise GTPError(f"illegal move ({exc})") from None
         return ""
 
-    def _limit(self, side: int) -> Limit | None:
+    def _limit(self, side: int, received: float) -> Limit | None:
+        """The bound of a move for ``side`` whose ``genmove`` was read at ``received``
+        (:func:`time.perf_counter`): the time left of its share, and a stop at the share's
+        end (which also counts what happens before the search starts)."""
         seconds = gtp_think_time(
             self.game, self.seat.session.state, self.clock, self.left.get(side)
         )
@@ -364,18 +449,39 @@ class GTPEngine:
             seconds = self.move_time
         elif self.move_time is not None:
             seconds = min(seconds, self.move_time)
-        return None if seconds is None else Limit(time=seconds)
+        if seconds is None:
+            return None
+        deadline = received + seconds
+
+        def past() -> bool:
+            return time.perf_counter() >= deadline
+
+        return Limit(time=max(0.0, deadline - time.perf_counter()), stop=past)
 
     def _genmove(self, args: list[str], commit: bool) -> str:
+        received = time.perf_counter()  # the move's clock starts now
         self._args(args, 1, "genmove COLOUR")
         side = parse_colour(args[0])
         try:
-            move = self.seat.move(side, self._limit(side), commit=commit)
+            move = self.seat.move(side, self._limit(side, received), commit=commit)
         except GameOverError:
             return "pass"
+        self._clock_notice(received)
         if self.seat.resigns(side, commit):
             return "resign"
         return self.game.move_to_text(move)
+
+    def _clock_notice(self, received: float) -> None:
+        """Say on standard error when the clock ended the move's search before the player's
+        simulations (the level's work)."""
+        analysis = self.seat.player.last_analysis
+        if analysis is None or not analysis.stopped or analysis.budget is None:
+            return
+        if analysis.simulations < analysis.budget:
+            self.notice(
+                f"clock too short for this level: {analysis.simulations} of {analysis.budget} "
+                f"simulations in {time.perf_counter() - received:.2f} s"
+            )
 
     def cmd_genmove(self, args: list[str]) -> str:
         return self._genmove(args, commit=True)
@@ -423,6 +529,11 @@ class GTPEngine:
         self.left = {}
         return ""
 
+    def cmd_kgs_time_settings(self, args: list[str]) -> str:
+        self.clock = parse_kgs_time_settings(args)
+        self.left = {}
+        return ""
+
     def cmd_time_left(self, args: list[str]) -> str:
         self._args(args, 3, "time_left COLOUR TIME STONES")
         side = parse_colour(args[0])
@@ -451,13 +562,14 @@ class GTPEngine:
         self.seat.set_settings(settings)
         self.strength = strength
         self._announce()
+        self._warm()
         return settings.spec()
 
     def _announce(self) -> None:
         """The player's level, its seconds a move and any notice, on standard error (GTP
         clients show it in their engine log)."""
         for line in level_lines(self.seat.settings, self.game):
-            print(f"sparring: {line}", file=sys.stderr, flush=True)
+            self.notice(line)
 
     # ---- analysis ----------------------------------------------------------------------------
     def cmd_lz_analyze(self, args: list[str]) -> str:
@@ -501,28 +613,21 @@ class GTPEngine:
     def _start_analysis(self, player: Player, state: State, interval: float) -> None:
         game = self.game
 
+        def progress(analysis: MoveAnalysis) -> None:
+            if analysis.moves and any(analysis.visits):
+                self.send(self._info_line(analysis) + "\n")
+
         def run(flag: StopFlag) -> None:
-            last = time.monotonic()
-            depth = 0
-            while not flag():
-                depth += 1
-                asked = 2**depth
-                try:
-                    player.select_move(game, state.copy(), Limit(simulations=asked, stop=flag))
-                except Exception as exc:
-                    self.send(f"info string error {type(exc).__name__}: {exc}\n")
-                    return
-                analysis = player.last_analysis
-                if analysis is None or not analysis.moves:
-                    return
-                done = analysis.simulations < asked or analysis.stopped
-                if flag():
-                    return
-                if done or time.monotonic() - last >= interval:
-                    last = time.monotonic()
-                    self.send(self._info_line(analysis) + "\n")
-                if done:
-                    return  # the whole budget is searched: nothing changes until the next command
+            limit = Limit(stop=flag, progress=progress, progress_every=interval)
+            try:
+                player.select_move(game, state.copy(), limit)
+            except Exception as exc:
+                self.send(f"info string error {type(exc).__name__}: {exc}\n")
+                return
+            analysis = player.last_analysis
+            if flag() or analysis is None or not analysis.moves:
+                return  # (stopped by the next command, which ends the response)
+            self.send(self._info_line(analysis) + "\n")  # the whole budget: the last line
 
         self.worker.start(run)
         self._analysing = True
