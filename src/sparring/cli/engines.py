@@ -49,7 +49,11 @@ def gtp(
     ] = None,
     time: Annotated[
         float | None,
-        typer.Option("--time", help="Seconds per move when the GUI sends no time settings."),
+        typer.Option(
+            "--time",
+            help="At most this many seconds a move (the player's simulations are its work; "
+            "with the GUI's time settings too, the shorter bound wins).",
+        ),
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
