@@ -42,10 +42,10 @@ the main time plus 0.8 of a period).  Without time settings, the per-move ``--ti
 ``sparring gtp`` bounds a move, if given (the shorter bound wins when both apply).  The clock
 starts when ``genmove`` is read.  When it ends the search before the player's simulations, a
 line on standard error says so (``sparring: clock too short for this level: N of M
-simulations in S s``) and the best move found so far is played.  One-off costs (compiling the search, the
-network's first batch) are paid when the player is built (at start, ``boardsize``,
-``komi``, ``sparring-strength``) by a throwaway player of the same settings, so that the
-first ``genmove`` does not pay them.
+simulations in S s``) and the best move found so far is played.  One-off costs (compiling
+the search, the network's first batch) are paid when the player is built (at start,
+``boardsize``, ``komi``, ``sparring-strength``) by a throwaway player of the same settings, so
+that the first ``genmove`` does not pay them.
 
 Analysis: ``lz-analyze [colour] [interval]`` (interval in centiseconds, default 100) answers
 ``=`` and then, at most every interval, one line of ``info move V visits N winrate W prior P

@@ -40,9 +40,8 @@ Time
     follows it (the pick, the analysis, the last lines).  One-off costs (loading the network,
     compiling, starting Stockfish for a leaf engine) are paid before: when the player is built
     (``setoption``, ``isready``, ``ucinewgame``, ``position``: a first tiny search), and the
-    game replayed for the player at ``position``.  A setting's own cap
-    (``strongest_chess``'s ``movetime=0.95``) applies too; the shorter wins.  ``nodes N``:
-    the search's node bound.
+    game replayed for the player at ``position``.  A setting's own cap (a spec's
+    ``movetime=S``) applies too; the shorter wins.  ``nodes N``: the search's node bound.
 
 Options
     ``UCI_LimitStrength`` and ``UCI_Elo`` (:data:`ELO_MIN` .. :data:`ELO_MAX`, the chess
