@@ -76,7 +76,7 @@ def markdown_table(table: LevelTable) -> str:
         "| level | Elo | 95% | games | seconds a move | setting played |",
         "| --- | ---: | ---: | ---: | ---: | --- |",
     ]
-    rows = [(r, None) for r in (*table.rows, *table.ranks)]
+    rows: list[tuple[LevelRow, str | None]] = [(r, None) for r in (*table.rows, *table.ranks)]
     if table.strongest is not None:
         rows.append((table.strongest, "strongest"))
     for row, name in rows:
