@@ -17,7 +17,7 @@ from sparring.levels import TABLE_GAMES, LevelTable, level_table
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "guide" / "levels.md"
-DOCS = (DOC, ROOT / "README.md")
+DOCS = (DOC, ROOT / "README.md", ROOT / "BENCHMARKS.md")
 MARKER = re.compile(r"(<!-- levels:(\w+) -->\n)(.*?)(<!-- /levels -->)", re.S)
 
 
@@ -38,6 +38,20 @@ def summary_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def seconds_table() -> str:
+    """Seconds a move of every offered level, one row per game (BENCHMARKS.md)."""
+    lines = ["| game | level (Elo): seconds a move |", "| --- | --- |"]
+    for game in TABLE_GAMES:
+        table = level_table(game)
+        rows = [*table.rows, *table.ranks]
+        cells = [f"{r.elo:.0f}: {r.seconds:.2f}" for r in rows if r.elo is not None and r.seconds]
+        top = table.strongest
+        if top is not None and top.seconds is not None:
+            cells.append(f"strongest: {top.seconds:.2f}")
+        lines.append(f"| `{game}` | {', '.join(cells)} |")
+    return "\n".join(lines) + "\n"
+
+
 def _strongest(table: LevelTable) -> str:
     row = table.strongest
     if row is None:
@@ -52,14 +66,10 @@ def render(text: str) -> str:
 
     def table(m: re.Match[str]) -> str:
         name = m.group(2)
-        body = summary_table() if name == "summary" else markdown_table(level_table(name))
-        return (
-            m.group(1)
-            + ("" if name == "summary" else "\n")
-            + body
-            + ("" if name == "summary" else "\n")
-            + m.group(4)
-        )
+        if name in ("summary", "seconds"):
+            body = summary_table() if name == "summary" else seconds_table()
+            return m.group(1) + body + m.group(4)
+        return m.group(1) + "\n" + markdown_table(level_table(name)) + "\n" + m.group(4)
 
     return MARKER.sub(table, text)
 
