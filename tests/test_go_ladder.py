@@ -225,14 +225,18 @@ def test_runner_distribution_equals_the_players(
 
 
 def test_runner_games_are_the_players_games(network) -> None:  # type: ignore[no-untyped-def]
-    """Two games (capped at 30 plies) of the runner, replayed by the per-game players with
-    the seeds the runner gave them in a GameSession: the same moves and results."""
+    """Four games (capped at 30 plies) of the runner: the same moves in two lanes at batch 4
+    as in one lane at batch 3; two of them replayed by the per-game players with the seeds
+    the runner gave them, in a GameSession: the same moves and results."""
     top, low = Rung("9d", 0.5), Rung("1-2k", 1.5)
-    games = [LadderGame("t", low, top, *game_seeds(7, 0, i), i) for i in range(2)]
-    outcomes = BatchedGames(network, batch=4, max_ply=30).play(games)
-    assert sorted(o.game.index for o in outcomes) == [0, 1]
+    games = [LadderGame("t", low, top, *game_seeds(7, 0, i), i) for i in range(4)]
+    outcomes = BatchedGames(network, batch=4, max_ply=30, lanes=2).play(games)
+    assert sorted(o.game.index for o in outcomes) == [0, 1, 2, 3]
+    one_lane = BatchedGames(network, batch=3, max_ply=30, lanes=1).play(games)
+    by_index = {o.game.index: o.moves.tolist() for o in one_lane}
+    assert all(o.moves.tolist() == by_index[o.game.index] for o in outcomes)
     go = Go(19, 0.5, 30)
-    for o in outcomes:
+    for o in outcomes[:2]:
         black = make_player(o.game.black.spec(), go, o.game.black_seed)
         white = make_player(o.game.white.spec(), go, o.game.white_seed)
         session = GameSession(go, (black, white))

@@ -163,6 +163,17 @@ def sgf_moves(moves: npt.NDArray[np.integer], size: int = 19) -> str:
 
 
 # ---- the network --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Pending:
+    """A network call of :meth:`LadderNetwork.launch`: its logits (a CPU call), or the
+    page-locked tensor they are being copied into and the CUDA event that marks the copy's
+    end."""
+
+    logits: npt.NDArray[np.float32] | None = None
+    host: torch.Tensor | None = None
+    event: Any = None
+
+
 def padded_batch(n: int) -> int:
     """The batch a CUDA call of ``n`` positions is padded to: the next power of two up to
     128, then the next multiple of 128, so that the live games' shrinking count meets a few
@@ -219,12 +230,18 @@ class LadderNetwork:
             return torch.empty(shape, dtype=torch.float32, pin_memory=True).numpy()
         return np.zeros(shape, dtype=np.float32)
 
-    @torch.inference_mode()
     def logits(
         self, planes: npt.NDArray[np.float32], ranks: npt.NDArray[np.int64]
     ) -> npt.NDArray[np.float32]:
         """Policy logits ``[B, A]`` (float32, on the CPU) of ``planes [B, P, n, n]`` for the
         rank indices ``ranks [B]``."""
+        return self.fetch(self.launch(planes, ranks))
+
+    @torch.inference_mode()
+    def launch(self, planes: npt.NDArray[np.float32], ranks: npt.NDArray[np.int64]) -> Pending:
+        """Start the call of :meth:`logits` (on CUDA it runs on while the caller works; on
+        a CPU it is done on return); :meth:`fetch` gives its logits.  ``planes`` must not
+        change until then."""
         x = torch.from_numpy(planes)
         r = torch.from_numpy(ranks)
         if self.device.type == "cuda":
@@ -241,9 +258,23 @@ class LadderNetwork:
                     logits, _ = self.model.play(x, r)
             else:
                 logits, _ = self.model.play(x, r)
-            return logits[:n].float().cpu().numpy()
+            out = logits[:n].float()
+            host = torch.empty(out.shape, dtype=torch.float32, pin_memory=True)
+            host.copy_(out, non_blocking=True)
+            event = torch.cuda.Event()
+            event.record()
+            return Pending(host=host, event=event)
         logits, _ = self.model.play(x, r)
-        return logits.numpy().astype(np.float32, copy=False)
+        return Pending(logits=logits.numpy().astype(np.float32, copy=False))
+
+    def fetch(self, pending: Pending) -> npt.NDArray[np.float32]:
+        """The logits of a :meth:`launch` (waiting for them on CUDA)."""
+        if pending.logits is not None:
+            return pending.logits
+        assert pending.host is not None and pending.event is not None
+        pending.event.synchronize()
+        result: npt.NDArray[np.float32] = pending.host.numpy()
+        return result
 
     @torch.inference_mode()
     def max_prior_gap(
@@ -383,17 +414,27 @@ class GameOutcome:
 
 
 class BatchedGames:
-    """Plays :class:`LadderGame` s, up to ``batch`` at a time, one network call a ply (see the
-    module doc).  ``max_ply``: the Go game's ply cap (default 722 on 19x19)."""
+    """Plays :class:`LadderGame` s, up to ``batch`` at a time, one network call a ply and lane
+    (see the module doc and :meth:`play`).  ``max_ply``: the Go game's ply cap (default 722 on
+    19x19)."""
 
     def __init__(
-        self, network: LadderNetwork, batch: int = 256, max_ply: int | None = None
+        self,
+        network: LadderNetwork,
+        batch: int = 256,
+        max_ply: int | None = None,
+        lanes: int | None = None,
     ) -> None:
         self.network = network
         self.batch = int(batch)
         self.go = Go(19, LADDER_KOMI, max_ply)
+        self.lanes = (
+            int(lanes) if lanes is not None else (2 if network.device.type == "cuda" else 1)
+        )
+        """Groups of games whose network calls alternate (default: 2 on CUDA, 1 on a CPU,
+        where nothing runs beside the call)."""
         self.plies = 0
-        """Plies played (network batches) so far."""
+        """Plies played so far (each live game moved once a ply; one network call a lane)."""
         self.positions = 0
         """Positions evaluated so far."""
         self.network_seconds = 0.0
@@ -407,12 +448,17 @@ class BatchedGames:
     ) -> list[GameOutcome]:
         """Play ``games`` and return their outcomes in the order they finished (calling
         ``on_outcome`` with each); with ``deadline`` (a :func:`time.monotonic` time), no game
-        starts after it (the games under way are played out)."""
+        starts after it (the games under way are played out).
+
+        The slots are split into :attr:`lanes` that take turns: while the network evaluates
+        one lane's positions (on CUDA), the CPU draws the other lane's moves and prepares its
+        next positions.  A game's moves do not depend on the lanes or the batch."""
         go = self.go
         slots = min(self.batch, len(games))
         if slots == 0:
             return []
-        actions, draws = go.num_actions, go.max_ply // 2 + 2
+        lanes = self.lanes if slots >= 2 * self.lanes else 1
+        draws = go.max_ply // 2 + 2
         initial = go.initial_state()
         states = np.zeros((slots, go.state_length), dtype=np.uint64)
         log = np.zeros((slots, go.max_ply), dtype=np.int16)
@@ -423,10 +469,8 @@ class BatchedGames:
         drawn = np.zeros((slots, 2), dtype=np.int64)
         ranks = np.zeros((slots, 2), dtype=np.int64)
         temps = np.zeros((slots, 2))
-        planes = self.network.input_buffer((slots, go.num_planes, 19, 19))
-        legal = np.zeros((slots, actions), dtype=np.bool_)
-        avoid = np.zeros((slots, actions), dtype=np.bool_)
-        pass_now = np.zeros(slots, dtype=np.bool_)
+        lane_slots = [np.arange(lane, slots, lanes) for lane in range(lanes)]
+        buffers = [self._buffers(len(members)) for members in lane_slots]
         queue = iter(games)
         outcomes: list[GameOutcome] = []
 
@@ -447,16 +491,24 @@ class BatchedGames:
                 ranks[slot, colour] = self.network.rank_index(rung.rank)
                 temps[slot, colour] = rung.temperature
 
-        for slot in range(slots):
-            start(slot)
-        while live.any():
-            rows = np.flatnonzero(live)
-            n = len(rows)
+        def begin(lane: int) -> tuple[np.ndarray, np.ndarray, Pending] | None:
+            members = lane_slots[lane]
+            rows = members[live[members]]
+            if len(rows) == 0:
+                return None
+            planes, legal, avoid, pass_now = buffers[lane]
             _prepare(states, rows, planes, legal, avoid, pass_now)
             colour = states[rows, TO_MOVE].astype(np.int64)
-            row_ranks = ranks[rows, colour]
             began = time.perf_counter()
-            logits = self.network.logits(planes[:n], row_ranks)
+            pending = self.network.launch(planes[: len(rows)], ranks[rows, colour])
+            self.network_seconds += time.perf_counter() - began
+            return rows, colour, pending
+
+        def finish(lane: int, rows: np.ndarray, colour: np.ndarray, pending: Pending) -> None:
+            n = len(rows)
+            _, legal, avoid, pass_now = buffers[lane]
+            began = time.perf_counter()
+            logits = self.network.fetch(pending)
             self.network_seconds += time.perf_counter() - began
             priors = _priors(logits, legal[:n])
             allowed = legal[:n] & ~avoid[:n]
@@ -464,7 +516,6 @@ class BatchedGames:
             drawn[rows, colour] += 1
             moves = _draws(priors, allowed, pass_now[:n], temps[rows, colour], u, go.pass_move)
             _apply(states, rows, moves, log, done)
-            self.plies += 1
             self.positions += n
             for slot in rows[done[rows]]:
                 outcome = self._outcome(task[slot], states[slot], log[slot])
@@ -474,7 +525,30 @@ class BatchedGames:
                 live[slot] = False
                 task[slot] = None
                 start(int(slot))
+
+        for slot in range(slots):
+            start(slot)
+        under_way = [begin(lane) for lane in range(lanes)]
+        while any(step is not None for step in under_way):
+            for lane in range(lanes):
+                step = under_way[lane]
+                if step is not None:
+                    finish(lane, *step)
+                    under_way[lane] = begin(lane)
+            self.plies += 1
         return outcomes
+
+    def _buffers(
+        self, rows: int
+    ) -> tuple[npt.NDArray[np.float32], np.ndarray, np.ndarray, np.ndarray]:
+        """The planes, legal, own-eye and pass-to-win arrays of a lane of ``rows`` games."""
+        go = self.go
+        return (
+            self.network.input_buffer((rows, go.num_planes, go.size, go.size)),
+            np.zeros((rows, go.num_actions), dtype=np.bool_),
+            np.zeros((rows, go.num_actions), dtype=np.bool_),
+            np.zeros(rows, dtype=np.bool_),
+        )
 
     def _outcome(
         self, game: LadderGame | None, state: npt.NDArray[np.uint64], log: np.ndarray
@@ -775,6 +849,7 @@ __all__ = [
     "LadderGame",
     "LadderNetwork",
     "PairSummary",
+    "Pending",
     "Rung",
     "TuneResult",
     "append_records",
