@@ -21,6 +21,7 @@ from sparring.experiments.go_ladder import (  # noqa: E402
     AnchorGame,
     BatchedGames,
     LadderGame,
+    LadderNetwork,
     Rung,
     _prepare,
     _priors,
@@ -194,13 +195,13 @@ def test_zero_temperature_plays_the_top_prior(go: Go, positions: list[np.ndarray
 
 # ---- the runner plays the player -------------------------------------------------------------
 @pytest.fixture(scope="module")
-def network():  # type: ignore[no-untyped-def]
+def network() -> LadderNetwork:
     return load_network()
 
 
 def test_runner_distribution_equals_the_players(
-    go: Go, positions: list[np.ndarray], network
-) -> None:  # type: ignore[no-untyped-def]
+    go: Go, positions: list[np.ndarray], network: LadderNetwork
+) -> None:
     """For each position, rank and temperature, the probabilities of the runner's batch (all
     positions in one network call) equal the player's (one call a position)."""
     states = np.stack(positions)
@@ -216,6 +217,7 @@ def test_runner_distribution_equals_the_players(
         temps = np.full(n, temp)
         batched = policy_probabilities(priors, legal & ~avoid, pass_now, temps, go.pass_move)
         player = make_player(SPEC.format(rank=rank, temp=temp), go, 0)
+        assert isinstance(player, PolicySamplingPlayer)
         for i, state in enumerate(positions):
             player.select_move(go, state)
             assert player.last_result is not None
@@ -224,7 +226,7 @@ def test_runner_distribution_equals_the_players(
             assert single.sum() == pytest.approx(1.0)
 
 
-def test_runner_games_are_the_players_games(network) -> None:  # type: ignore[no-untyped-def]
+def test_runner_games_are_the_players_games(network: LadderNetwork) -> None:
     """Four games (capped at 30 plies) of the runner: the same moves in two lanes at batch 4
     as in one lane at batch 3; two of them replayed by the per-game players with the seeds
     the runner gave them, in a GameSession: the same moves and results."""
