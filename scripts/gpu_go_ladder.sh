@@ -24,7 +24,7 @@ sampler=$!
 # The run stops starting games at its budget; the timeout is a guard against a hang only.
 timeout $((budget + 60)) python3 scripts/go_ladder.py run "$out" --device cuda --precision tf32 \
   --budget "$budget" --rungs 12 --top 9d@0.5 --schedule follow --grid 12 --grid-low 0.6 \
-  --grid-high 4.0 --tune-games 96 --min-tune-games 32 --confirm-games 400 --confirm-chunk 400 \
+  --grid-high 2.5 --tune-games 96 --min-tune-games 32 --confirm-games 400 --confirm-chunk 400 \
   --confirm-reserve 120 --finish-margin 25 --batch 2048 --numba-threads 6 \
   --anchor-workers 8 --anchor-games 12 --anchor-levels 10 --anchor-handicaps 2 4 \
   --anchor-margin 100 2>&1 | tee "$out/run.out"
