@@ -85,11 +85,10 @@ def bench(args: argparse.Namespace) -> int:
     network = load_network(args.model, device, args.precision, args.threads)
     top, low = Rung.parse(args.white), Rung.parse(args.black)
     for batch in args.batch:
-        runner = BatchedGames(network, batch=batch, max_ply=args.plies)
         games = [LadderGame("bench", low, top, *game_seeds(1, batch, i), i) for i in range(batch)]
-        runner.play(games[: min(batch, 8)])  # warm up: compiled kernels, cuDNN
-        runner.plies = runner.positions = 0
-        runner.network_seconds = 0.0
+        # warm up at the same batch: the compiled kernels, cuDNN's choice for the shapes
+        BatchedGames(network, batch=batch, max_ply=2, lanes=args.lanes).play(games)
+        runner = BatchedGames(network, batch=batch, max_ply=args.plies, lanes=args.lanes)
         began = time.perf_counter()
         runner.play(games)
         seconds = time.perf_counter() - began
@@ -102,7 +101,7 @@ def bench(args: argparse.Namespace) -> int:
             flush=True,
         )
     if args.full_games:
-        runner = BatchedGames(network, batch=args.full_games)
+        runner = BatchedGames(network, batch=args.full_games, lanes=args.lanes)
         games = [
             LadderGame("bench", low, top, *game_seeds(2, i), i) for i in range(args.full_games)
         ]
@@ -137,7 +136,9 @@ def pair(args: argparse.Namespace) -> int:
         for i in range(args.games)
     ]
     todo = [g for g in games if g.key not in known]
-    runner = BatchedGames(network, batch=min(args.batch, max(len(todo), 1)), max_ply=args.max_ply)
+    runner = BatchedGames(
+        network, batch=min(args.batch, max(len(todo), 1)), max_ply=args.max_ply, lanes=args.lanes
+    )
     began = time.perf_counter()
     runner.play(todo, lambda o: append_records(path, [o.record()]))
     seconds = time.perf_counter() - began
@@ -359,7 +360,10 @@ def run(args: argparse.Namespace) -> int:
         rank = rank_schedule(top.rank, k, args.schedule)
         grid = temperature_grid(rungs[-1].temperature, args.grid_low, args.grid_high, args.grid)
         runner = BatchedGames(
-            network, batch=min(args.batch, len(grid) * games_per_temp), max_ply=args.max_ply
+            network,
+            batch=min(args.batch, len(grid) * games_per_temp),
+            max_ply=args.max_ply,
+            lanes=args.lanes,
         )
         t0 = time.monotonic()
         result = tune_rung(
@@ -396,7 +400,7 @@ def run(args: argparse.Namespace) -> int:
     log(out, f"ladder: {' > '.join(r.label() for r in rungs)}")
 
     start = 0
-    runner = BatchedGames(network, batch=args.batch, max_ply=args.max_ply)
+    runner = BatchedGames(network, batch=args.batch, max_ply=args.max_ply, lanes=args.lanes)
     while time.monotonic() < deadline - args.finish_margin and start < args.confirm_games:
         chunk = min(args.confirm_chunk, args.confirm_games - start)
         known = {
@@ -499,6 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--threads", type=int, default=None, help="torch threads (CPU)")
         p.add_argument("--seed", type=int, default=20260)
         p.add_argument("--max-ply", type=int, default=None, help="the games' ply cap (722)")
+        p.add_argument("--lanes", type=int, default=None, help="2 on CUDA, 1 on a CPU")
 
     p = sub.add_parser("bench", help=bench.__doc__)
     common(p)
@@ -528,7 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--schedule", choices=("follow", "fixed"), default="follow")
     p.add_argument("--grid", type=int, default=12, help="temperatures a tuning round")
     p.add_argument("--grid-low", type=float, default=0.6)
-    p.add_argument("--grid-high", type=float, default=3.0)
+    p.add_argument("--grid-high", type=float, default=2.5)
     p.add_argument("--tune-games", type=int, default=96, help="games a temperature")
     p.add_argument("--min-tune-games", type=int, default=32)
     p.add_argument("--confirm-games", type=int, default=400, help="games a pair")
