@@ -61,7 +61,9 @@ TINY: dict[str, Tiny] = {
     "alphadda1": Tiny(("alphadda1:nmax=4", "alphadda1:nmax=4,floor=on,fstart=-1")),
     "alphadda2": Tiny(("alphadda2:sims=4,adrop=1,pdrop0=1.5,floor=on,fstart=0.5",)),
     "alphadda3": Tiny(("alphadda3:sims=8",)),
-    "human-mcts": Tiny(("human-mcts:sims=4",), big_games=False, games=("go", "chess")),
+    "human-mcts": Tiny(
+        ("human-mcts:sims=4", "human-mcts:sims=1,temp=1"), big_games=False, games=("go", "chess")
+    ),
     "sa-mcts": Tiny(("sa-mcts:sims=4,z=1",), big_games=False, games=("go", "chess")),
     "se-mcts": Tiny(
         ("se-mcts:rank=5d,sims=4", "se-mcts:elo=1900,sims=4"),

@@ -383,6 +383,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         "sf_nodes": (0, MAX_SF_NODES),
         "rollouts": (0, MAX_ROLLOUTS),
         "rollout_mix": (0, 1),
+        "temperature": (0, 100),
     }
     DEFAULT_NETWORK: ClassVar[str] = "se-inf"
     USES_RANK: ClassVar[bool] = True
@@ -444,6 +445,14 @@ class _HumanLikeSettings(SettingsBase, ABC):
     positions' human moves with it, 33.0% without (docs/estimation.md, "The raw policy
     averaged over the board's symmetries")."""
 
+    temperature: float | None = None
+    """``human-mcts`` (spec ``temp=T``, needs ``sims=1``; 0 .. 100): the move is drawn from
+    the network's policy at temperature ``T`` (``softmax(logits / T)`` over the legal moves
+    the finishing rules allow; 1: the network's own distribution, 0: its top move), seeded by
+    the player's seed, one network call a move and no simulation
+    (:class:`~sparring.players.sampling.PolicySamplingPlayer`); None: the search's most
+    visited move."""
+
     def __post_init__(self) -> None:
         self.check_types()
         if self.rank is not None:
@@ -464,6 +473,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
         check_number("movetime", self.movetime, 0.001, 3600.0)
         check_int("rollouts", self.rollouts, 0, MAX_ROLLOUTS)
         check_number("rollout_mix", self.rollout_mix, 0.0, 1.0)
+        if self.temperature is not None:
+            self._check_temperature()
         if self.symmetric and self.model is None and self.asked_elo is None:
             self._no_symmetric("the default estimator")
         if self.rollout_mix != 1.0 and not self.rollouts:
@@ -498,6 +509,35 @@ class _HumanLikeSettings(SettingsBase, ABC):
         if self.name is not None and (not self.name.strip() or "," in self.name):
             raise PlayerSettingsError(
                 f"name must be non-empty text without ',', not {self.name!r}", key="name"
+            )
+
+    def _check_temperature(self) -> None:
+        """``temp=T``: a number in [0, :data:`~sparring.players.sampling.MAX_TEMPERATURE`]
+        with ``sims=1`` and none of the options that only a search or a scale uses."""
+        from sparring.players.sampling import MAX_TEMPERATURE
+
+        value = self.temperature
+        assert value is not None
+        if not (math.isfinite(value) and 0.0 <= value <= MAX_TEMPERATURE):
+            raise PlayerSettingsError(
+                f"temp must be a number in [0, {MAX_TEMPERATURE:g}] (0: the policy's top move, "
+                f"1: its own distribution), not {value:g}",
+                key="temp",
+            )
+        if self.simulations != 1:
+            raise PlayerSettingsError(
+                f"temp=T draws the move from the network's policy: give sims=1, not "
+                f"sims={self.simulations}",
+                key="temp",
+            )
+        used = [key for key, on in (("sf_elo", self.sf_elo is not None),
+                                    ("gnugo_elo", self.gnugo_elo is not None),
+                                    ("sf_nodes", self.sf_nodes > 0),
+                                    ("rollouts", self.rollouts > 0),
+                                    ("sweep", self.root_sweep)) if on]  # fmt: skip
+        if used:
+            raise PlayerSettingsError(
+                f"temp=T plays the policy without a search; drop {used[0]}", key="temp"
             )
 
     def spec(self) -> str:
@@ -537,6 +577,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
             items.append(f"rollout_mix={self.rollout_mix!r}")
         if self.movetime is not None:
             items.append(f"movetime={_number(self.movetime)}")
+        if self.temperature is not None:
+            items.append(f"temp={_number(self.temperature)}")
         return self.kind + (":" + ",".join(items) if items else "")
 
     @property
@@ -769,7 +811,7 @@ class HumanMCTSSettings(_HumanLikeSettings):
     USES_RANK: ClassVar[bool] = False
     OPTION_KEYS: ClassVar[dict[str, str]] = {
         **_HumanLikeSettings.OPTION_KEYS, "sf_elo": "sf_elo", "scale": "scale", "rank": "rank",
-        "symmetric": "sym",
+        "symmetric": "sym", "temperature": "temp",
     }  # fmt: skip
 
     def __post_init__(self) -> None:
@@ -785,6 +827,8 @@ class HumanMCTSSettings(_HumanLikeSettings):
     def display_name(self) -> str:
         if self.name:
             return self.name
+        if self.temperature is not None:
+            return f"Policy({self.rank or 'estimator'}, T={self.temperature:g})"
         if self.rank is not None:
             return f"MCTS({self.rank})"
         return "MCTS" if self.sf_elo is None else f"MCTS(Stockfish {self.sf_elo:g})"
@@ -797,6 +841,12 @@ class HumanMCTSSettings(_HumanLikeSettings):
             resolved, choice = self.on_scale(game)
             elo, notices = self.elo_target(choice)
         evaluator = resolved._move_evaluator(game, cache)
+        if self.temperature is not None:
+            from sparring.players.sampling import PolicySamplingPlayer
+
+            return self._capped(
+                PolicySamplingPlayer(evaluator, self.temperature, self.display_name(), seed)
+            )
         return self._capped(RankedSearchPlayer(evaluator, resolved._config(), None,
                                                name=self.display_name(), seed=seed,
                                                leaf_value=resolved._leaf_value(game, cache, seed),
@@ -1005,11 +1055,13 @@ def parse_human_mcts(spec: PlayerSpec) -> HumanMCTSSettings:
     sweep=B]`` or, in chess, ``human-mcts:sf_elo=E[,scale=PATH]`` (an Elo on Stockfish's
     scale: the simulations and search options from the scale file), or
     ``human-mcts:model=PATH,rank=R[,sym=B]`` with a play network (the rank an input; ``sym``:
-    averaged over the rules' symmetries)."""
-    check_options(spec, _COMMON | {"sf_elo", "scale", "rank", "sym"})
+    averaged over the rules' symmetries); ``temp=T`` with ``sims=1``: the move drawn from the
+    policy at temperature ``T``."""
+    check_options(spec, _COMMON | {"sf_elo", "scale", "rank", "sym", "temp"})
+    temperature = option_float(spec, "temp", math.nan) if "temp" in spec.options else None
     return HumanMCTSSettings(
         rank=_rank_option(spec), symmetric=bool(option_bool(spec, "sym")), **_common(spec),
-        **_scale_options(spec),
+        **_scale_options(spec), temperature=temperature,
     )  # fmt: skip
 
 
@@ -1053,7 +1105,8 @@ KINDS: dict[str, tuple[type[Any], Any, str]] = {
         "human-mcts[:sims=N,cpuct=C,model=NAME|PATH,sf_nodes=N,fpu_parent=true,sweep=true,"
         "movetime=S] or human-mcts:sf_elo=E[,scale=PATH] (chess: an Elo on Stockfish's scale) "
         "or human-mcts:model=PATH,rank=R[,sym=true] (a play network of se-train --variant "
-        "play; sym: averaged over the board's symmetries)",
+        "play; sym: averaged over the board's symmetries); sims=1,temp=T draws the move from "
+        "the policy at temperature T",
     ),
     "sa-mcts": (
         SAMCTSSettings,

@@ -568,6 +568,20 @@ def area_kernel(state: State) -> tuple[int, int]:
     return _area(state)
 
 
+@nb.njit(cache=True)
+def own_eyes_kernel(state: State, out: np.ndarray) -> None:
+    """Write into ``out`` (bool, one entry per action) whether each action fills a
+    single-point eye of the player to move (False for the pass and for occupied points)."""
+    h = _hdr(state)
+    n = int(h[SIZE])
+    nn = n * n
+    board = _board(state, nn)
+    colour = int(h[TO_MOVE]) + 1
+    for p in range(nn):
+        out[p] = board[p] == EMPTY and _is_eye(board, p, colour, n)
+    out[nn] = False
+
+
 # ---- coordinates --------------------------------------------------------------------------
 def _row_col(move: int, size: int) -> tuple[int, int] | None:
     """``(row from the top, column)`` of a point action, None for the pass; ValueError for an
@@ -870,13 +884,9 @@ class Go(Game):
         """A mask over the actions: the empty points that are single-point eyes of the player
         to move (the rule of :func:`random_playout`); False for the pass.  Filling one's own
         eye never helps under area scoring, so players that must finish games skip them."""
-        h = _h(state)
-        n = int(h[SIZE])
-        board = _board(state, n * n)
-        colour = int(h[TO_MOVE]) + 1
-        return np.array(
-            [board[p] == EMPTY and _is_eye(board, p, colour, n) for p in range(n * n)] + [False]
-        )
+        out = np.empty(self.num_actions, dtype=np.bool_)
+        own_eyes_kernel(state, out)
+        return out
 
     def score_margin(self, state: State) -> float:
         """Black's area minus White's area minus komi (positive: Black ahead)."""
