@@ -150,6 +150,19 @@ def test_match_alternates_colours_and_is_reproducible() -> None:
     assert [r.moves for r in other.records] != [r.moves for r in result.records]
 
 
+def test_a_match_plays_the_game_with_its_parameters() -> None:
+    """``go:size=5,komi=0.5`` is played as that game (not 19x19 at komi 7.5), and its run is
+    another run than the plain game's."""
+    config = MatchConfig("go:size=5,komi=0.5,max_ply=12", "random", "random", games=2, seed=1)
+    result = run_match(config, progress=False)
+    small = get_game("go:size=5,komi=0.5,max_ply=12")
+    for record in result.records:
+        assert len(record.moves) <= 12 and max(record.moves) < small.num_actions
+        assert replay(small, record) is not None
+    plain = run_match(MatchConfig("go:size=5", "random", "random", games=2, seed=1), progress=False)
+    assert plain.run_key != result.run_key
+
+
 def test_workers_give_the_same_games(tmp_path: Path) -> None:
     config = MatchConfig("tictactoe", "random", "random", games=4, seed=9, workers=2)
     with GameStore(tmp_path / "g.sqlite") as store:

@@ -83,7 +83,7 @@ from rich.progress import (
 from sparring.errors import ConfigError, IllegalMoveError, PlayerResourceError, is_interrupt
 from sparring.evaluation.backend import Backend, Deliver, Job, RunCost, local_or
 from sparring.evaluation.store import GameRecord, GameStore, RunInfo
-from sparring.games import get_game
+from sparring.games import game_spec, get_game
 from sparring.games.base import Game
 from sparring.players import make_player
 from sparring.players import registry as _registry
@@ -638,8 +638,9 @@ def _run(
     own_store = store is None
     db = GameStore(":memory:") if store is None else store
     try:
-        run_key = run_key_for(kind, game.name, specs, seed)
-        config_mapping = {**config_mapping, "game": game.name}
+        named = game_spec(game)  # with its parameters (komi, size): the games are of this game
+        run_key = run_key_for(kind, named, specs, seed)
+        config_mapping = {**config_mapping, "game": named}
         db.ensure_run(RunInfo(run_key=run_key, kind=kind, game=game.name, config=config_mapping))
         done = db.recorded_indices(run_key)
         wanted = [
@@ -655,7 +656,7 @@ def _run(
                 run_key=run_key,
                 pairing=p,
                 game_index=i,
-                game=game.name,
+                game=named,
                 spec_a=specs[pairings[p][0]],
                 spec_b=specs[pairings[p][1]],
                 label_a=labels[pairings[p][0]],

@@ -141,11 +141,14 @@ def game_spec(game: Game) -> str:
     """The text that names ``game`` with its parameters for :func:`get_game`: its name, with
     ``:key=value,...`` for the parameters that differ from the name's defaults
     (``go13:komi=6.5``; plain ``connect4``).  Records and stores keep it."""
-    default = get_game(game.name).params()
+    name = game.name
+    if name not in GAME_NAMES:  # a size without a name of its own (go5): go:size=5
+        name = _base_name(name)
+    default = get_game(name).params()
     changed = {k: v for k, v in game.params().items() if default.get(k) != v}
     if not changed:
-        return game.name
-    return game.name + ":" + ",".join(f"{k}={v:g}" for k, v in changed.items())
+        return name
+    return name + ":" + ",".join(f"{k}={v:g}" for k, v in changed.items())
 
 
 def _base_name(key: str) -> str:
