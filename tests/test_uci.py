@@ -597,3 +597,27 @@ def test_the_last_info_before_bestmove_is_the_move_played() -> None:
         assert lines[-2].startswith(f"info depth 5 multipv 1 score cp {score} ")
         assert lines[-3].startswith("info depth 5 multipv 2 ")
         assert _pv_first(lines[-3]) == game.move_to_text(analysis.pv[0])
+
+
+@needs_stockfish
+def test_a_level_plays_the_same_moves_with_a_short_and_a_long_clock() -> None:
+    """A level is its work, not its seconds: the weakest chess level (a few Stockfish leaves a
+    move, well under 0.5 s) plays the same moves at ``go movetime 500`` as at ``movetime
+    5000`` (same seed, same positions)."""
+    low = str(ELO_MIN)
+    moves: dict[int, list[str]] = {}
+    for movetime in (500, 5000):
+        c = UCIClient("--elo", low)
+        try:
+            c.ready()
+            played: list[str] = []
+            for _ in range(4):
+                c.send("position startpos" + (" moves " + " ".join(played) if played else ""))
+                c.send(f"go movetime {movetime}")
+                lines = c.until("bestmove")
+                assert not any("clock too short" in line for line in lines), lines
+                played.append(lines[-1].split()[1])
+            moves[movetime] = played
+        finally:
+            c.close()
+    assert moves[500] == moves[5000]
