@@ -15,6 +15,17 @@ from typing import Annotated, TextIO
 import typer
 
 from sparring.errors import BadValueError
+from sparring.levels import level_table
+
+
+def _measured(game: str) -> str:
+    """``636-1000`` (the game's measured Elo levels, from its shipped level table)."""
+    span = level_table(game).elo_range
+    return "none" if span is None else f"{span[0]:.0f}-{span[1]:.0f}"
+
+
+GO_ELOS = f"19x19 {_measured('go')}, 9x9 {_measured('go9')}"
+"""The measured Go Elo levels, for ``sparring gtp --help``."""
 
 
 def gtp(
@@ -32,8 +43,8 @@ def gtp(
         float | None,
         typer.Option(
             help="Play at this Elo on the board size's scale (GNU Go 3.8 at level 1 = 1000; "
-            "sparring levels go / go9 lists the measured levels); clamped to the measured "
-            "range, and said."
+            f"measured: {GO_ELOS}; sparring levels go / go9 lists them); clamped to the "
+            "measured range, and said."
         ),
     ] = None,
     player: Annotated[
