@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from sparring.errors import BadValueError
+from sparring.errors import BadValueError, MissingResourceError
 
 
 def serve(
@@ -41,7 +41,13 @@ def serve(
     """Serve the game page and the HTTP API (/api, documented at /openapi.json); open the
     printed address in a browser.  Ctrl-C stops the server; games continue after a
     restart."""
-    from sparring.service import ServiceSettings, run
+    try:
+        from sparring.service import ServiceSettings, run
+    except ModuleNotFoundError as exc:  # the web and database stack is the `serve` extra
+        raise MissingResourceError(
+            f"sparring serve needs the web and database packages ({exc.name} is missing): "
+            "pip install 'sparring[serve]'"
+        ) from None
 
     if not 0 <= port <= 65535:
         raise BadValueError(f"--port must be 0..65535, not {port}", "--port")
