@@ -516,3 +516,38 @@ def test_out_of_range_player_settings_are_one_line(
     line = one_line_error(code, err)
     assert needle in line and spec in line, line
     assert out == ""
+
+
+# ---- counts, repeated options, the server's folder, the default store -----------------------
+def test_bad_counts_repeated_options_and_folders_are_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    cases = [
+        (("match", "tictactoe", "random", "random", "--games", "99999999999999999999"),
+         "error: match config: games must be at most 10,000,000, not 99999999999999999999"),
+        (("match", "tictactoe", "uct:sims=5,sims=6", "random", "--games", "2"),
+         "error: bad player spec 'uct:sims=5,sims=6': option 'sims' is given twice"),
+        (("serve", "--data", "/proc/no-such-folder", "--port", "0"),
+         "error: --data /proc/no-such-folder: cannot keep the database there (No such file or "
+         "directory)"),
+    ]  # fmt: skip
+    for args, line in cases:
+        code, out, err = run_main(monkeypatch, capsys, *args)
+        assert (code, out, err.strip().splitlines()) == (2, "", [line]), args
+    assert not list(tmp_path.iterdir())  # nothing made, not even the default store
+
+
+def test_the_default_store_is_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_main(
+        monkeypatch, capsys, "match", "tictactoe", "random", "random", "--games", "2",
+        "--no-progress",
+    )  # fmt: skip
+    assert code == 0
+    assert err.splitlines()[0] == (
+        f"games are stored in {tmp_path / 'sparring-games.sqlite'} (--store PATH for another "
+        "file); a re-run with the same players and seed resumes there"
+    )

@@ -96,8 +96,15 @@ def exit_on_interrupt(store: Path) -> Iterator[None]:
 def _check_outputs(
     store: Path, plot: Path | None, markdown: Path | None, json_path: Path | None
 ) -> None:
-    """Every output path can be written (checked before any game is played)."""
+    """Every output path can be written (checked before any game is played); the default
+    store is named, since it is made in the current folder."""
     check_output_file(store, "--store")
+    if store == DEFAULT_STORE:
+        typer.echo(
+            f"games are stored in {store.resolve()} (--store PATH for another file); a re-run "
+            "with the same players and seed resumes there",
+            err=True,
+        )
     check_output_file(plot, "--plot")
     check_output_file(markdown, "--markdown")
     check_output_file(json_path, "--json")

@@ -55,6 +55,16 @@ def serve(
         raise BadValueError(f"--workers must be >= 1, not {workers}", "--workers")
     if not (ai_time > 0 and ai_time < 3600):
         raise BadValueError(f"--ai-time must be in (0, 3600) seconds, not {ai_time}", "--ai-time")
+    if db is None:
+        try:
+            data.mkdir(parents=True, exist_ok=True)
+            probe = data / ".sparring-write-check"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            raise BadValueError(
+                f"--data {data}: cannot keep the database there ({exc.strerror})", "--data"
+            ) from None
     settings = ServiceSettings(data_dir=data, db_url=db, workers=workers, ai_time=ai_time)
     run(settings, host=host, port=port, echo=typer.echo)
 

@@ -138,11 +138,18 @@ def _config_from_mapping(cls: type[_C], data: Mapping[str, Any], what: str) -> _
     return cls(**data)
 
 
+MAX_COUNT = 10_000_000
+"""The most games (or series, or workers) one run may ask for: a count above it is a typo,
+not a plan (``--games 99999999999999999999``)."""
+
+
 def _check_int(what: str, name: str, value: object, low: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise ConfigError(f"{what} config: {name} must be an integer, not {value!r}")
     if value < low:
         raise ConfigError(f"{what} config: {name} must be >= {low}, not {value}")
+    if value > MAX_COUNT and name != "seed":
+        raise ConfigError(f"{what} config: {name} must be at most {MAX_COUNT:,}, not {value}")
 
 
 def _check_text(what: str, name: str, value: object) -> None:

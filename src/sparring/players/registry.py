@@ -47,7 +47,8 @@ class PlayerSpec:
 
     @classmethod
     def parse(cls, text: str) -> PlayerSpec:
-        """Split ``KIND:key=value,...``; reject empty kinds and malformed options."""
+        """Split ``KIND:key=value,...``; reject empty kinds, malformed options and an option
+        given twice (``uct:sims=5,sims=6``)."""
         raw = text.strip()
         kind, _, rest = raw.partition(":")
         kind = kind.strip().lower()
@@ -62,7 +63,12 @@ class PlayerSpec:
                         f"bad player spec {text!r}: option {item!r} is not key=value",
                         key=key.strip().lower() or None,
                     )
-                options[key.strip().lower()] = value.strip()
+                name = key.strip().lower()
+                if name in options:
+                    raise PlayerSettingsError(
+                        f"bad player spec {text!r}: option {name!r} is given twice", key=name
+                    )
+                options[name] = value.strip()
         return cls(kind, options, raw)
 
 
