@@ -286,3 +286,21 @@ def test_the_guide_and_the_readme_show_the_shipped_tables() -> None:
     for game in TABLE_GAMES:
         assert f"<!-- levels:{game} -->" in guide
     assert "<!-- levels:summary -->" in (SRC.parent.parent / "README.md").read_text()
+
+
+def test_a_level_is_a_player_spec_for_matches() -> None:
+    """``level:at=LEVEL`` builds the resolver's player for the game it is built for."""
+    from sparring.levels import LevelSettings
+    from sparring.players.registry import build_player, parse_player
+
+    assert parse_player("level:at=1500") == LevelSettings("1500")
+    assert parse_player("level") == LevelSettings("strongest")
+    game = get_game("connect4")
+    player = build_player(parse_player("level:at=1500"), game, 1)
+    same = build_player(resolve(game, Level.at_elo(1500))[0], game, 1)
+    assert (type(player), player.name) == (type(same), same.name)
+    for bad in ("level:at=very strong", "level:at=1500,speed=2"):
+        with pytest.raises(SparringError):
+            parse_player(bad)
+    with pytest.raises(IncompatiblePlayerError, match="no measured rank ladder"):
+        build_player(parse_player("level:at=5k"), get_game("go9"), 1)

@@ -56,6 +56,7 @@ TINY: dict[str, Tiny] = {
     "minimax1": Tiny(("minimax1",)),
     "minimax2": Tiny(("minimax2",)),
     "az": Tiny(("az:sims=8",)),
+    "level": Tiny(("level:at=1000",), big_games=False),
     "sa": Tiny(("sa:sims=8,z=1,rth=0.5", "sa:base=uct,sims=8,z=1,rth=0.5")),
     "dsa": Tiny(("dsa:sims=8", "dsa:mode=intra,sims=8", "dsa:mode=elo-intra,sims=8,elo0=1900")),
     "alphadda1": Tiny(("alphadda1:nmax=4", "alphadda1:nmax=4,floor=on,fstart=-1")),

@@ -45,10 +45,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar
 
 from sparring.errors import BadValueError, IncompatiblePlayerError
-from sparring.players.settings_base import PlayerSettings
+from sparring.games.base import Game
+from sparring.players.base import Player
+from sparring.players.cache import PlayerCache
+from sparring.players.registry import PlayerSpec, check_options
+from sparring.players.settings_base import PlayerSettings, SettingsBase
 
 LEVEL_KINDS = ("elo", "rank", "strongest", "adaptive")
 """What a :class:`Level` may ask for (None: the game's default AI)."""
@@ -612,13 +616,57 @@ def with_elo(settings: PlayerSettings, elo: float) -> PlayerSettings:
     return settings.at_elo(elo)
 
 
+# ---- a level as a player spec (match and tournament specs) ----------------------------------
+@dataclass(frozen=True)
+class LevelSettings(SettingsBase):
+    """``level:at=LEVEL``: the resolver's player for ``LEVEL`` (:meth:`Level.parse` text:
+    ``1500``, ``5k``, ``strongest``, ``adaptive:intra``) in the game it is built for, so that
+    ``sparring match connect4 level:at=1500 mcts1`` plays the level the page and the engines
+    play."""
+
+    kind: ClassVar[str] = "level"
+    OPTION_KEYS: ClassVar[dict[str, str]] = {"at": "at"}
+
+    at: str = "strongest"
+    """The level, as :meth:`Level.parse` reads it."""
+
+    def __post_init__(self) -> None:
+        self.check_types()
+        Level.parse(self.at)  # a bad level is refused when the spec is read
+
+    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
+        from sparring.players.registry import build_player
+
+        settings, _ = resolve(game, Level.parse(self.at))
+        return build_player(settings, game, seed, cache)
+
+
+def parse_level(spec: PlayerSpec) -> LevelSettings:
+    """``level[:at=LEVEL]``."""
+    check_options(spec, {"at"})
+    return LevelSettings(spec.options.get("at", "strongest"))
+
+
+KINDS = {
+    "level": (
+        LevelSettings,
+        parse_level,
+        "a level as the page and the engines play it: at=1500 (an Elo on the game's scale), "
+        "at=5k, at=strongest, at=adaptive[:intra]",
+    ),
+}
+"""The ``level`` kind (registered by :mod:`sparring.kinds`)."""
+
+
 __all__ = [
     "ADAPTIVE_MODES",
+    "KINDS",
     "LEVEL_KINDS",
     "TABLE_GAMES",
     "Level",
     "LevelReport",
     "LevelRow",
+    "LevelSettings",
     "LevelTable",
     "describe",
     "level_table",
