@@ -46,6 +46,7 @@ CASES: dict[str, tuple[tuple[str, str], ...]] = {
     "minimax1": (("minimax1", "othello6"),),
     "minimax2": (("minimax2", "connect4"),),
     "az": (("az:sims=8", "connect4"), ("az:sims=8,dropout=0.3", "othello6")),
+    "level": (("level:at=1000", "connect4"),),
     "sa": (("sa:sims=8,z=1,rth=0.5", "connect4"), ("sa:base=uct,sims=8,z=1,rth=0.5", "connect4")),
     "dsa": (
         ("dsa:sims=8", "connect4"),
