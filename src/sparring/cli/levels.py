@@ -180,22 +180,18 @@ def _calibration_table(game: str) -> LevelTable:
 
 
 def _scale_table(game: str) -> LevelTable:
-    from sparring.estimation.external_scale import ExternalScale, default_scale
+    from sparring.estimation.external_scale import KNOBS, SCALE_KEYS, ExternalScale, default_scale
 
     path = default_scale(game)
     scale_file = ExternalScale.read(path)
-    fixed = {
-        "sims": "sims", "cpuct": "cpuct", "sf_nodes": "sf_nodes", "sweep": "sweep",
-        "model": "model", "rank": "rank",
-    }  # fmt: skip
     search = ",".join(
-        f"{fixed[k]}={str(v).lower() if isinstance(v, bool) else v}"
+        f"{k}={str(v).lower() if isinstance(v, bool) else v}"
         for k, v in scale_file.search.items()
-        if k in fixed
+        if k in SCALE_KEYS
         and v not in (None, 0, False)
         and not (k == "sims" and scale_file.knob == "sims")
     )
-    kind = "human-mcts" if scale_file.knob == "sims" else "sa-mcts"
+    kind = KNOBS[scale_file.knob]
     rows: list[LevelRow] = []
     for point, fit in zip(scale_file.points, scale_file.fitted(), strict=True):
         if rows and rows[-1].elo == round(fit, 1):

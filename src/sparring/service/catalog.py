@@ -84,14 +84,8 @@ class GameInfo:
 
 
 def _row_json(row: LevelRow) -> dict[str, Any]:
-    return {
-        "elo": row.elo,
-        "plus_minus": row.plus_minus,
-        "games": row.games,
-        "seconds": row.seconds,
-        "rank": row.rank,
-        "note": row.note,
-    }
+    """A level row as the catalog gives it: the table's row without the player spec."""
+    return {key: value for key, value in row.to_json().items() if key != "setting"}
 
 
 def build_catalog() -> dict[str, GameInfo]:
