@@ -189,19 +189,14 @@ def print_summaries(records: list[dict[str, Any]], phase: str | None) -> None:
 def summary(args: argparse.Namespace) -> int:
     records = list(read_records(Path(p) for p in args.files))
     print_summaries(records, args.phase)
-    anchors = [r for r in records if r.get("type") == "anchor"]
-    for key in sorted(
-        {(json.dumps(r["rung"]), r["level"], r["handicap"], r["komi"]) for r in anchors}
-    ):
-        rows = [
-            r
-            for r in anchors
-            if (json.dumps(r["rung"]), r["level"], r["handicap"], r["komi"]) == key
-        ]
-        score = sum(r["rung_score"] for r in rows)
+    for row in anchors_summary([r for r in records if r.get("type") == "anchor"]):
+        stones = row["handicap"]
+        taker = (
+            "" if not stones else (" to the rung" if row["stones_to"] == "rung" else " to GNU Go")
+        )
         print(
-            f"anchor {key[0]} vs gnugo level {key[1]}, handicap {key[2]}, komi {key[3]}: "
-            f"{score:g}/{len(rows)}"
+            f"anchor {json.dumps(row['rung'])} vs gnugo level {row['level']}, handicap "
+            f"{stones}{taker}, komi {row['komi']}: {row['rung_score']:g}/{row['games']}"
         )
     return 0
 
@@ -264,9 +259,10 @@ def _anchor_worker(anchor: AnchorGame, deadline: float) -> dict[str, Any] | None
 
 def anchor_plan(top: Rung, args: argparse.Namespace) -> list[AnchorGame]:
     """The top rung against GNU Go at each level of ``--anchor-levels``: even games (komi
-    7.5, colours alternating) and, for each count of ``--anchor-handicaps``, games where the
-    rung takes that many stones as Black (komi 0.5); interleaved so that a run stopped early
-    has some of each."""
+    7.5, colours alternating), for each count of ``--anchor-handicaps`` games where the rung
+    takes that many stones as Black (komi 0.5), and for each count of
+    ``--anchor-gnugo-handicaps`` games where GNU Go takes them; interleaved so that a run
+    stopped early has some of each."""
     plans: list[list[AnchorGame]] = []
     for level in args.anchor_levels:
         plans.append(
@@ -280,6 +276,15 @@ def anchor_plan(top: Rung, args: argparse.Namespace) -> list[AnchorGame]:
                 [
                     AnchorGame(
                         top, level, True, stones, 0.5, args.seed + i, args.model, args.max_ply
+                    )
+                    for i in range(args.anchor_games)
+                ]
+            )
+        for stones in args.anchor_gnugo_handicaps:
+            plans.append(
+                [
+                    AnchorGame(
+                        top, level, False, stones, 0.5, args.seed + i, args.model, args.max_ply
                     )
                     for i in range(args.anchor_games)
                 ]
@@ -442,17 +447,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def anchors_summary(anchors: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rung's score per (rung, level, handicap, komi) of the anchor records."""
-    groups: dict[tuple[str, int, int, float], list[float]] = {}
+    """The rung's score per (rung, level, handicap, who takes the stones, komi) of the anchor
+    records (``stones_to``: ``rung`` or ``gnugo``; an even game's is ``none``)."""
+    groups: dict[tuple[str, int, int, str, float], list[float]] = {}
     for r in anchors:
-        key = (json.dumps(r["rung"]), int(r["level"]), int(r["handicap"]), float(r["komi"]))
+        stones = int(r["handicap"])
+        to = "none" if not stones else ("rung" if r["rung_black"] else "gnugo")
+        key = (json.dumps(r["rung"]), int(r["level"]), stones, to, float(r["komi"]))
         groups.setdefault(key, []).append(float(r["rung_score"]))
     return [
         {
             "rung": json.loads(k[0]),
             "level": k[1],
             "handicap": k[2],
-            "komi": k[3],
+            "stones_to": k[3],
+            "komi": k[4],
             "games": len(v),
             "rung_score": sum(v),
         }
@@ -546,6 +555,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--anchor-games", type=int, default=8, help="games per anchor setting")
     p.add_argument("--anchor-levels", type=int, nargs="*", default=[10])
     p.add_argument("--anchor-handicaps", type=int, nargs="*", default=[2])
+    p.add_argument(
+        "--anchor-gnugo-handicaps",
+        type=int,
+        nargs="*",
+        default=[],
+        help="games where GNU Go takes this many stones as Black (komi 0.5) from the top rung",
+    )
     p.add_argument(
         "--anchor-margin",
         type=float,
