@@ -261,8 +261,8 @@ def anchor_plan(top: Rung, args: argparse.Namespace) -> list[AnchorGame]:
     """The top rung against GNU Go at each level of ``--anchor-levels``: even games (komi
     7.5, colours alternating), for each count of ``--anchor-handicaps`` games where the rung
     takes that many stones as Black (komi 0.5), and for each count of
-    ``--anchor-gnugo-handicaps`` games where GNU Go takes them; interleaved so that a run
-    stopped early has some of each."""
+    ``--anchor-gnugo-handicaps`` (``LEVEL:STONES``) games where GNU Go takes them;
+    interleaved so that a run stopped early has some of each."""
     plans: list[list[AnchorGame]] = []
     for level in args.anchor_levels:
         plans.append(
@@ -280,7 +280,11 @@ def anchor_plan(top: Rung, args: argparse.Namespace) -> list[AnchorGame]:
                     for i in range(args.anchor_games)
                 ]
             )
-        for stones in args.anchor_gnugo_handicaps:
+        for stones in (
+            int(v.partition(":")[2])
+            for v in args.anchor_gnugo_handicaps
+            if int(v.partition(":")[0]) == level
+        ):
             plans.append(
                 [
                     AnchorGame(
@@ -557,10 +561,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--anchor-handicaps", type=int, nargs="*", default=[2])
     p.add_argument(
         "--anchor-gnugo-handicaps",
-        type=int,
         nargs="*",
         default=[],
-        help="games where GNU Go takes this many stones as Black (komi 0.5) from the top rung",
+        help="LEVEL:STONES: games where GNU Go at LEVEL takes STONES as Black (komi 0.5) "
+        "from the top rung",
     )
     p.add_argument(
         "--anchor-margin",
