@@ -376,10 +376,29 @@ def run(args: argparse.Namespace) -> int:
         )
         t0 = time.monotonic()
         result = tune_rung(
-            runner, rungs[-1], rank, grid, games_per_temp, args.seed, k, write, records
-        )
-        seconds = time.monotonic() - t0
+            runner, rungs[-1], rank, grid, games_per_temp, args.seed, k, write, records,
+            degree=args.fit_degree,
+        )  # fmt: skip
         played = len(grid) * games_per_temp
+        if args.refine:
+            # the second stage: a narrow grid about the first stage's crossing, fitted with
+            # the first stage's games
+            coarse = result.chosen.temperature
+            fine = sorted(
+                {
+                    float(f"{coarse * f:.4g}")
+                    for f in np.linspace(
+                        1 - args.refine_spread, 1 + args.refine_spread, args.refine
+                    )
+                }
+            )
+            append_records(ladder_path, [result.record() | {"stage": 1}])
+            result = tune_rung(
+                runner, rungs[-1], rank, fine, args.refine_games, args.seed, k, write, records,
+                degree=args.fit_degree, stage=2, earlier=result.samples,
+            )  # fmt: skip
+            played += len(fine) * args.refine_games
+        seconds = time.monotonic() - t0
         rungs.append(result.chosen)
         append_records(
             ladder_path,
@@ -549,6 +568,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--grid-high", type=float, default=2.5)
     p.add_argument("--tune-games", type=int, default=96, help="games a temperature")
     p.add_argument("--min-tune-games", type=int, default=32)
+    p.add_argument(
+        "--fit-degree", type=int, choices=(1, 2), default=1, help="the tuning fit in log T"
+    )
+    p.add_argument("--refine", type=int, default=0, help="temperatures of a second stage")
+    p.add_argument("--refine-spread", type=float, default=0.06, help="its half-width, relative")
+    p.add_argument("--refine-games", type=int, default=384, help="its games a temperature")
     p.add_argument("--confirm-games", type=int, default=400, help="games a pair")
     p.add_argument("--confirm-chunk", type=int, default=100)
     p.add_argument("--confirm-reserve", type=float, default=120.0)

@@ -29,6 +29,7 @@ from sparring.experiments.go_ladder import (  # noqa: E402
     choose_temperature,
     confirmation_games,
     fit_logistic,
+    fit_logistic_polynomial,
     game_records,
     game_seeds,
     load_network,
@@ -320,6 +321,26 @@ def test_logistic_fit_and_the_chosen_temperature() -> None:
     # two points: the fit goes through both shares (0.5 at x = 0, 0.75 at x = 1)
     a, b = fit_logistic([0.0] * 4 + [1.0] * 4, [1, 1, 0, 0, 1, 1, 1, 0], ridge=0.0)
     assert a == pytest.approx(0.0, abs=1e-9) and b == pytest.approx(math.log(3), abs=1e-9)
+
+
+def test_the_quadratic_fit_finds_a_bent_crossing() -> None:
+    """Shares that follow ``1 / (1 + exp(-(0.2 - 1.5 x - 4 x^2)))`` of the centred ``x = log
+    T`` (flat at low T, steep above) cross 50% where ``0.2 - 1.5 x - 4 x^2 = 0``, at the root
+    ``x = (-1.5 + sqrt(1.5^2 + 3.2)) / 8 = 0.10432``; the quadratic fit finds it, the line
+    does not."""
+    xs = np.linspace(-0.3, 0.3, 7)
+    temps = np.exp(xs + 0.1)  # the fit centres log T itself: the mean of log T is 0.1
+    shares = 1.0 / (1.0 + np.exp(-(0.2 - 1.5 * xs - 4 * xs**2)))
+    root = (-1.5 + math.sqrt(1.5**2 + 4 * 4 * 0.2)) / (2 * 4)
+    assert root == pytest.approx(0.10432, abs=1e-5)
+    # each share as 1,000 games' mean, so that the fit's small ridge does not matter
+    games_temps, games_shares = list(np.repeat(temps, 1000)), list(np.repeat(shares, 1000))
+    chosen, _, _, bracketed = choose_temperature(games_temps, games_shares, degree=2)
+    assert bracketed and math.log(chosen) - 0.1 == pytest.approx(root, abs=1e-3)
+    line, _, _, _ = choose_temperature(games_temps, games_shares, degree=1)
+    assert abs(math.log(line) - 0.1 - root) > 0.02
+    coefficients = fit_logistic_polynomial(xs, shares, 2, ridge=0.0)
+    assert coefficients == pytest.approx((0.2, -1.5, -4.0), abs=1e-6)
 
 
 def test_grid_seeds_and_confirmation_games() -> None:

@@ -687,19 +687,29 @@ def fit_logistic(
 ) -> tuple[float, float]:
     """``(a, b)`` of the maximum-likelihood fit ``P(score) = 1 / (1 + exp(-(a + b x)))`` of
     scores ``y`` in [0, 1] (a draw 0.5) at ``x`` (Newton's method, a small ridge on both)."""
+    a, b = fit_logistic_polynomial(x, y, 1, ridge, iterations)
+    return a, b
+
+
+def fit_logistic_polynomial(
+    x: npt.ArrayLike, y: npt.ArrayLike, degree: int, ridge: float = 1e-3, iterations: int = 50
+) -> tuple[float, ...]:
+    """The coefficients ``(c0, c1, ..., c_degree)`` of the maximum-likelihood fit ``P(score)
+    = 1 / (1 + exp(-(c0 + c1 x + ... + c_degree x^degree)))`` of scores ``y`` in [0, 1] at
+    ``x`` (Newton's method, a small ridge on every coefficient)."""
     xs = np.asarray(x, dtype=np.float64)
     ys = np.asarray(y, dtype=np.float64)
-    design = np.stack([np.ones_like(xs), xs], axis=1)
-    beta = np.zeros(2)
+    design = np.stack([xs**d for d in range(degree + 1)], axis=1)
+    beta = np.zeros(degree + 1)
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-(design @ beta)))
         gradient = design.T @ (ys - p) - ridge * beta
-        hessian = design.T @ (design * (p * (1 - p))[:, None]) + ridge * np.eye(2)
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + ridge * np.eye(degree + 1)
         step = np.linalg.solve(hessian, gradient)
         beta += step
         if np.abs(step).max() < 1e-10:
             break
-    return float(beta[0]), float(beta[1])
+    return tuple(float(c) for c in beta)
 
 
 @dataclass(frozen=True)
@@ -717,6 +727,8 @@ class TuneResult:
     """The logistic fit ``score = 1 / (1 + exp(-(a + b log T)))``."""
     bracketed: bool
     """The 50% point lies inside the candidates' range (else the nearest end is chosen)."""
+    samples: tuple[tuple[float, float], ...] = ()
+    """Every game behind the fit: (Black's temperature, Black's score)."""
 
     def record(self) -> dict[str, Any]:
         """The ``tune`` record of the tuning."""
@@ -736,23 +748,44 @@ def temperature_grid(centre: float, low: float, high: float, points: int) -> lis
 
 
 def choose_temperature(
-    temperatures: Sequence[float], results: Sequence[float]
+    temperatures: Sequence[float], results: Sequence[float], degree: int = 1
 ) -> tuple[float, float, float, bool]:
     """The temperature where the logistic fit of the ``results`` (Black's score in each game)
-    on ``log`` of the games' ``temperatures`` crosses 50%: ``(T, a, b, bracketed)``.  Without
-    a crossing inside the range (or with a fit that does not fall with ``T``), the end of the
-    range nearer to 50% is chosen."""
+    on ``log`` of the games' ``temperatures`` crosses 50%: ``(T, a, b, bracketed)`` with the
+    line's ``a + b log T``.  ``degree=2`` fits ``a + b x + c x^2`` (``x`` the centred ``log
+    T``) instead and takes its falling crossing inside the range nearest to the line's: the
+    score against ``log T`` is flat at low temperatures and falls steeply above, a bend that
+    pulls the line's crossing low.  Without a crossing inside the range (or with a fit that
+    does not fall with ``T``), the end of the range nearer to 50% is chosen."""
     x = np.log(np.asarray(temperatures, dtype=np.float64))
     a, b = fit_logistic(x, results)
     lo, hi = float(x.min()), float(x.max())
     if b < 0:
         crossing = -a / b
+        if degree == 2:
+            crossing = _quadratic_crossing(x, results, lo, hi, crossing)
         if lo <= crossing <= hi:
             return float(math.exp(crossing)), a, b, True
     at_lo = 1.0 / (1.0 + math.exp(-(a + b * lo)))
     at_hi = 1.0 / (1.0 + math.exp(-(a + b * hi)))
     end = lo if abs(at_lo - 0.5) < abs(at_hi - 0.5) else hi
     return float(math.exp(end)), a, b, False
+
+
+def _quadratic_crossing(
+    x: npt.NDArray[np.float64], results: Sequence[float], lo: float, hi: float, line: float
+) -> float:
+    """The falling crossing of 50% of the quadratic logistic fit on ``x`` inside [lo, hi]
+    nearest to ``line`` (the linear fit's crossing, returned when there is none)."""
+    centre = float(x.mean())
+    c0, c1, c2 = fit_logistic_polynomial(x - centre, results, 2)
+    roots = np.roots([c2, c1, c0]) if abs(c2) > 1e-12 else np.array([-c0 / c1])
+    falling = [
+        float(r.real) + centre
+        for r in np.atleast_1d(roots)
+        if abs(r.imag) < 1e-12 and c1 + 2 * c2 * r.real < 0 and lo <= r.real + centre <= hi
+    ]
+    return min(falling, key=lambda r: abs(r - line)) if falling else line
 
 
 def tune_rung(
@@ -765,31 +798,38 @@ def tune_rung(
     rung_index: int,
     on_outcome: Callable[[GameOutcome], None] | None = None,
     done: Sequence[Mapping[str, Any]] = (),
+    degree: int = 1,
+    stage: int = 0,
+    earlier: Sequence[tuple[float, float]] = (),
 ) -> TuneResult:
     """The rung at rank input ``rank`` below ``upper``: each temperature of ``temperatures``
     plays ``games_per_temperature`` games as Black (komi 0.5) against ``upper`` (phase
-    ``tune``, seeds from ``seed`` and ``rung_index``); the temperature where the logistic fit
-    of Black's score on ``log T`` crosses 50% (:func:`choose_temperature`).  ``done``: game
-    records already played (a resumed run), not played again."""
+    ``tune``, seeds from ``seed``, ``rung_index`` and the tuning ``stage``); the temperature
+    where the logistic fit (of ``degree`` 1 or 2) of Black's score on ``log T`` crosses 50%
+    (:func:`choose_temperature`), over these games and the ``earlier`` (temperature, score)
+    pairs of the same rung.  ``done``: game records already played (a resumed run), not
+    played again."""
     games = []
     for j, temp in enumerate(temperatures):
         black = Rung(rank, temp)
         for i in range(games_per_temperature):
-            b_seed, w_seed = game_seeds(seed, 1, rung_index, j, i)
+            keys = (1, rung_index, j, i) if stage == 0 else (1, rung_index, j, i, stage)
+            b_seed, w_seed = game_seeds(seed, *keys)
             games.append(LadderGame("tune", black, upper, b_seed, w_seed, i, {"rung": rung_index}))
     known = {
         (r["phase"], r["pair"], r["black_seed"], r["white_seed"]): r for r in game_records(done)
     }
     todo = [g for g in games if g.key not in known]
     played = {o.game.key: o.black_score for o in runner.play(todo, on_outcome)}
-    temps_of_games, results = [], []
+    temps_of_games = [t for t, _ in earlier]
+    results = [r for _, r in earlier]
     for g in games:
         result = played.get(g.key)
         if result is None:
             result = float(known[g.key]["result"])
         temps_of_games.append(g.black.temperature)
         results.append(result)
-    chosen, a, b, bracketed = choose_temperature(temps_of_games, results)
+    chosen, a, b, bracketed = choose_temperature(temps_of_games, results, degree)
     by_temp: dict[float, list[float]] = {}
     for t, r in zip(temps_of_games, results, strict=True):
         by_temp.setdefault(t, []).append(r)
@@ -803,6 +843,7 @@ def tune_rung(
         a=a,
         b=b,
         bracketed=bracketed,
+        samples=tuple(zip(temps_of_games, results, strict=True)),
     )
 
 
@@ -856,6 +897,7 @@ __all__ = [
     "choose_temperature",
     "confirmation_games",
     "fit_logistic",
+    "fit_logistic_polynomial",
     "game_records",
     "game_seeds",
     "load_network",
