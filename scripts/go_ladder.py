@@ -42,6 +42,7 @@ from sparring.experiments.go_ladder import (
     game_seeds,
     load_network,
     moves_hash,
+    pair_key,
     pair_summaries,
     read_records,
     sgf_moves,
@@ -50,6 +51,10 @@ from sparring.experiments.go_ladder import (
 )
 
 GO_RANKS = ("9d", "8d", "7d", "6d", "5d", "4d", "3d", "2d", "1d", "1-2k", "3-5k")
+
+
+TOP_LABEL = "9k"
+"""The top rung's rank: the one assumed for GNU Go 3.8 level 10 (docs/strength/go-ladder.md)."""
 
 
 def log(out: Path | None, text: str) -> None:
@@ -234,6 +239,86 @@ def play_anchor_game(anchor: AnchorGame) -> dict[str, Any]:
         "plies": len(moves), "seconds": round(time.monotonic() - began, 1),
         "hash": moves_hash(moves), "moves": sgf_moves(moves),
     }  # fmt: skip
+
+
+# ---- the ladder's games as SGF, the shipped ladder -------------------------------------------
+def rank_label(index: int, top: str = TOP_LABEL) -> str:
+    """The rank of rung ``index`` (0: the top rung, labelled ``top``, ``9k``): one kyu a rung
+    below it (``10k``, ``11k``, ...)."""
+    number = int(top[:-1])
+    if not top.endswith("k"):
+        raise ValueError(f"the top rung's label is a kyu rank, not {top!r}")
+    return f"{number + index}k"
+
+
+def sgf(args: argparse.Namespace) -> int:
+    """Up to ``--games`` confirmation games of each rung as SGF files, one folder a rung
+    (``OUT/12k/``), the rung named ``rung`` and its opponent ``other``: Black in its pair with
+    the rung above, White (the top rung) in the pair below."""
+    final = json.loads(Path(args.ladder).read_text())
+    rungs = [Rung.from_json(r) for r in final["rungs"]]
+    records = game_records(read_records([Path(args.games_file)]))
+    out = Path(args.out)
+    for index, rung in enumerate(rungs):
+        if index:
+            wanted = pair_key(rung, rungs[index - 1])
+            rung_black = True
+        else:
+            wanted = pair_key(rungs[1], rung)
+            rung_black = False
+        games = sorted((r for r in records if r["pair"] == wanted), key=lambda r: r["index"])
+        folder = out / rank_label(index)
+        folder.mkdir(parents=True, exist_ok=True)
+        for r in games[: args.games]:
+            result = "B+" if r["result"] == 1.0 else "W+"
+            names = "PB[rung]PW[other]" if rung_black else "PB[other]PW[rung]"
+            moves = r["moves"]
+            body = "".join(
+                f";{'BW'[i % 2]}[{moves[2 * i : 2 * i + 2]}]" for i in range(len(moves) // 2)
+            )
+            text = f"(;GM[1]FF[4]SZ[19]KM[{r['komi']}]RU[Chinese]{names}RE[{result}]{body})\n"
+            (folder / f"game-{r['index']:03d}.sgf").write_text(text)
+        print(f"{folder}: {min(len(games), args.games)} games ({rung.label()})")
+    return 0
+
+
+def ship(args: argparse.Namespace) -> int:
+    """The shipped ladder file (package data read by ``sparring levels-build``) from a run's
+    ``ladder.json``, refused unless every pair is level."""
+    final = json.loads(Path(args.ladder).read_text())
+    if not final.get("all_level"):
+        raise SystemExit(f"{args.ladder}: not every pair is level; no ladder ships")
+    pairs = {(p["pair"]): p for p in final["pairs"]}
+    rungs = [Rung.from_json(r) for r in final["rungs"]]
+    rows = []
+    for index, rung in enumerate(rungs):
+        row: dict[str, Any] = {"rank": rank_label(index), "setting": rung.spec(args.model)}
+        if index:
+            p = pairs[pair_key(rung, rungs[index - 1])]
+            row |= {
+                "games": p["games"], "score": p["score"],
+                "interval": [p["wilson_low"], p["wilson_high"]],
+                "against": rank_label(index - 1),
+            }  # fmt: skip
+        rows.append(row)
+    data = {
+        "format": "sparring-rank-ladder",
+        "game": "go",
+        "rule": "each rung, Black with komi 0.5 and no handicap stones, scores 40-60% "
+        "against the rung above with its Wilson 95% interval containing 50%",
+        "top": f"{rank_label(0)}: the rank assumed for GNU Go 3.8 level 10 "
+        "(GNU Go's manual, 3.7.10 edition, section 1.1: 'GNU Go 3.6 plays at about the "
+        "level of 9 kyu')",
+        "anchors": anchors_summary(
+            [r for r in read_records(Path(f) for f in args.anchors) if r.get("type") == "anchor"]
+        ),
+        "command": args.command,
+        "seed": args.seed,
+        "rungs": rows[::-1],
+    }
+    Path(args.out).write_text(json.dumps(data, indent=1) + "\n")
+    print(f"wrote {args.out}: {len(rows)} rungs, {rows[-1]['rank']} to {rows[0]['rank']}")
+    return 0
 
 
 # ---- run --------------------------------------------------------------------------------------
@@ -598,6 +683,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="no anchor game starts this many seconds before the budget ends",
     )
     p.set_defaults(func=run)
+
+    p = sub.add_parser("sgf", help=sgf.__doc__)
+    p.add_argument("ladder", help="a run's ladder.json")
+    p.add_argument("games_file", help="its confirmation games (JSON lines, gzip or not)")
+    p.add_argument("out")
+    p.add_argument("--games", type=int, default=20)
+    p.set_defaults(func=sgf)
+
+    p = sub.add_parser("ship", help=ship.__doc__)
+    p.add_argument("ladder", help="a run's ladder.json")
+    p.add_argument("out", help="the ladder file to write")
+    p.add_argument("--model", default="go-play")
+    p.add_argument("--anchors", nargs="*", default=[], help="anchors.jsonl files (all runs')")
+    p.add_argument("--command", default="", help="the run's command, as documented")
+    p.add_argument("--seed", type=int, required=True)
+    p.set_defaults(func=ship)
 
     p = sub.add_parser("summary", help="per-pair results of JSON-lines files")
     p.add_argument("files", nargs="+")

@@ -102,8 +102,17 @@ def test_chess_go_and_go9_levels() -> None:
     assert resolve("go9", Level.strongest(simulations=8))[0] == AlphaZeroSettings(
         simulations=8, finish=True
     )
+    # Go 19x19 ranks: the shipped handicap ladder, 20k (weakest) to 9k (its top rung)
+    settings, report = resolve("go", Level.parse("12 kyu"))
+    assert settings.spec() == "human-mcts:rank=6d,sims=1,model=go-play,temp=0.7132"
+    assert report.label == "12k (GNU Go 3.8 on 19x19)" and report.elo is None
+    assert resolve("go", Level.at_rank("9k"))[0].spec().startswith("human-mcts:rank=9d,sims=1,")
+    ranks = [r.rank for r in level_table("go").ranks]
+    assert ranks == [f"{n}k" for n in range(20, 8, -1)]
     refused: list[tuple[str, Level, type[SparringError], str]] = [
-        ("go", Level.at_rank("5k"), IncompatiblePlayerError, "go has no measured rank ladder"),
+        ("go", Level.at_rank("5k"), BadValueError, "the measured ranks are 20k to 9k"),
+        ("go", Level.at_rank("25k"), BadValueError, "the measured ranks are 20k to 9k"),
+        ("go9", Level.at_rank("5k"), IncompatiblePlayerError, "go9 has no measured rank ladder"),
         ("chess", Level.at_rank("3d"), IncompatiblePlayerError, "an Elo from 904"),
         ("go", Level.adaptive(), IncompatiblePlayerError, "no adaptive opponent"),
         ("go13", Level.at_elo(900), IncompatiblePlayerError, "only its default AI"),

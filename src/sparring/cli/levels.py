@@ -9,7 +9,7 @@ import statistics
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -211,11 +211,56 @@ def _scale_table(game: str) -> LevelTable:
     )  # fmt: skip
 
 
+RANK_LADDER = "go-rank-ladder.json"
+"""The shipped Go 19x19 handicap ladder (package data; written by ``scripts/go_ladder.py
+ship`` from a run whose every pair was level, docs/strength/go-ladder.md)."""
+
+
+def rank_rows(path: Path) -> tuple[LevelRow, ...]:
+    """The rank rows of a shipped handicap ladder, weakest first: each rung's setting, its
+    confirmation against the rung above (Black at komi 0.5) and, for the top rung, its even
+    games against GNU Go level 10 with the rank assumed for that level."""
+    from sparring.players.registry import parse_player
+
+    data = json.loads(path.read_text())
+    if data.get("format") != "sparring-rank-ladder":
+        raise BadValueError(f"{path.name} is not a rank ladder", key="ranks")
+    rows = []
+    for rung in data["rungs"]:
+        if "against" in rung:
+            low, high = rung["interval"]
+            note = (
+                f"Black at komi 0.5 against {rung['against']}: {rung['score']:.3f} "
+                f"({low:.3f}-{high:.3f}), {rung['games']} games"
+            )
+            games = int(rung["games"])
+        else:
+            even = [
+                a for a in data["anchors"]
+                if a["level"] == 10 and a["handicap"] == 0 and a["rung"] == _rung_of(rung)
+            ]  # fmt: skip
+            won, games = sum(a["rung_score"] for a in even), sum(a["games"] for a in even)
+            note = f"{data['top']}; {won:g} of {games} even games against GNU Go level 10"
+        setting = parse_player(rung["setting"]).spec()  # the resolver's spelling
+        rows.append(LevelRow(setting, None, None, games, rank=rung["rank"], note=note))
+    return tuple(rows)
+
+
+def _rung_of(rung: dict[str, Any]) -> dict[str, Any]:
+    """The ``{"rank", "temp"}`` of a ladder row's ``human-mcts`` setting."""
+    options = dict(kv.split("=", 1) for kv in rung["setting"].split(":", 1)[1].split(","))
+    return {"rank": options["rank"], "temp": float(options["temp"])}
+
+
 def build_table(game: str) -> LevelTable:
     """``game``'s level table from the shipped files (seconds a move not yet measured)."""
     if game in ("connect4", "othello6", "othello"):
         return _calibration_table(game)
-    if game in ("go", "chess"):
+    if game == "go":
+        from sparring.nn.zoo import MODEL_DIR
+
+        return replace(_scale_table(game), ranks=rank_rows(MODEL_DIR / RANK_LADDER))
+    if game == "chess":
         return _scale_table(game)
     if game == "go9":
         scale, anchor = SCALE_TEXT[game]
@@ -271,7 +316,12 @@ def _measure(table: LevelTable, moves: int) -> LevelTable:
         return replace(row, seconds=cost[k])
 
     strongest = None if table.strongest is None else timed(table.strongest)
-    return replace(table, rows=tuple(timed(r) for r in table.rows), strongest=strongest)
+    return replace(
+        table,
+        rows=tuple(timed(r) for r in table.rows),
+        strongest=strongest,
+        ranks=tuple(timed(r) for r in table.ranks),
+    )
 
 
 def levels_build(
