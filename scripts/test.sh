@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 status=0
 echo "== ruff"; $PY -m ruff check src tests || status=1
-$PY -m ruff format --check src tests scripts || status=1
+$PY -m ruff format --check src tests scripts research || status=1
 echo "== mypy"; $PY -m mypy || status=1
 echo "== pytest"
 $PY -m pytest -q "$@"

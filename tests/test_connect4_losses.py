@@ -1,4 +1,4 @@
-"""scripts/connect4_losses.py (where the Connect4 games against MCTS1 are lost) on a
+"""research/connect4_losses.py (where the Connect4 games against MCTS1 are lost) on a
 hand-made game with a stand-in solver, so every slip is known."""
 
 from __future__ import annotations

@@ -824,7 +824,7 @@ def test_training_from_a_copied_cache_folder(go_config: SEConfig, tmp_path: Path
 def test_gpu_budget_script_probes_plans_and_brings_back_each_run(
     go_config: SEConfig, tmp_path: Path, where: str
 ) -> None:
-    """``scripts/gpu_play_train.py`` on the CPU with a tiny config: the probe, a plan that
+    """``research/gpu_play_train.py`` on the CPU with a tiny config: the probe, a plan that
     fills the budget (decays at 60% and 85% of the steps), and each run's files in --out;
     from a copied cache folder, or (``--data-root``) from a cache it builds first from the
     games, in worker processes, under the folder it is given."""
@@ -850,7 +850,7 @@ def test_gpu_budget_script_probes_plans_and_brings_back_each_run(
     done = subprocess.run(
         [
             sys.executable,
-            str(root / "scripts" / "gpu_play_train.py"),
+            str(root / "research" / "gpu_play_train.py"),
             "go",
             str(folder),
             str(toml),

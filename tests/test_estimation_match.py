@@ -210,7 +210,7 @@ def test_shipped_go_se_inf_policy_is_usable(go_positions: HeldOutPositions) -> N
 
 def _median_beta_prior_rank_correlation(name: str, pos: HeldOutPositions) -> float:
     """Median over positions of the Spearman correlation between the strength score
-    beta(s, a) and the policy's log-probability over the legal moves (scripts/
+    beta(s, a) and the policy's log-probability over the legal moves (research/
     semcts_beta_prior.py)."""
     from scipy.stats import spearmanr
 
@@ -225,7 +225,7 @@ def _median_beta_prior_rank_correlation(name: str, pos: HeldOutPositions) -> flo
     strict=True,
     reason="the shipped Go strength heads score a move by its policy log-probability "
     "alone (median within-position Spearman go-se-inf-play 0.997, go-se -1.000, "
-    "scripts/semcts_beta_prior.py), so SE-MCTS can only prefer more or less likely moves; "
+    "research/semcts_beta_prior.py), so SE-MCTS can only prefer more or less likely moves; "
     "the Go head trained without that input (checkpoints/se-go-se-inf-noprior) is not shipped: "
     "its policy is weaker and the rank still does not change the Go game results",
 )
@@ -238,7 +238,7 @@ def test_shipped_go_strength_score_is_more_than_the_prior(
 
 def test_chess_play_network_scores_moves_by_more_than_the_prior() -> None:
     """chess-se-inf-play's strength head has no log-probability input (median within-position
-    Spearman 0.41 against 0.995 for chess-se-inf, scripts/semcts_beta_prior.py)."""
+    Spearman 0.41 against 0.995 for chess-se-inf, research/semcts_beta_prior.py)."""
     pos = held_out_positions("chess", 64, seed=0, data_root=need_data())
     assert abs(_median_beta_prior_rank_correlation("chess-se-inf-play", pos)) < 0.7
     assert _median_beta_prior_rank_correlation("chess-se-inf", pos) > 0.9

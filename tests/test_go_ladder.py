@@ -380,7 +380,7 @@ def test_anchor_game_against_gnugo() -> None:
 
 
 def test_the_run_command_end_to_end(tmp_path: Path) -> None:
-    """``scripts/go_ladder.py run`` on a CPU with tiny settings (8-ply games): two rungs tuned
+    """``research/go_ladder.py run`` on a CPU with tiny settings (8-ply games): two rungs tuned
     below the top, the confirmation, the summary file; started again, it plays no game twice."""
     script = load_script("go_ladder")
     argv = ["run", str(tmp_path), "--device", "cpu", "--max-ply", "8", "--rungs", "3",

@@ -492,7 +492,7 @@ def test_bad_options_are_one_line_and_exit_2() -> None:
     ]:  # fmt: skip
         done = subprocess.run(
             [sys.executable, "-m", "sparring", "gtp", *args],
-            input="name\n",
+            input="boardsize 9\n",  # needs the player: never answered
             capture_output=True,
             text=True,
             timeout=60,

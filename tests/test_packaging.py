@@ -36,7 +36,26 @@ def test_the_core_install_pulls_no_web_database_or_ray_package() -> None:
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert set(SERVE_STACK) <= _names(extras["serve"])
     assert "ray" in _names(extras["ray"])
-    assert "sparring[serve]" in extras["dev"]  # the tests run the service
+    assert "sparring[serve,train,research,ray]" in extras["dev"]  # the tests run them all
+    assert "matplotlib" not in core and "matplotlib" in _names(extras["research"])
+    assert "matplotlib" in _names(extras["train"]) and "bitbully" in _names(extras["research"])
+
+
+def test_a_plot_without_matplotlib_says_what_to_install(tmp_path: Path) -> None:
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"  # as if it were not installed
+        "from sparring.cli import main\n"
+        "sys.argv = ['sparring', 'match', 'connect4', 'random', 'random', '--games', '2', "
+        f"'--store', {str(tmp_path / 'g.db')!r}, '--plot', {str(tmp_path / 'p.png')!r}]\n"
+        "main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "error: --plot needs matplotlib, which is not installed: pip install 'sparring[research]'"
+    )
 
 
 def test_serve_without_its_extra_says_what_to_install() -> None:

@@ -1,4 +1,4 @@
-"""scripts/rate_snapshots.py's goal arithmetic (the training options': "where a goal is missed,
+"""research/rate_snapshots.py's goal arithmetic (the training options': "where a goal is missed,
 the plot says how far and at what slope") and the Elo margin it rests on, on hand-worked numbers."""
 
 from __future__ import annotations

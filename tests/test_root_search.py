@@ -1,4 +1,4 @@
-"""scripts/root_search.py (what one search thinks of one position): the solver's
+"""research/root_search.py (what one search thinks of one position): the solver's
 column, the root's visits, and the table on a hand-made search."""
 
 from __future__ import annotations

@@ -178,3 +178,17 @@ def is_interrupt(exc: BaseException) -> bool:
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
+
+
+def require_extra(module: str, extra: str, purpose: str) -> None:
+    """Raise :class:`MissingResourceError` saying which extra to install when ``module`` (a
+    package of the optional extra ``extra``, e.g. matplotlib of ``research``) cannot be
+    imported for ``purpose`` (what needs it: ``--plot``)."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise MissingResourceError(
+            f"{purpose} needs {module}, which is not installed: pip install 'sparring[{extra}]'"
+        ) from None

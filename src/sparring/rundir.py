@@ -159,6 +159,9 @@ class TrainingPlot:
     def write(self, log: Path, png: Path) -> None:
         """Plot the records of ``log`` that hold :attr:`x` and a curve's key; written
         atomically to ``png``; nothing is written for an empty log."""
+        from sparring.errors import require_extra
+
+        require_extra("matplotlib", "train", "the training plot")
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 

@@ -2,8 +2,11 @@
 for GUIs and bots (Sabaki, Lizzie, GoGui; Cute Chess, Arena, lichess-bot).
 
 Both read commands on standard input and answer on standard output until ``quit``
-(:mod:`sparring.engines`).  The options are checked, and the player built, before the first
-command is read: a bad rank, Elo or player spec exits with one line and code 2.
+(:mod:`sparring.engines`).  While the engine starts (its modules loaded, its options
+checked, its player built), the protocol's quick commands are answered at once
+(:mod:`sparring.engines.front`: GTP ``name``, ``protocol_version``, ...; UCI ``uci``,
+``isready``); the first other command waits for the engine.  A bad rank, Elo or player spec
+exits with one line and code 2 before any other command is answered.
 """
 
 from __future__ import annotations
@@ -14,13 +17,19 @@ from typing import Annotated, TextIO
 
 import typer
 
+from sparring.engines.front import (
+    EngineFront,
+    gtp_quick,
+    measured_elo_range,
+    uci_elo_range,
+    uci_quick,
+)
 from sparring.errors import BadValueError
-from sparring.levels import level_table
 
 
 def _measured(game: str) -> str:
     """``636-1000`` (the game's measured Elo levels, from its shipped level table)."""
-    span = level_table(game).elo_range
+    span = measured_elo_range(game)
     return "none" if span is None else f"{span[0]:.0f}-{span[1]:.0f}"
 
 
@@ -69,8 +78,12 @@ def gtp(
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
     """A Go engine speaking GTP 2 on standard input/output (see README, "Engines")."""
+    front = EngineFront(_input_lines(), sys.stdout, gtp_quick)  # name, ... answered at once
     from sparring.engines.gtp import GTPEngine
     from sparring.games import get_game
+    from sparring.kinds import register_builtin_kinds
+
+    register_builtin_kinds()
 
     given = [name for name, value in (("--rank", rank), ("--elo", elo), ("--player", player))
              if value is not None]  # fmt: skip
@@ -87,6 +100,7 @@ def gtp(
     elif player:
         strength = ("player", player)
     engine = GTPEngine(
+        front.held,
         game=get_game(game),
         strength=strength,
         style=style,
@@ -94,7 +108,9 @@ def gtp(
         move_time=time,
         seed=seed,
     )
-    engine.run(_input_lines())
+    front.hand_over()
+    engine.out = sys.stdout
+    engine.run(front.lines())
 
 
 def uci(
@@ -126,17 +142,24 @@ def uci(
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
     """A chess engine speaking UCI on standard input/output (see README, "Engines")."""
-    from sparring.engines.uci import ELO_MAX, ELO_MIN, EngineOptions, UCIEngine
-
     if sims is not None and sims < 1:
         raise BadValueError(f"--sims must be >= 1, not {sims}", key="--sims")
+    low, high = uci_elo_range()
+    if elo is not None and not low <= elo <= high:
+        raise BadValueError(f"--elo must be {low}..{high}, not {elo:g}", key="--elo")
+    front = EngineFront(_input_lines(), sys.stdout, uci_quick)  # uci, isready answered at once
+    from sparring.engines.uci import EngineOptions, UCIEngine
+    from sparring.kinds import register_builtin_kinds
+
+    register_builtin_kinds()
     options = EngineOptions(style=style, simulations=sims or 0, player=player or "")
     if elo is not None:
-        if not ELO_MIN <= elo <= ELO_MAX:
-            raise BadValueError(f"--elo must be {ELO_MIN}..{ELO_MAX}, not {elo:g}", key="--elo")
         options.limit_strength, options.elo = True, round(elo)
-    engine = UCIEngine(seed=seed, options=options)
-    engine.run(_input_lines())
+    engine = UCIEngine(front.held, seed=seed, options=options)
+    engine.prepare()  # the player built, its network loaded, while uci and isready are answered
+    front.hand_over()
+    engine.out = sys.stdout
+    engine.run(front.lines())
 
 
 def _input_lines() -> TextIO:

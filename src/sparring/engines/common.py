@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from sparring.engines.front import STYLES
 from sparring.errors import (
     BadValueError,
     GameOverError,
@@ -36,11 +37,6 @@ from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
 from sparring.session import GameSession, says_resigned
-
-STYLES: tuple[str, ...] = ("measured",)
-"""How a level is played: ``measured``, the setting its game's level table measured
-(:mod:`sparring.levels`).  No other style was measured at any level, so none other is
-offered (a player spec plays any other setting)."""
 
 
 def protocol_level(

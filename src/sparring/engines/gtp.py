@@ -77,6 +77,7 @@ from sparring.engines.common import (
     strength_settings,
     value_to_winrate,
 )
+from sparring.engines.front import PROTOCOL_VERSION, clean_line
 from sparring.errors import GameOverError, SparringError
 from sparring.games import get_game
 from sparring.games.base import Game, State
@@ -88,7 +89,6 @@ from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
 from sparring.version import __version__
 
-PROTOCOL_VERSION = "2"
 ANALYSIS_SIMULATIONS = 4096
 """The simulation budget of ``lz-analyze`` (the player's own count when larger): one search
 of it, then the analysis waits for the next command."""
@@ -106,13 +106,6 @@ def parse_colour(text: str) -> int:
     if colour in ("w", "white"):
         return 1
     raise GTPError(f"syntax error: {text!r} is not a colour")
-
-
-def clean_line(raw: str) -> str:
-    """A command line as GTP preprocesses it: control characters (but tabs and newlines)
-    removed, tabs made spaces, the comment after ``#`` dropped, surrounding space stripped."""
-    text = "".join(c for c in raw if c in "\t\n" or (ord(c) >= 32 and ord(c) != 127))
-    return text.replace("\t", " ").split("#", 1)[0].strip()
 
 
 @dataclass

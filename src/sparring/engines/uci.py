@@ -63,7 +63,6 @@ Options
 
 from __future__ import annotations
 
-import math
 import sys
 import threading
 import time
@@ -72,7 +71,6 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from sparring.engines.common import (
-    STYLES,
     PlayerSeat,
     SearchWorker,
     StopFlag,
@@ -83,27 +81,17 @@ from sparring.engines.common import (
     value_to_cp,
     value_to_winrate,
 )
+from sparring.engines.front import STYLES, uci_elo_range, uci_identity, uci_option_lines
 from sparring.errors import SparringError
 from sparring.games import get_game
 from sparring.games.base import State
-from sparring.levels import level_table
 from sparring.players.registry import parse_player
 from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
 from sparring.session import GameSession
-from sparring.version import __version__
 
-
-def _elo_range() -> tuple[int, int]:
-    measured = level_table("chess").elo_range
-    if measured is None:  # pragma: no cover - the chess table ships with the package
-        raise RuntimeError("the chess level table has no Elo levels")
-    low, high = measured
-    return math.ceil(low), math.floor(high)
-
-
-ELO_MIN, ELO_MAX = _elo_range()
+ELO_MIN, ELO_MAX = uci_elo_range()
 """``UCI_Elo``'s range: the chess level table's Elo levels (Stockfish 15.1's ``UCI_Elo``
 scale, :func:`sparring.levels.level_table`)."""
 MAX_DEPTH = 17
@@ -209,20 +197,7 @@ def parse_opponent(text: str) -> Opponent:
 
 def option_lines() -> list[str]:
     """The ``option`` lines the engine sends after ``uci``."""
-    return [
-        "option name UCI_LimitStrength type check default false",
-        f"option name UCI_Elo type spin default 1500 min {ELO_MIN} max {ELO_MAX}",
-        "option name Style type combo default measured" + "".join(f" var {s}" for s in STYLES),
-        "option name Simulations type spin default 0 min 0 max 100000",
-        "option name Player type string default <empty>",
-        "option name MultiPV type spin default 1 min 1 max 64",
-        "option name UCI_ShowWDL type check default false",
-        "option name Move Overhead type spin default 30 min 0 max 5000",
-        "option name Ponder type check default false",
-        "option name UCI_Opponent type string default <empty>",
-        "option name Match Opponent type check default false",
-        "option name UCI_RatingAdv type spin default 0 min -1000 max 1000",
-    ]
+    return uci_option_lines()
 
 
 @dataclass
@@ -389,11 +364,8 @@ class UCIEngine:
 
     # ---- commands ----------------------------------------------------------------------------
     def cmd_uci(self, args: list[str]) -> None:
-        self.send(f"id name sparring {__version__}")
-        self.send("id author the sparring authors")
-        for line in option_lines():
+        for line in uci_identity():
             self.send(line)
-        self.send("uciok")
 
     def cmd_debug(self, args: list[str]) -> None:
         if args not in (["on"], ["off"]):
@@ -569,6 +541,15 @@ class UCIEngine:
             if options.limit_strength or not options.simulations
             else options.simulations,
         )
+
+    def prepare(self) -> None:
+        """Build the player now (its network loaded, its search compiled) rather than at the
+        first ``isready``, ``ucinewgame`` or ``go``; a player that cannot be built is said in
+        an ``info string error`` line, as at those commands."""
+        try:
+            self._ensure_seat()
+        except SparringError as exc:
+            self.error(str(exc))
 
     def _ensure_seat(self) -> PlayerSeat:
         return self._build(self.settings)

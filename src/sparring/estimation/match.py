@@ -421,6 +421,9 @@ def _rank_plot(
 ) -> None:
     """One line per ``(name, values, intervals [ranks, 2])`` against the rank groups, with
     95% error bars; the line named ``highlight`` drawn thick and black."""
+    from sparring.errors import require_extra
+
+    require_extra("matplotlib", "research", "the move-matching plot")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -23,7 +23,7 @@ Architecture
   policy's log-probability of the move (gradient stopped; only with ``prior_input``) -> a
   fully connected layer of ``head_hidden`` units (ReLU) -> ``1`` score (or ``n`` rank
   logits for SL).  With the log-probability as an input, the shipped heads learned to order
-  a position's moves by it alone (``scripts/semcts_beta_prior.py``: within-position Spearman
+  a position's moves by it alone (``research/semcts_beta_prior.py``: within-position Spearman
   0.96-1.00 for go-se-inf-play, go-se, go-se-inf and chess-se-inf), which leaves SE-MCTS
   nothing to steer by but the prior; ``prior_input = false`` trains a head without it.
 

@@ -450,6 +450,9 @@ def _summary(method: MethodResult, cfg: SEConfig) -> dict[str, Any]:
 
 # ---- plots and report ------------------------------------------------------------------------
 def _plt() -> Any:
+    from sparring.errors import require_extra
+
+    require_extra("matplotlib", "research", "the estimation report's figure")
     import matplotlib
 
     matplotlib.use("Agg")

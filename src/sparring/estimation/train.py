@@ -211,7 +211,7 @@ class SEConfig:
     """Keep the network's weights and the batches' input planes in the channels-last memory
     layout (NHWC): the same arithmetic, laid out as the GPU's convolution kernels prefer.  On
     an H200 under bfloat16 a device step of the 10 x 128 Go network took 0.047 s instead of
-    0.121 s (``scripts/bench_play_step.py``, BENCHMARKS.md)."""
+    0.121 s (``research/bench_play_step.py``, BENCHMARKS.md)."""
     prefetch: int = 0
     """Batches drawn ahead by a background thread while the device works on the current one
     (0: none, each batch drawn when its step starts).  The same batches in the same order

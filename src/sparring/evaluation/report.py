@@ -333,6 +333,9 @@ def plot_elo(
     """Save a PNG of each player's rating with its confidence interval as an error bar
     (strongest first), plus the K=8 ratings as crosses if given.  Uses matplotlib's Agg
     backend (no display needed).  Returns the path written."""
+    from sparring.errors import require_extra
+
+    require_extra("matplotlib", "research", "--plot")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -166,6 +166,9 @@ def study_markdown(config: StudyConfig, ladder: Ladder, points: list[StudyPoint]
 
 def plot_study(config: StudyConfig, points: list[StudyPoint], path: Path) -> Path:
     """Elo against the parameter with standard-error bars (the Fig. 3/4 analogue)."""
+    from sparring.errors import require_extra
+
+    require_extra("matplotlib", "research", "the study's plot")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -294,6 +294,9 @@ def _z_ticks(axes: Any, finite: Sequence[float], floors: Sequence[float] = ()) -
 
 
 def _figure(width: float = 6.4, height: float = 4.2) -> tuple[Any, Any]:
+    from sparring.errors import require_extra
+
+    require_extra("matplotlib", "research", "the calibration plot")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

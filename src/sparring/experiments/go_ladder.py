@@ -32,7 +32,7 @@ Tuning (:func:`tune_rung`): the candidates for the rung below ``upper`` are a gr
 temperatures at the next rank input; every candidate plays ``G`` games as Black against
 ``upper``, all in one batch, and a logistic fit of the score on ``log T`` gives the
 temperature of a 50% score.  :func:`confirmation_games` are every adjacent pair again with
-fresh seeds.  GNU Go anchor games (:class:`AnchorGame`, played by ``scripts/go_ladder.py``)
+fresh seeds.  GNU Go anchor games (:class:`AnchorGame`, played by ``research/go_ladder.py``)
 go through the per-game player and the GNU Go player (:mod:`sparring.players.external`) in a
 :class:`~sparring.session.GameSession`.
 """

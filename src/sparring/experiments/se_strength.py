@@ -791,6 +791,9 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def _plot(result: SEStrengthResult, png: Path) -> None:
+    from sparring.errors import require_extra
+
+    require_extra("matplotlib", "research", "the strength-by-rank plot")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -431,6 +431,9 @@ def plot_adapt(result: AdaptResult, path: Path) -> Path:
     series with a +-1 sd band (finite values only); dashed: the opponent's z / ladder Elo.
     A z panel with z far beyond the calibrated range is drawn on a symmetric-log axis
     (:func:`z_axis_symlog`)."""
+    from sparring.errors import require_extra
+
+    require_extra("matplotlib", "research", "the adaptation report's figures")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
@@ -485,6 +488,9 @@ def plot_traces(result: AdaptResult, path: Path) -> Path | None:
     it set (AlphaDDA1's ``N_sim``, AlphaDDA2's ``P_drop``, AlphaDDA3's ``C``; the floor level
     dashed on a right axis with ``floor=on``), one colour per example game.  None (no file)
     when no adaptive player has traces."""
+    from sparring.errors import require_extra
+
+    require_extra("matplotlib", "research", "the adaptation report's figures")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter

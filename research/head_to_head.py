@@ -8,7 +8,7 @@ games (colours swapped; game ``i`` uses opening ``i // 2``), so that the games d
 ``--first-game`` continues a series with new openings.  Prints A's score with a 95% interval
 and the Elo difference; ``--json`` appends the result as one JSON line.  E.g.::
 
-    .venv/bin/python scripts/head_to_head.py othello6 \\
+    .venv/bin/python research/head_to_head.py othello6 \\
         checkpoints/cmp-othello6-lean/snapshots/iter-0200.pt othello6 --games 100
 """
 

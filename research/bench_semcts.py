@@ -12,7 +12,7 @@ players (``se-inf-mcts:rank=3d`` and ``se-inf-mcts:elo=1500``, 100 simulations, 
 default networks) on each game's positions.  The two modes alternate search by search, so that a
 change in the machine's load hits both alike.
 
-Usage: ``PYTHONPATH=src python scripts/bench_semcts.py [--sims 100] [--repeats 3]``
+Usage: ``PYTHONPATH=src python research/bench_semcts.py [--sims 100] [--repeats 3]``
 (prints Markdown rows).
 """
 

@@ -4,7 +4,7 @@ rung, the measured Elo (95%) and the error; then the RMS and mean signed error.
 
 Usage (from the repository root)::
 
-    .venv/bin/python scripts/scale_targets.py runs/scale/u1000-sf1350 runs/scale/u1200-sf1350 ...
+    .venv/bin/python research/scale_targets.py runs/scale/u1000-sf1350 runs/scale/u1200-sf1350 ...
 
 Each argument is a ``sparring match ... --store X.sqlite --json X.json`` pair without the
 suffix, of ``human-mcts:sf_elo=E`` against ``stockfish:elo=R`` (anchored at R).  Reads only.

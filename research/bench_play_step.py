@@ -7,7 +7,7 @@ batch already on the device, in float32, under bfloat16 autocast (the runs' sett
 bfloat16 with the channels-last memory layout; and the copy of one batch's planes to the device from
 ordinary and from pinned memory.  If the device step is well under 0.17 s, the rest of a real step
 is the sampler on the CPU (decoding, symmetries) and the copy.  Usage::
-    PYTHONPATH=src python3 scripts/bench_play_step.py [--device cuda] [--steps 30]
+    PYTHONPATH=src python3 research/bench_play_step.py [--device cuda] [--steps 30]
 
 (``--device cpu --steps 2 --pairs 64`` tries it here.)
 """

@@ -7,7 +7,7 @@ SPEC for a move and prints its choice, its root value and the most visited root 
 (visits, Q, prior); then the final position.  For studying a lost game, e.g. the 8x8
 network's 18-ply wipeout against Minimax2 (src/sparring/models/othello.md)::
 
-    .venv/bin/python scripts/probe_line.py othello "az:model=othello,sims=400" \
+    .venv/bin/python research/probe_line.py othello "az:model=othello,sims=400" \
         "26 20 37 44 29 17 25 38 43 24 21 51 19 11 18 22 46 55" --indices --side 0
 """
 

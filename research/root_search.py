@@ -8,7 +8,7 @@ position once and prints, for every legal move, the prior ``P``, the visits ``N`
 (for the player to move) of the root, and on Connect4 the exact solver's score of the move
 (> 0 win, 0 draw, < 0 loss for the player to move; bitbully).  E.g.::
 
-    .venv/bin/python scripts/root_search.py connect4 \
+    .venv/bin/python research/root_search.py connect4 \
         az:model=checkpoints/cmp-connect4-lean/network-1400.pt --sims 200 400 800 1600
 """
 

@@ -2,8 +2,8 @@
 
 Usage (from a checkout, ``SPARRING_DATA`` pointing at ``shared/data``)::
 
-    PYTHONPATH=src python scripts/se_inf_policy_diagnosis.py train STEPS LOSS [START]
-    PYTHONPATH=src python scripts/se_inf_policy_diagnosis.py gradients
+    PYTHONPATH=src python research/se_inf_policy_diagnosis.py train STEPS LOSS [START]
+    PYTHONPATH=src python research/se_inf_policy_diagnosis.py gradients
 
 ``train``: ``STEPS`` training steps on a small cache (80 games per rank, 16 positions per
 player, Adam) under ``LOSS`` -- ``se``, ``se_inf`` (as trained) or ``se_inf_detach`` (the

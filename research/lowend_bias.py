@@ -3,16 +3,16 @@
 Every number in docs/strength/lowend-bias.md comes from one of these subcommands (or from the
 ``sparring strength-check`` commands written there):
 
-    .venv/bin/python scripts/lowend_bias.py refit     # calibration points from their reports
-    .venv/bin/python scripts/lowend_bias.py prior     # what the virtual draws move
-    .venv/bin/python scripts/lowend_bias.py perop     # Elo against each opponent separately
-    .venv/bin/python scripts/lowend_bias.py checks [--extra GAME:SEED:MARKDOWN ...]
+    .venv/bin/python research/lowend_bias.py refit     # calibration points from their reports
+    .venv/bin/python research/lowend_bias.py prior     # what the virtual draws move
+    .venv/bin/python research/lowend_bias.py perop     # Elo against each opponent separately
+    .venv/bin/python research/lowend_bias.py checks [--extra GAME:SEED:MARKDOWN ...]
                                                       # every check of a shipped setting
-    .venv/bin/python scripts/lowend_bias.py targets   # the targets: stage, knots, settings
-    .venv/bin/python scripts/lowend_bias.py equivalent  # the check's player = the setting
-    .venv/bin/python scripts/lowend_bias.py steps STORE   # first-stage steps, from root visits
-    .venv/bin/python scripts/lowend_bias.py play STORE    # the diagnostic games (one worker)
-    .venv/bin/python scripts/lowend_bias.py games STORE   # rate them; seeds shared by matches
+    .venv/bin/python research/lowend_bias.py targets   # the targets: stage, knots, settings
+    .venv/bin/python research/lowend_bias.py equivalent  # the check's player = the setting
+    .venv/bin/python research/lowend_bias.py steps STORE   # first-stage steps, from root visits
+    .venv/bin/python research/lowend_bias.py play STORE    # the diagnostic games (one worker)
+    .venv/bin/python research/lowend_bias.py games STORE   # rate them; seeds shared by matches
 
 Inputs are committed files: the floor reports' "Ladder links" tables
 (docs/strength/*/floor-report*.md), the target checks' tables (docs/strength/*/targets*.md),

@@ -5,7 +5,7 @@ Plays ``--games`` self-play games of a run config with a saved network on the lo
 under cProfile, and prints the simulations per second and the share of the time spent in
 the evaluator, e.g.::
 
-    .venv/bin/python scripts/profile_selfplay.py othello configs/othello.toml \\
+    .venv/bin/python research/profile_selfplay.py othello configs/othello.toml \\
         checkpoints/othello/model.pt --games 16
 """
 

@@ -13,7 +13,7 @@ half) with at least five legal moves, this prints:
   moves, beside the mean gap between adjacent ranks' reference scores (the distance the
   search would have to move beta to change rank).
 
-    SPARRING_DATA=/work/shared/data PYTHONPATH=src python scripts/semcts_beta_prior.py \
+    SPARRING_DATA=/work/shared/data PYTHONPATH=src python research/semcts_beta_prior.py \
         --positions 220 go:go-se-inf-play go:go-se go:go-se-inf chess:chess-se-inf chess:chess-se
 """
 

@@ -14,7 +14,7 @@ new snapshots.
 Writes ``OUT.json`` (every point), ``OUT.md`` (a table per run) and ``OUT.png`` (Elo and
 value-optimal share against CPU-hours, one curve per run), e.g.::
 
-    .venv/bin/python scripts/rate_snapshots.py checkpoints/cmp-connect4-puct \\
+    .venv/bin/python research/rate_snapshots.py checkpoints/cmp-connect4-puct \\
         checkpoints/cmp-connect4-gumbel --ladder docs/results/baselines-connect4.json \\
         --opponents MCTS1,Minimax1 --games 40 --every 20 --out docs/training-options/connect4
 
@@ -26,7 +26,7 @@ of value-optimal moves.  For each run the table and the legend give the last sna
 distance to the goal and the slope of a least-squares line through the run's later half of
 snapshots (at least 3), per CPU-hour.  ``--replot`` redraws the table and plot from
 ``OUT.json`` without playing, with the options of the command that rated them (kept in the
-JSON), e.g. ``scripts/rate_snapshots.py --replot --goal MCTS1=0.95 --out OUT``.
+JSON), e.g. ``research/rate_snapshots.py --replot --goal MCTS1=0.95 --out OUT``.
 """
 
 from __future__ import annotations
@@ -241,11 +241,11 @@ def goal_text(g: dict[str, float], unit: str, per: str) -> str:
 def write(args: argparse.Namespace, points: list[dict[str, Any]]) -> None:
     out: Path = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
-    command = "scripts/rate_snapshots.py " + shlex.join(sys.argv[1:])  # --replot parses it
+    command = "research/rate_snapshots.py " + shlex.join(sys.argv[1:])  # --replot parses it
     drawn = ""
     if args.replot:  # the JSON keeps the command that rated the points
         shown = [a if a != args.note else "..." for a in sys.argv[1:]]  # the note is below
-        drawn = "scripts/rate_snapshots.py " + shlex.join(shown)
+        drawn = "research/rate_snapshots.py " + shlex.join(shown)
         command = json.loads(out.with_suffix(".json").read_text())["command"]
     else:
         out.with_suffix(".json").write_text(

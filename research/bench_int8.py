@@ -7,7 +7,7 @@ in int8 (:func:`sparring.nn.evaluators.quantize_onnx`, calibrated on
 2,000 other random-game positions (seed 1): the share of equal policy arg-maxes and the
 mean absolute value difference.  E.g.::
 
-    .venv/bin/python scripts/bench_int8.py connect4 othello6 othello=checkpoints/othello/model.pt
+    .venv/bin/python research/bench_int8.py connect4 othello6 othello=checkpoints/othello/model.pt
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The training's ``learn_precision`` option: a network of ``--blocks`` x
 ``--channels`` for GAME, mini-batches of ``--batch`` random planes and targets, one PyTorch
 thread; each precision timed twice (10 steps after 2 warm-up steps), e.g.::
 
-    .venv/bin/python scripts/bench_learning.py othello6 --blocks 3 --channels 64
+    .venv/bin/python research/bench_learning.py othello6 --blocks 3 --channels 64
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ goes back in float16 as ``OUT/RUN.pt`` (what ``scripts/ship_play_network.py`` wo
 it loads back into float32) and every run's ``log.jsonl`` and ``config.json`` with the
 ``EXTRA`` files (the plan, the output, ``nvidia-smi`` samples) in one ``OUT/logs.tar.gz``::
 
-    PYTHONPATH=src python3 scripts/gpu_play_pack.py /tmp/runs "$OUT" /tmp/train.out
+    PYTHONPATH=src python3 research/gpu_play_pack.py /tmp/runs "$OUT" /tmp/train.out
 """
 
 from __future__ import annotations

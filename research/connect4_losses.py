@@ -8,7 +8,7 @@ left for a drawn or lost one, a drawn one for a lost one).  The summary counts t
 in which the player had held a won position and then played a losing move itself, with the
 plies of those moves and the colour it played.  E.g.::
 
-    .venv/bin/python scripts/connect4_losses.py runs/c4sims/study.sqlite --player 'AZ[sims=800]'
+    .venv/bin/python research/connect4_losses.py runs/c4sims/study.sqlite --player 'AZ[sims=800]'
 """
 
 from __future__ import annotations

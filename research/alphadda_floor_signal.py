@@ -6,7 +6,7 @@ losses, the mean over its games of the per-game mean ``x = vbar_n c`` (from its 
 mean floor level of its moves, and the share of its lost games in which ``x`` was at least 0.3
 on average (the signal saying "ahead" in a game it lost).
 
-    PYTHONPATH=src python scripts/alphadda_floor_signal.py /work/runs/floor/carry1/games.sqlite
+    PYTHONPATH=src python research/alphadda_floor_signal.py /work/runs/floor/carry1/games.sqlite
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 over the rest, from a ``sparring adapt`` game store (how much of a series' win rate is the
 search for the opponent at its start).
 
-    python scripts/adapt_early_late.py RUN/games.sqlite [--first 10]
+    python research/adapt_early_late.py RUN/games.sqlite [--first 10]
 """
 
 from __future__ import annotations

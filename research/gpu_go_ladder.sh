@@ -2,7 +2,7 @@
 # One device call that tunes and confirms the Go 19x19 handicap ladder (docs/strength/go-ladder.md)
 # on a machine with one CUDA GPU and 16 CPU cores:
 #
-#   bash scripts/gpu_go_ladder.sh OUT_DIR [BUDGET]
+#   bash research/gpu_go_ladder.sh OUT_DIR [BUDGET]
 #
 # First a short CUDA bench (about a minute, most of it compiling the kernels, which the run then
 # finds compiled): seconds a ply at batch 1024, into OUT_DIR/bench.out; if it fails, the run
@@ -27,14 +27,14 @@ export PYTHONPATH="src:$site" PYTHONUNBUFFERED=1
 done) &
 sampler=$!
 lanes=()
-if ! timeout 150 python3 scripts/go_ladder.py bench --device cuda --precision tf32 --batch 1024 \
+if ! timeout 150 python3 research/go_ladder.py bench --device cuda --precision tf32 --batch 1024 \
     --plies 6 > "$out/bench.out" 2>&1; then
   echo "the CUDA bench failed (bench.out): the run uses one lane" | tee -a "$out/bench.out"
   lanes=(--lanes 1)
 fi
 cat "$out/bench.out"
 # The run stops starting games at its budget; the timeout is a guard against a hang only.
-timeout $((budget + 90)) python3 scripts/go_ladder.py run "$out" --device cuda --precision tf32 \
+timeout $((budget + 90)) python3 research/go_ladder.py run "$out" --device cuda --precision tf32 \
   --budget "$budget" --rungs 12 --top 9d@0.5 --schedule follow --grid 12 --grid-low 0.6 \
   --grid-high 2.5 --tune-games 96 --min-tune-games 32 --confirm-games 400 --confirm-chunk 400 \
   --confirm-reserve 110 --finish-margin 25 --batch 2048 --numba-threads 6 \
@@ -43,7 +43,7 @@ timeout $((budget + 90)) python3 scripts/go_ladder.py run "$out" --device cuda -
 status=$?
 kill "$sampler" 2>/dev/null
 [ -f "$out/games.jsonl" ] && gzip -f "$out/games.jsonl"
-python3 scripts/go_ladder.py summary "$out/games.jsonl.gz" "$out/ladder.jsonl" "$out/anchors.jsonl" \
+python3 research/go_ladder.py summary "$out/games.jsonl.gz" "$out/ladder.jsonl" "$out/anchors.jsonl" \
   --phase confirm 2>&1 | tee -a "$out/run.out"
 ls -l "$out"
 exit "$status"

@@ -16,7 +16,7 @@ result from Black's view, multiplied by the side-to-move plane (Go's planes are 
 colours, so a mover's-view value needs the trunk to multiply by the side to move; a Black's
 view value is a plain function of the stones).
 
-    PYTHONPATH=src python scripts/value_head_check.py --cache runs/se-cache/go-9b1881054902 \
+    PYTHONPATH=src python research/value_head_check.py --cache runs/se-cache/go-9b1881054902 \
         go-se-inf-play go-se go-se-inf
 
 A play network (``se-train --variant play``) is read at each pair's own rank (no refit).

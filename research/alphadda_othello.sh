@@ -5,9 +5,9 @@
 #            of the same file, item 1, decides between its pick and Table 1's row; finished on
 #            2026-11-28: its pick ships and is the table's AlphaDDA1-tuned row)
 #
-#   bash scripts/alphadda_othello.sh JOB play        # play (or go on playing)
-#   bash scripts/alphadda_othello.sh JOB pack        # its store -> checkpoints/alphadda-othello/JOB.sqlite.xz
-#   bash scripts/alphadda_othello.sh table report ROW...   # report the finished rows of the table
+#   bash research/alphadda_othello.sh JOB play        # play (or go on playing)
+#   bash research/alphadda_othello.sh JOB pack        # its store -> checkpoints/alphadda-othello/JOB.sqlite.xz
+#   bash research/alphadda_othello.sh table report ROW...   # report the finished rows of the table
 #                                                    # (plays AlphaZero's row if it is missing)
 #
 # Every (player, opponent) pair is its own run in a store, keyed by the game, the two specs and

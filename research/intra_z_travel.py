@@ -2,7 +2,7 @@
 adaptive player and opponent, the own moves per game, the mean end-of-game z, and the mean and
 largest |z| reached (the paper's dZ cooling to 0 over the cool-down bounds the travel).
 
-    python scripts/intra_z_travel.py RUN/games.sqlite
+    python research/intra_z_travel.py RUN/games.sqlite
 """
 
 from __future__ import annotations

@@ -17,11 +17,11 @@ copied to ``--out`` (a run's plot can be drawn again from its log).  The optimis
 not: a run is not resumed elsewhere, it is run again (the probe and the plan take under a
 minute).  Usage, on the GPU machine::
 
-    PYTHONPATH=src python3 scripts/gpu_play_train.py chess CACHE_FOLDER \\
+    PYTHONPATH=src python3 research/gpu_play_train.py chess CACHE_FOLDER \\
         configs/se-chess-play-gpu.toml configs/se-chess-play-gpu-s.toml \\
         --runs /tmp/runs --out "$OUT" --budget 470
 
-and ``python3 scripts/gpu_play_train.py ... --budget 60 --device cpu`` tries it here on the
+and ``python3 research/gpu_play_train.py ... --budget 60 --device cpu`` tries it here on the
 CPU (the steps it plans are then few).
 
 With ``--data-root ROOT`` the cache is built on the machine first, inside the budget: the
@@ -32,7 +32,7 @@ cache (3.2 M pairs, 6.6 times those of the CPU config's 32 MB cache) does not tr
 SGF files fit as a 5 MB archive::
 
     tar -xJf .gpu/go-data.tar.xz -C /tmp/data
-    PYTHONPATH=src:.gpu/site python3 scripts/gpu_play_train.py go /tmp/cache \
+    PYTHONPATH=src:.gpu/site python3 research/gpu_play_train.py go /tmp/cache \
         configs/se-go-play-gpu.toml --data-root /tmp/data --workers 14 \
         --runs /tmp/runs --out "$OUT" --budget 515
 
@@ -44,7 +44,7 @@ and sgfmill in ``.gpu/`` (listed in ``.git/info/exclude``, carried with ``carry=
 ``PYTHONPATH=src:.gpu/site``.
 
 The continued Go run resumed the network from its shipped weights (``configs/se-go-play-gpu2.toml``,
-``init_from``) on an H200 at the H100's rate, 0.173 s a step; ``scripts/bench_play_step.py``
+``init_from``) on an H200 at the H100's rate, 0.173 s a step; ``research/bench_play_step.py``
 then timed the device's share of a step at 0.121 s in the default layout and 0.047 s with
 ``channels_last = true`` (a config option since), and the batch's work on the CPU (about
 0.05 s) can overlap the device's with ``prefetch = 2``: set both in the next GPU run's config.

@@ -7,14 +7,14 @@ Each game starts from ``--random-plies`` uniformly random moves (seeded by the g
 each opening is played twice, colours swapped), so that the games differ.  Prints the int8
 side's score with a 95% interval, its Elo difference, and each side's search time, e.g.::
 
-    .venv/bin/python scripts/int8_strength.py othello6 --games 200 --sims 200
+    .venv/bin/python research/int8_strength.py othello6 --games 200 --sims 200
 """
 
 from __future__ import annotations
 
 import argparse
 
-from head_to_head import play, summarize  # scripts/ is on the path of a script run from it
+from head_to_head import play, summarize  # research/ is on the path of a script run from it
 
 from sparring.games import get_game
 from sparring.nn.evaluators import make_evaluator

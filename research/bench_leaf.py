@@ -4,7 +4,7 @@
 position alone; this measures what that costs against the analysis itself, on the positions
 of one random game (seeded), for a few node counts:
 
-    .venv/bin/python scripts/bench_leaf.py --positions 60 --nodes 1000,3000,10000
+    .venv/bin/python research/bench_leaf.py --positions 60 --nodes 1000,3000,10000
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # One device call that continues the go9 self-play run on a GPU machine.
 #
-#   bash scripts/gpu_go9.sh RUN_DIR MINUTES WORKERS OUT_DIR
+#   bash research/gpu_go9.sh RUN_DIR MINUTES WORKERS OUT_DIR
 #
 # RUN_DIR is a copy of the run folder (checkpoint, replay queue, log, config) carried to the
 # machine; its packages are in .gpu/site (pydantic for Python 3.12, python-chess, sgfmill: the
 # machine's image lacks them).  The run goes on with configs/go9-gpu.toml (self-play in WORKERS
-# int8 processes on the CPU cores, learning on the GPU) through scripts/gpu_train.sh, which
+# int8 processes on the CPU cores, learning on the GPU) through research/gpu_train.sh, which
 # packs RUN_DIR with its queue into OUT_DIR/run.tgz.NN.  If the int8 network cannot be built
 # there (ONNX export or quantization failing on the machine's versions), self-play moves to
 # the GPU instead (selfplay_device = "cuda") so that the call is not lost; the output says so.
@@ -37,7 +37,7 @@ fi
   sleep 20
 done) &
 sampler=$!
-KEEP_REPLAY=1 PY=python3 EXTRA_PATH="$site" bash scripts/gpu_train.sh go9 "$config" "$run" "$minutes" "$workers" "$out"
+KEEP_REPLAY=1 PY=python3 EXTRA_PATH="$site" bash research/gpu_train.sh go9 "$config" "$run" "$minutes" "$workers" "$out"
 status=$?
 kill "$sampler" 2>/dev/null
 exit "$status"

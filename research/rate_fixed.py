@@ -6,7 +6,7 @@ reference specs are held at the Elo given, so one fit places a player against al
 (Bradley-Terry on the Elo scale with the calibration's virtual draws,
 ``sparring.experiments.calibration.fit_with_fixed``).
 
-    .venv/bin/python scripts/rate_fixed.py runs/ext/chess-sweep-1600.sqlite \
+    .venv/bin/python research/rate_fixed.py runs/ext/chess-sweep-1600.sqlite \
         runs/ext/chess-sweep-2000.sqlite --fixed stockfish:elo=1600=1600 \
         --fixed stockfish:elo=2000=2000
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Train on a GPU machine for a fixed time and pack the run folder for the trip back.
 #
-#   bash scripts/gpu_train.sh GAME CONFIG RUN_DIR MINUTES WORKERS OUT_DIR
+#   bash research/gpu_train.sh GAME CONFIG RUN_DIR MINUTES WORKERS OUT_DIR
 #
 # What it does (one device call, see docs/training-options.md "8x8 Othello"):
 #   1. checks that PyTorch sees a GPU; without one it trains on the CPU instead (the config's
