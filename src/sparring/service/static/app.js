@@ -208,9 +208,9 @@ function onGameChange() {
     $("elo-number").removeAttribute("min");
     $("elo-number").removeAttribute("max");
     $("elo-number").step = "1";
-    const start = info.default_elo ?? Math.round((min + max) / 2);
-    $("elo-range").value = String(start);
-    $("elo-number").value = String(Math.round(start));
+    const initial = info.default_elo ?? Math.round((min + max) / 2);
+    $("elo-range").value = String(initial);
+    $("elo-number").value = String(Math.round(initial));
     updateEloHint();
   }
   const ranks = $("rank-select");
@@ -418,7 +418,7 @@ async function gameAction(path, body) {
 }
 
 function playMove(text) {
-  if (!ui.game) return;
+  if (!ui.game) return Promise.resolve(false);
   return gameAction("moves", { move: text, ply: ui.game.ply });
 }
 
