@@ -1056,13 +1056,22 @@ async function showProfile() {
   fillGameList($("profile-games"), profile.games ?? [], "No games yet.");
 }
 
+const AXIS_PX = 11; // the plots' axis labels (style.css: .plot-svg .axis)
+let measureContext = null;
+
+function textWidth(text, px) {
+  // The width of a text in the page's font, in CSS pixels (an SVG unit of the plots).
+  measureContext ??= document.createElement("canvas").getContext("2d");
+  measureContext.font = `${px}px ${getComputedStyle(document.body).fontFamily}`;
+  return measureContext.measureText(text).width;
+}
+
 function plotSeries(points) {
   const first = points[0];
   const label = `${gameInfo(first.game)?.label ?? first.game}: ${first.kind === "rank" ? "rank" : "Elo"} over your games`;
   const figure = el("figure", { class: "plot" });
   const W = 360;
   const H = 180;
-  const L = 48;
   const R = 12;
   const T = 12;
   const B = 30;
@@ -1080,6 +1089,20 @@ function plotSeries(points) {
   const pad = (hi - lo) * 0.08;
   lo -= pad;
   hi += pad;
+  // Axis labels: the top, middle and bottom Elo (or the ranks), the first and last game.  The left margin is as wide as the widest label (a chess rank is "1400-1600").
+  const yLabel = (v) => {
+    if (!isRank) return String(Math.round(v));
+    const ranks = gameInfo(first.game)?.levels?.estimator_ranks;
+    const i = Math.round(v);
+    if (ranks && ranks[ranks.length - 1 - i] !== undefined) return ranks[ranks.length - 1 - i];
+    return i > 0 ? `${i}d` : `${1 - i}k`;
+  };
+  const rankTicks = [];
+  for (let v = Math.ceil(lo); v <= Math.floor(hi); v++) rankTicks.push(v);
+  const everyRank = rankTicks.length <= 6; // few ranks: each one named, else the two ends
+  const ticks = isRank ? (everyRank ? rankTicks : [rankTicks[0], rankTicks[rankTicks.length - 1]]) : [lo + pad, (lo + hi) / 2, hi - pad];
+  const labels = ticks.map(yLabel);
+  const L = Math.ceil(Math.max(30, ...labels.map((t) => textWidth(t, AXIS_PX)))) + 12;
   const n = points.length;
   const xAt = (i) => (n === 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (n - 1));
   const yAt = (v) => T + ((hi - v) * (H - T - B)) / (hi - lo);
@@ -1100,19 +1123,10 @@ function plotSeries(points) {
     dot.append(svg("title", {}, `${new Date(p.time).toLocaleString()}: ${describeEstimate(p)}`));
     root.append(dot);
   });
-  // Axis labels: the top and bottom values, the first and last game.
-  const yLabel = (v) => {
-    if (!isRank) return String(Math.round(v));
-    const ranks = gameInfo(first.game)?.levels?.estimator_ranks;
-    const i = Math.round(v);
-    if (ranks && ranks[ranks.length - 1 - i] !== undefined) return ranks[ranks.length - 1 - i];
-    return i > 0 ? `${i}d` : `${1 - i}k`;
-  };
-  const ticks = isRank ? [Math.ceil(lo), Math.floor(hi)] : [lo + pad, (lo + hi) / 2, hi - pad];
-  for (const v of new Set(ticks)) {
-    root.append(svg("text", { x: L - 6, y: yAt(v) + 4, class: "axis", "text-anchor": "end" }, yLabel(v)));
+  ticks.forEach((v, i) => {
+    root.append(svg("text", { x: L - 6, y: yAt(v) + 4, class: "axis", "text-anchor": "end" }, labels[i]));
     root.append(svg("line", { x1: L, y1: yAt(v), x2: W - R, y2: yAt(v), class: "plot-tick" }));
-  }
+  });
   root.append(svg("text", { x: L, y: H - 10, class: "axis", "text-anchor": "start" }, `game ${points[0].games}`));
   if (n > 1) root.append(svg("text", { x: W - R, y: H - 10, class: "axis", "text-anchor": "end" }, `game ${points[n - 1].games}`));
   figure.append(root, el("figcaption", {}, label));
