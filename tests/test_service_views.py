@@ -7,7 +7,8 @@ import pytest
 
 from sparring.games import get_game
 from sparring.games.othello import Othello
-from sparring.service.catalog import snap_to_range, whole_elo
+from sparring.levels import level_table
+from sparring.service.catalog import GameInfo, whole_elo
 from sparring.service.views import _pass_ends, result_text
 from sparring.session import GameSession
 
@@ -22,7 +23,7 @@ def test_an_othello_result_gives_the_disc_count() -> None:
     black, white = game.disc_count(session.state)
     assert black + white > 4 and black != white
     winner, margin = ("Black", black - white) if black > white else ("White", white - black)
-    count = f"Disc count: Black {black}, White {white} ({winner} wins by {margin})."
+    count = f"Black {black} discs, White {white} ({winner} wins by {margin})."
     head = "You win" if winner == "Black" else "AI wins"
     assert result_text(session, 0) == f"{head}: {count}"
     assert result_text(session, 1) == f"{'AI wins' if winner == 'Black' else 'You win'}: {count}"
@@ -45,11 +46,16 @@ def test_elos_are_written_as_whole_numbers_half_to_even(elo: float, whole: int) 
     assert whole_elo(elo) == whole == int(f"{elo:.0f}")  # the labels' own formatting
 
 
-def test_an_elo_within_half_an_elo_of_an_end_is_that_end() -> None:
-    scale = (636.4, 1000.0)
-    assert snap_to_range(636.0, scale) == 636.4  # the low end shown (636): no clamp
-    assert snap_to_range(635.8, scale) == 635.8  # below what is shown: clamped, and said
-    assert snap_to_range(1000.5, scale) == 1000.0
-    assert snap_to_range(1001.0, scale) == 1001.0
-    assert snap_to_range(800.0, scale) == 800.0
-    assert snap_to_range(500.0, None) == 500.0
+def test_an_elo_outside_the_whole_range_is_played_at_its_end_and_said() -> None:
+    c4 = GameInfo("connect4", "Connect Four", get_game("connect4"), level_table("connect4"))
+    assert c4.elo_range == (614.0, 2267.5) and c4.whole_range == (614, 2267)
+    assert c4.played_elo(2267) == (2267, None)  # the end shown: no clamp, no notice
+    assert c4.played_elo(614.0) == (614.0, None)
+    assert c4.played_elo(2267.4) == (
+        2267.0,
+        "Elo 2267.4 is outside the measured range 614..2267 of the Connect Four baseline "
+        "ladder; playing the strongest level, 2267",
+    )
+    assert c4.played_elo(100)[0] == 614.0
+    go9 = GameInfo("go9", "Go 9x9", get_game("go9"), level_table("go9"))
+    assert go9.played_elo(5000) == (5000, None)  # rows: the resolver plays the nearest one

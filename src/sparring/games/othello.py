@@ -295,7 +295,7 @@ class Othello(Game):
         return bin(int(state[BLACK])).count("1"), bin(int(state[WHITE])).count("1")
 
     def score_text(self, state: State) -> str | None:
-        """``Disc count: Black 36, White 28 (Black wins by 8).``"""
+        """``Black 36 discs, White 28 (Black wins by 8).``"""
         black, white = self.disc_count(state)
         verdict = (
             f"Black wins by {black - white}"
@@ -304,7 +304,7 @@ class Othello(Game):
             if white > black
             else "a draw"
         )
-        return f"Disc count: Black {black}, White {white} ({verdict})."
+        return f"Black {black} discs, White {white} ({verdict})."
 
     def encode(self, state: State) -> Planes:
         planes = np.empty((3, self.size, self.size), dtype=np.float32)
