@@ -143,8 +143,8 @@ function showPlayer() {
 
 async function createPlayer(event) {
   event.preventDefault();
+  // A blank name (only spaces) goes to the server too, which says what a name needs.
   const name = $("player-name").value.trim();
-  if (!name) return;
   try {
     const created = await api("POST", "/api/players", { name });
     rememberPlayer(created, created.token);
