@@ -679,10 +679,9 @@ const ZOOM_PITCH = 34; // CSS px between points in the zoomed view
 const ZOOM_KEY = "sparring.zoom"; // "on" / "off": the person's choice, kept on this device
 
 function zoomBoard(state, board, host) {
-  // A board whose points would be closer than MIN_PITCH (Go 19x19 on a phone: 18 px; a finger
-  // needs more room than a mouse pointer) is shown
-  // zoomed, ZOOM_PITCH apart, in a frame that scrolls (and pinch-zooms); a button switches to
-  // the whole board and back.
+  // A board whose points would be closer than MIN_PITCH (Go 19x19 on a phone; a finger needs
+  // more room than a mouse pointer) is shown zoomed, ZOOM_PITCH apart, in a frame that scrolls
+  // (and pinch-zooms); a button switches to the whole board and back.
   const width = board.viewBox.baseVal.width;
   const pitch = (host.clientWidth * S) / width;
   const touch = window.matchMedia("(pointer: coarse)").matches;
@@ -1190,7 +1189,8 @@ function plotSeries(points) {
   const pad = (hi - lo) * 0.08;
   lo -= pad;
   hi += pad;
-  // Axis labels: the top, middle and bottom Elo (or the ranks), the first and last game.  The left margin is as wide as the widest label (a chess rank is "1400-1600").
+  // Axis labels: the top, middle and bottom Elo (or the ranks), the first and last game.
+  // The left margin is as wide as the widest label (a chess rank is "1400-1600").
   const yLabel = (v) => {
     if (!isRank) return String(Math.round(v));
     const ranks = gameInfo(first.game)?.levels?.estimator_ranks;
