@@ -22,6 +22,19 @@ if ((${#SYSTEM_PACKAGES[@]})); then
   fi
 fi
 
+# ESLint for the page's JavaScript (package.json; node_modules/ is git-ignored): Node.js and
+# npm from Debian where they are missing, then the locked packages from the npm registry.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
+  else
+    echo "install.sh: please install: nodejs npm" >&2
+  fi
+fi
+if command -v npm >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi

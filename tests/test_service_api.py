@@ -5,6 +5,7 @@ resignation, records, access rules, bad input and body limits."""
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -68,6 +69,9 @@ def _elo_levels(game: str) -> dict[str, object]:
     return {
         "min": round(low, 1),
         "max": round(high, 1),
+        "low": math.ceil(low),
+        "high": math.floor(high),
+        "nearest": table.kind == "rows",
         "scale": table.scale,
         "anchor": table.anchor,
         "levels": [
@@ -99,6 +103,13 @@ def test_catalog_shows_the_levels_and_the_kinds(base: str) -> None:
     assert chess["elo"] == _elo_levels("chess") and chess["strongest"]["elo"] == 2269.0
     assert games["othello"]["levels"]["elo"] == _elo_levels("othello")
     assert games["go9"]["levels"]["elo"]["min"] == 619.0  # the 9x9 network's measured levels
+    assert games["go9"]["levels"]["elo"]["nearest"] is True  # (an Elo plays the nearest one)
+    # the whole numbers inside the range (2267.5, measured 2267.48: 2267), as UCI_Elo's range
+    assert (elo["low"], elo["high"], games["connect4"]["default_elo"]) == (614, 2267, 1441)
+    assert (games["go"]["levels"]["elo"]["low"], games["go"]["levels"]["elo"]["high"]) == (
+        637,
+        1000,
+    )
     kinds = {k["kind"]: k for k in catalog["kinds"]}
     assert kinds["uct"]["schema"]["properties"]["sims"]["type"] == "integer"
     assert "stockfish" not in kinds and "gnugo" not in kinds  # they start programs
@@ -176,8 +187,10 @@ def test_go_at_an_elo_on_gnu_gos_scale(base: str) -> None:
     assert strength["elo_asked"] == asked and strength["clamped"] is False
     below = ann.new_game("go", {"mode": "elo", "elo": 100})
     assert below["opponent"]["notices"] == [
-        f"Elo 100 is outside the measured GNU Go scale; playing {low:.0f}"
+        f"Elo 100 is outside the measured range {math.ceil(low)}..{math.floor(high)} of GNU Go "
+        f"3.8 on 19x19; playing the weakest level, {math.ceil(low)}"
     ]
+    assert below["opponent"]["label"] == f"Elo {math.ceil(low)} (GNU Go 3.8 on 19x19)"
 
 
 def test_a_retried_move_is_not_applied_twice(base: str) -> None:
@@ -255,10 +268,12 @@ def test_another_players_token_gets_403(base: str) -> None:
         ({"game": "connect4", "opponent": {"mode": "settings",
                                            "settings": {"kind": "uct", "bogus": 1}}}, 404, "bogus"),
         ({"game": "connect4", "opponent": UCT20, "extra": 1}, 422, "extra"),
-        ({"game": "connect4", "opponent": {"mode": "rank", "rank": "3d"}}, 409, "rank"),
-        ({"game": "go", "opponent": {"mode": "rank", "rank": "30k"}}, 409, "rank"),  # no ladder
+        ({"game": "connect4", "opponent": {"mode": "rank", "rank": "3d"}}, 422, "rank"),
+        ({"game": "go", "opponent": {"mode": "rank", "rank": "30k"}}, 422, "rank"),  # no ladder
         ({"game": "go", "opponent": {"mode": "rank", "rank": "1-2k"}}, 422, "rank"),
-        ({"game": "go9", "opponent": {"mode": "adaptive"}}, 409, "kind"),  # no network
+        ({"game": "go9", "opponent": {"mode": "adaptive"}}, 422, "kind"),  # no network
+        ({"game": "chess", "opponent": {"mode": "settings", "settings": {"kind": "minimax"}}},
+         422, None),  # settings that do not fit the game (no evaluation function)
         ({"game": "connect4", "opponent": {"mode": "elo", "elo": "high"}}, 422, "opponent.elo.elo"),
         ({"game": "connect4", "side": "left"}, 422, "side"),
         ({"game": "connect4", "opponent": {"mode": "settings",
@@ -314,9 +329,41 @@ def test_bad_moves_change_nothing(base: str) -> None:
     assert after["ply"] == 1 and after["moves"] == state["moves"]
 
 
-def test_a_name_with_control_characters_is_refused(base: str) -> None:
-    reply = httpx.post(f"{base}/api/players", json={"name": "a\u0000b"})
-    assert reply.status_code == 422 and reply.json()["key"] == "name"
+BAD_CHARACTER = "name: a name cannot hold U+{} ({}): use letters, digits, spaces and punctuation"
+BLANK = "name: a name needs at least one visible character, not only spaces"
+
+
+@pytest.mark.parametrize(
+    ("name", "detail"),
+    [
+        ("a\u0000b", BAD_CHARACTER.format("0000", "a control character")),
+        ("a\u0085b", BAD_CHARACTER.format("0085", "a control character")),  # C1: next line
+        ("evil\u202egnp.exe", BAD_CHARACTER.format("202E", "RIGHT-TO-LEFT OVERRIDE")),
+        ("\u2067Ann", BAD_CHARACTER.format("2067", "RIGHT-TO-LEFT ISOLATE")),
+        ("Ann\u200f", BAD_CHARACTER.format("200F", "RIGHT-TO-LEFT MARK")),
+        ("An\u200bn", BAD_CHARACTER.format("200B", "ZERO WIDTH SPACE")),
+        ("Ann\u2028Bo", BAD_CHARACTER.format("2028", "LINE SEPARATOR")),
+        ("   ", BLANK),
+        ("\u3000\t ", BAD_CHARACTER.format("0009", "a control character")),
+        ("\u3000 \u00a0", BLANK),  # ideographic and no-break spaces only
+        ("", BLANK),
+    ],
+)
+def test_a_blank_name_or_one_with_control_characters_is_refused(
+    base: str, name: str, detail: str
+) -> None:
+    reply = httpx.post(f"{base}/api/players", json={"name": name})
+    assert reply.status_code == 422, reply.text
+    assert reply.json() == {"detail": detail, "key": "name"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Zoë Ångström", "علي", "نیما\u200cجان", "\U0001f469\u200d\U0001f4bb Kim",
+     "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Ian", " Bo "],
+)  # fmt: skip
+def test_names_in_any_script_with_joiners_are_kept(base: str, name: str) -> None:
+    assert Client(base, name).player["name"] == name
 
 
 def test_a_huge_body_gets_413(base: str) -> None:
@@ -326,6 +373,62 @@ def test_a_huge_body_gets_413(base: str) -> None:
                        headers={"content-type": "application/json"})  # fmt: skip
     assert reply.status_code == 413 and "4096 bytes" in reply.json()["detail"]
     assert ann.get("/api/games").status_code == 200
+
+
+def test_a_huge_chunked_body_gets_413(base: str) -> None:
+    """A body sent in chunks (no Content-Length) is counted as it comes: 413 past the limit,
+    not the 400 of a body that could not be read."""
+
+    def chunks(total: int) -> Iterator[bytes]:
+        yield b'{"name": "'
+        for _ in range(total // 1024):
+            yield b"x" * 1024
+        yield b'"}'
+
+    headers = {"content-type": "application/json"}
+    reply = httpx.post(f"{base}/api/players", content=chunks(1 << 20), headers=headers)
+    assert "content-length" not in reply.request.headers
+    assert reply.status_code == 413, reply.text
+    assert reply.json() == {"detail": "the request body is larger than 4096 bytes", "key": None}
+    small = httpx.post(f"{base}/api/players", content=chunks(0), headers=headers)
+    assert small.status_code == 422 and small.json()["key"] == "name"  # read whole: a blank name
+
+
+def test_an_elo_at_a_shown_end_of_the_range_is_no_clamp(base: str) -> None:
+    """The catalog's ``high`` (2267: the measured 2267.48's whole part) asked: the label says
+    2267 and no notice; one above it is played at 2267, and the notice says so in the same
+    whole numbers (the player itself, asked 2267, clamps nothing)."""
+    ann = Client(base)
+    elo = httpx.get(f"{base}/api/catalog").json()["games"][0]["levels"]["elo"]
+    assert elo["high"] == 2267
+    scale = "Elo {} (the Connect Four baseline ladder)"
+    state = ann.new_game("connect4", {"mode": "elo", "elo": 2267})
+    assert (state["opponent"]["label"], state["opponent"]["notices"]) == (scale.format(2267), [])
+    above = ann.new_game("connect4", {"mode": "elo", "elo": 2268})
+    assert above["opponent"]["label"] == scale.format(2267)
+    assert above["opponent"]["notices"] == [
+        "Elo 2268 is outside the measured range 614..2267 of the Connect Four baseline "
+        "ladder; playing the strongest level, 2267"
+    ]
+
+
+def test_records_are_dated_with_the_day_the_game_began(base: str) -> None:
+    ann = Client(base, "dana")
+    for game, fmt, line in [("go9", "sgf", "DT[{}]"), ("chess", "pgn", '[Date "{}"]')]:
+        state = ann.new_game(game, UCT20)
+        ann.post(f"/api/games/{state['id']}/resign", {"ply": 0})
+        day = state["created"][:10]
+        assert len(day) == 10 and day[4] == day[7] == "-"
+        record = ann.get(f"/api/games/{state['id']}/record", params={"format": fmt}).text
+        assert line.format(day if fmt == "sgf" else day.replace("-", ".")) in record, record
+
+
+def test_a_pass_says_whether_it_ends_the_game(base: str) -> None:
+    ann = Client(base)
+    state = ann.new_game("go9", {"mode": "settings", "settings": {"kind": "random"}})
+    (entry,) = [m for m in state["legal"] if m["text"] == "pass"]
+    assert entry == {"move": 81, "text": "pass", "ends_game": False}
+    assert all("ends_game" not in m for m in state["legal"] if m["text"] != "pass")
 
 
 def test_adaptive_state_continues_from_the_profile(server: tuple[str, Path]) -> None:

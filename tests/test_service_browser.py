@@ -167,9 +167,9 @@ def test_connect4_at_a_chosen_elo_played_to_the_end(page: Any, server: str) -> N
     page.check("#mode-elo")
     # Below the calibrated range the page says plainly where the AI will play.
     page.fill("#elo-number", str(int(low) - 200))
-    assert f"will play at {round(low)}" in page.text_content("#elo-hint")
+    assert f"will play at {c4['levels']['elo']['low']}" in page.text_content("#elo-hint")
     page.fill("#elo-number", str(int(high) + 200))
-    assert f"will play at {round(high)}" in page.text_content("#elo-hint")
+    assert f"will play at {c4['levels']['elo']['high']}" in page.text_content("#elo-hint")
     target = int(low) + 100
     page.fill("#elo-number", str(target))
     assert "will play at" not in page.text_content("#elo-hint")
@@ -381,8 +381,19 @@ def test_keyboard_plays_a_board_target_and_a_typed_move(page: Any, server: str) 
     page.fill("#move-input", "9")
     page.press("#move-input", "Enter")
     page.wait_for_selector("#message:not([hidden])")
-    assert "9" in page.text_content("#message")
+    refusal = "connect4: bad move '9': expected a column 1-7"
+    assert page.text_content("#message") == refusal
     assert api.call("GET", f"/api/games/{game['id']}", token=token)["ply"] == 4
+    # The refused move stays in the field, marked, with the reason beside it, to be corrected.
+    assert page.input_value("#move-input") == "9"
+    assert page.get_attribute("#move-input", "aria-invalid") == "true"
+    assert page.text_content("#move-error") == f"9 was not played: {refusal}"
+    page.fill("#move-input", "1")
+    assert page.get_attribute("#move-input", "aria-invalid") is None
+    assert not page.is_visible("#move-error")
+    page.press("#move-input", "Enter")
+    _wait_plies(page, 6)
+    assert page.input_value("#move-input") == ""
 
 
 def test_the_new_game_form_fits_a_phone_in_every_game_and_mode(page: Any, server: str) -> None:
@@ -409,3 +420,242 @@ def test_the_new_game_form_fits_a_phone_in_every_game_and_mode(page: Any, server
             card = page.locator("#new-section").bounding_box()
             assert box["x"] + box["width"] <= card["x"] + card["width"] + 0.5, (game, mode)
     assert seen >= len(games) + 4  # every game has at least one mode; some have several
+
+
+CONTRAST = """(sel) => {
+  // The contrast ratio (WCAG) of an element's text against what is behind it.
+  const rgba = (c) => c.match(/[\\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const layers = [];
+  for (let e = document.querySelector(sel); e; e = e.parentElement) {
+    const c = rgba(getComputedStyle(e).backgroundColor);
+    if ((c[3] ?? 1) > 0) layers.push(c);
+    if ((c[3] ?? 1) === 1) break;
+  }
+  let bg = [255, 255, 255];
+  for (const c of layers.reverse()) {
+    const a = c[3] ?? 1;
+    bg = bg.map((v, i) => a * c[i] + (1 - a) * v);
+  }
+  const fg = rgba(getComputedStyle(document.querySelector(sel)).color);
+  const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
+
+
+def _phone(browser: Any, server: str, token: str, me: dict[str, Any]) -> Any:
+    """A page on a phone (390 CSS px wide, touch) of the player with ``token``."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    context.add_init_script(
+        f"localStorage.setItem('sparring.token', {json.dumps(token)});"
+        f"localStorage.setItem('sparring.player', {json.dumps(json.dumps(me))});"
+    )
+    page = context.new_page()
+    page.set_default_timeout(STEP_TIMEOUT_MS)
+    return page
+
+
+def test_header_links_and_text_are_readable_hovered_and_in_dark_mode(
+    page: Any, server: str
+) -> None:
+    """A hovered header link once turned near-white on light grey (the buttons' hover); the
+    page's text keeps a contrast of at least 4.5:1 in light and dark mode."""
+    _new_player(page, "Hal")
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.mouse.move(0, 0)
+        for link in ("#nav-new", "#nav-profile", "#forget-player"):
+            page.hover(link)
+            assert page.evaluate(CONTRAST, link) >= 4.5, (scheme, link)
+        page.mouse.move(0, 0)
+        for text in ("#new-heading", "#elo-hint", "#start-game", "#game-select", "footer a"):
+            assert page.evaluate(CONTRAST, text) >= 4.5, (scheme, text)
+    dark = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert dark == "rgb(21, 23, 28)"  # the dark page, not the light one
+    page.emulate_media(color_scheme="light")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(246, 244, 239)"
+
+
+def test_a_blank_name_or_one_with_a_direction_override_is_refused_with_why(page: Any) -> None:
+    page.fill("#player-name", "   ")
+    page.click("#player-form button[type=submit]")
+    page.wait_for_selector("#message:not([hidden])")
+    blank = "name: a name needs at least one visible character, not only spaces"
+    assert page.text_content("#message") == blank
+    page.fill("#player-name", "Ann\u202egnp.exe")
+    page.click("#player-form button[type=submit]")
+    page.wait_for_function(f"document.getElementById('message').textContent !== {blank!r}")
+    assert page.text_content("#message") == (
+        "name: a name cannot hold U+202E (RIGHT-TO-LEFT OVERRIDE): use letters, digits, "
+        "spaces and punctuation"
+    )
+    assert page.evaluate("localStorage.getItem('sparring.token')") is None
+    assert page.is_visible("#player-section")
+
+
+def test_the_elo_shown_is_one_number_in_hint_slider_field_and_label(page: Any, server: str) -> None:
+    """The hint, the slider and the number field show the catalog's whole-number range and
+    default for every game; the slider reaches both ends; an Elo above the range is played,
+    labelled and noticed at the high end the hint named."""
+    _new_player(page, "Eve")
+    catalog = Api(server).call("GET", "/api/catalog")
+    seen = 0
+    for game in catalog["games"]:
+        elo = game["levels"]["elo"]
+        if elo is None:
+            continue
+        seen += 1
+        page.select_option("#game-select", game["name"])
+        page.check("#mode-elo")
+        low, high = elo["low"], elo["high"]
+        slider = page.eval_on_selector("#elo-range", "e => [e.min, e.max, e.step, e.value]")
+        assert slider == [str(low), str(high), "1", str(game["default_elo"])], game["name"]
+        assert page.input_value("#elo-number") == str(game["default_elo"])
+        assert page.text_content("#elo-hint").startswith(f"Measured range {low}–{high}:")
+        page.focus("#elo-range")
+        page.keyboard.press("End")
+        assert page.input_value("#elo-number") == str(high)
+        page.keyboard.press("Home")
+        assert page.input_value("#elo-number") == str(low)
+    assert seen == 6
+    page.select_option("#game-select", "connect4")
+    high = catalog["games"][0]["levels"]["elo"]["high"]
+    page.fill("#elo-number", str(high + 50))
+    hint = page.text_content("#elo-hint")
+    assert f"{high + 50} is above it: the AI will play at {high}," in hint
+    page.select_option("#side-select", "first")
+    page.click("#start-game")
+    _game_id(page)
+    scale = catalog["games"][0]["levels"]["elo"]["scale"]
+    assert page.text_content("#game-opponent") == f"against Elo {high} ({scale})"
+    assert page.text_content("#notices").endswith(f"playing the strongest level, {high}")
+
+
+def test_the_profile_plots_keep_their_labels_and_count_chess_moves(page: Any) -> None:
+    """A chess rank (1400-1600) once lost its first characters to the plot's edge; chess
+    games were counted in half-moves.  (The profile is given to the page here, as the server
+    would send it after games of chess and Connect Four.)"""
+    _new_player(page, "Pat")
+    me = page.evaluate("JSON.parse(localStorage.getItem('sparring.player'))")
+    ranks = ["1000-1200", "1200-1400", "1400-1600", "1200-1400"]
+    summary = {"opponent_label": "UCT", "human_side": 0, "created": "2025-03-01T10:00:00.000+00:00",
+               "updated": "2025-03-01T10:00:00.000+00:00"}  # fmt: skip
+    profile = {
+        **me,
+        "adaptive": [],
+        "estimates": [
+            {"time": f"2025-03-0{i + 1}T10:00:00.000+00:00", "game": "chess", "kind": "rank",
+             "value": rank, "low": None, "high": None, "confidence": 0.6, "games": i + 1}
+            for i, rank in enumerate(ranks)
+        ] + [
+            {"time": f"2025-03-0{i + 1}T11:00:00.000+00:00", "game": "connect4", "kind": "dsa-elo",
+             "value": v, "low": v - 150, "high": v + 150, "confidence": None, "games": i + 1}
+            for i, v in enumerate([1441.0, 1380.5, 1602.2])
+        ],
+        "games": [
+            {**summary, "id": "a", "game": "chess", "status": "over", "result": 0.0, "ply": 13},
+            {**summary, "id": "b", "game": "chess", "status": "ongoing", "result": None, "ply": 4},
+            {**summary, "id": "c", "game": "connect4", "status": "over", "result": 1.0, "ply": 12},
+            {**summary, "id": "d", "game": "chess", "status": "over", "result": 0.5, "ply": 2},
+        ],
+    }  # fmt: skip
+    page.route("**/api/me/profile", lambda route: route.fulfill(json=profile))
+    page.click("#nav-profile")
+    page.wait_for_selector("#estimate-plots figure.plot")
+    labels = page.eval_on_selector_all(
+        "#estimate-plots .plot-svg",
+        """plots => plots.map(p => [...p.querySelectorAll('.axis')].map(t => {
+            const box = t.getBBox();
+            return [t.textContent, box.x >= 0 && box.x + box.width <= p.viewBox.baseVal.width];
+        }))""",
+    )
+    assert [t for t, _ in labels[0] if "-" in t] == ["1000-1200", "1200-1400", "1400-1600"]
+    assert all(inside for plot in labels for _, inside in plot), labels
+    outcomes = [t.split(" — ")[1].rsplit(",", 2)[0] for t in
+                page.locator("#profile-games li").all_text_contents()]  # fmt: skip
+    assert outcomes == [
+        "you lost after 7 moves",
+        "in progress, move 3",
+        "you won after 12 moves",
+        "draw after 1 move",
+    ]
+
+
+def test_a_pass_that_would_end_the_game_asks_first(page: Any, server: str) -> None:
+    """Where a pass would end the game (the AI has just passed) Pass asks first: the first
+    click sends nothing, the second passes; an ordinary pass takes one click.  (The server's
+    ``ends_game`` is set on the state given to the page.)"""
+    api = Api(server)
+    token = _new_player(page, "Ned")
+    body = {"game": "go9", "opponent": TINY_AI, "side": "first"}
+    ending, ordinary = (api.call("POST", "/api/games", body, token) for _ in range(2))
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data or "") if r.method == "POST" else None)
+    state = api.call("GET", f"/api/games/{ending['id']}", token=token)
+    (pass_move,) = [m for m in state["legal"] if m["text"] == "pass"]
+    assert pass_move["ends_game"] is False
+    pass_move["ends_game"] = True  # as after the AI's pass
+    page.route(f"**/api/games/{ending['id']}", lambda route: route.fulfill(json=state))
+    page.goto(f"{server}/#game/{ending['id']}")
+    page.wait_for_selector("#board .hit")
+    assert page.text_content("#status") == (
+        "Your move: you play Black. The AI passed: if you pass too, the game ends and is scored."
+    )
+    page.click("#pass-button")
+    assert page.text_content("#pass-button") == "Pass and end the game?"
+    page.wait_for_timeout(500)
+    assert posts == []  # nothing sent yet
+    page.click("#pass-button")
+    _wait_plies(page, 1)
+    assert [json.loads(p) for p in posts] == [{"move": "pass", "ply": 0}]
+    assert page.text_content("#pass-button") == "Pass"
+    page.goto(f"{server}/#game/{ordinary['id']}")
+    page.wait_for_selector("#board .hit")
+    assert page.text_content("#status") == "Your move: you play Black."
+    page.click("#pass-button")  # an ordinary pass: one click
+    _wait_plies(page, 1)
+    assert [json.loads(p) for p in posts[1:]] == [{"move": "pass", "ply": 0}]
+
+
+def test_go19_on_a_phone_opens_zoomed_with_points_a_finger_can_hit(
+    browser: Any, server: str
+) -> None:
+    """On a phone Go 19x19's points would be 17 px apart: the board opens zoomed (34 px) in a
+    frame that scrolls, a point there is played by a tap, and a button shows the whole board."""
+    api = Api(server)
+    me = api.call("POST", "/api/players", {"name": "Go"})
+    game = api.call(
+        "POST", "/api/games", {"game": "go", "opponent": TINY_AI, "side": "first"}, me["token"]
+    )
+    page = _phone(browser, server, me["token"], {"id": me["id"], "name": me["name"]})
+    try:
+        page.goto(f"{server}/#game/{game['id']}")
+        page.wait_for_selector("#board .hit")
+        assert page.get_attribute("#zoom-button", "aria-pressed") == "true"
+        boxes = page.eval_on_selector_all(
+            "#board .hit", "hs => hs.map(h => h.getBoundingClientRect().width)"
+        )
+        assert len(boxes) == 361 and min(boxes) >= 28, min(boxes)
+        widths = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert widths[0] <= widths[1]  # the frame scrolls, not the page
+        page.locator("#board [data-text='D4']").tap()
+        page.wait_for_function("document.querySelectorAll('#move-list li').length >= 2")
+        state = api.call("GET", f"/api/games/{game['id']}", token=me["token"])
+        assert state["moves"][0]["text"] == "D4"
+        page.wait_for_selector("#board .hit")
+        page.click("#zoom-button")
+        assert page.text_content("#zoom-button") == "Zoom in (bigger points)"
+        whole = page.locator("#board .hit").first.bounding_box()
+        assert whole is not None and whole["width"] < 20  # the whole board: 17 px a point
+        page.reload()
+        page.wait_for_selector("#board .hit")
+        assert page.get_attribute("#zoom-button", "aria-pressed") == "false"  # remembered
+    finally:
+        page.context.close()

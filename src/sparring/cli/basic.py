@@ -117,10 +117,10 @@ def _save(session: GameSession, path: Path) -> None:
     """Write the session's record to ``path`` (format by :func:`record_format_for`), dated
     today (PGN ``Date``, SGF ``DT``)."""
     fmt = record_format_for(session.game, path)
-    today = datetime.date.today()
-    dated = {"pgn": {"Date": today.strftime("%Y.%m.%d")}, "sgf": {"DT": today.isoformat()}}
+    from sparring.records.common import date_headers
+
     try:
-        path.write_text(session.export(fmt, **dated.get(fmt, {})))
+        path.write_text(session.export(fmt, **date_headers(fmt, datetime.date.today())))
     except OSError as err:
         console.print(f"[red]cannot write {path}: {err.strerror}[/red]")
         return

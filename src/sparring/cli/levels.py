@@ -212,7 +212,7 @@ def _scale_table(game: str) -> LevelTable:
 
 
 RANK_LADDER = "go-rank-ladder.json"
-"""The shipped Go 19x19 handicap ladder (package data; written by ``scripts/go_ladder.py
+"""The shipped Go 19x19 handicap ladder (package data; written by ``research/go_ladder.py
 ship`` from a run whose every pair was level, docs/strength/go-ladder.md)."""
 
 

@@ -294,6 +294,18 @@ class Othello(Game):
         """(black, white) number of discs."""
         return bin(int(state[BLACK])).count("1"), bin(int(state[WHITE])).count("1")
 
+    def score_text(self, state: State) -> str | None:
+        """``Black 36 discs, White 28 (Black wins by 8).``"""
+        black, white = self.disc_count(state)
+        verdict = (
+            f"Black wins by {black - white}"
+            if black > white
+            else f"White wins by {white - black}"
+            if white > black
+            else "a draw"
+        )
+        return f"Black {black} discs, White {white} ({verdict})."
+
     def encode(self, state: State) -> Planes:
         planes = np.empty((3, self.size, self.size), dtype=np.float32)
         _encode(state, planes, self.size)

@@ -1,12 +1,23 @@
-"""What the record readers share: error reports and path handling."""
+"""What the record readers and writers share: error reports, path handling, the date tags."""
 
 from __future__ import annotations
 
+import datetime
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from sparring.errors import SparringError
+
+
+def date_headers(fmt: str, day: datetime.date) -> dict[str, str]:
+    """The tag that dates a record of format ``fmt`` (``GameSession.export``'s headers): PGN
+    ``Date`` (``2025.03.01``), SGF ``DT`` (``2025-03-01``); none for a move list."""
+    if fmt == "pgn":
+        return {"Date": day.strftime("%Y.%m.%d")}
+    if fmt == "sgf":
+        return {"DT": day.isoformat()}
+    return {}
 
 
 class RecordFileError(SparringError, ValueError):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime
 import functools
 import hashlib
 import hmac
@@ -21,6 +22,7 @@ import logging
 import math
 import multiprocessing
 import secrets
+import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -32,7 +34,8 @@ from typing import Annotated, Any, Literal, TypeVar
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -41,7 +44,9 @@ from sparring.errors import (
     GameOverError,
     IllegalMoveError,
     IncompatibleError,
+    IncompatiblePlayerError,
     SparringError,
+    UnsupportedGameError,
 )
 from sparring.games.base import Game
 from sparring.levels import Level, LevelReport
@@ -49,6 +54,7 @@ from sparring.players.registry import kinds, settings_from_json
 from sparring.players.settings import DSASettings
 from sparring.players.settings_base import PlayerSettings
 from sparring.profiles import OPPONENT_ELO_ESTIMATE, AdaptiveEntry, GameEntry, Profile
+from sparring.records.common import date_headers
 from sparring.service import worker
 from sparring.service.catalog import (
     GameInfo,
@@ -134,11 +140,41 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class NewPlayer(_Body):
-    """``POST /api/players``: the name (shown as given, 1-40 characters, no control
-    characters)."""
+NAME_JOINERS = frozenset("\u200c\u200d")
+"""Format characters a name may hold: the zero-width non-joiner and joiner (Persian and Indic
+scripts, emoji sequences)."""
 
-    name: Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]+$")]
+
+def check_name(name: str) -> str:
+    """A player's name as given, or :class:`PydanticCustomError` (422, key ``name``) with one
+    sentence: a name needs a visible character, and holds no control, line-break or format
+    character (the bidirectional overrides and isolates among them, which would make the name
+    read differently from what it is), except the zero-width (non-)joiners and the tags of
+    flag emoji."""
+    for ch in name:
+        category = unicodedata.category(ch)
+        allowed = ch in NAME_JOINERS or 0xE0020 <= ord(ch) <= 0xE007F
+        if category in ("Cc", "Cs", "Zl", "Zp") or (category == "Cf" and not allowed):
+            label = unicodedata.name(ch, "a control character")
+            raise PydanticCustomError(
+                "name_character",
+                "a name cannot hold U+{code} ({label}): use letters, digits, spaces and "
+                "punctuation",
+                {"code": f"{ord(ch):04X}", "label": label},
+            )
+    if not any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in name):
+        raise PydanticCustomError(
+            "name_blank", "a name needs at least one visible character, not only spaces"
+        )
+    return name
+
+
+class NewPlayer(_Body):
+    """``POST /api/players``: the name (shown as given, at most 40 characters, at least one
+    of them visible; no control, line-break or format character such as a right-to-left
+    override: :func:`check_name`)."""
+
+    name: Annotated[str, Field(max_length=40), AfterValidator(check_name)]
 
 
 class EloOpponent(_Body):
@@ -289,9 +325,10 @@ ERROR_MEANING = {
     401: "No token, or a token of no player.",
     403: "Another player's game or profile.",
     404: "No such game, or an unknown name (game, player kind, setting, network).",
-    409: "The game is at another ply or over, or the settings do not fit together.",
+    409: "The game is at another ply or over, or the state kept in the profile does not fit.",
     413: "The request body is larger than the server accepts.",
-    422: "A malformed body or parameter, a bad value or an illegal move.",
+    422: "A malformed body or parameter, a bad value, an option the game does not offer "
+    "(a level, settings that do not fit it) or an illegal move.",
     429: "Too many AI moves in flight (the player's or the server's); retry after Retry-After.",
 }
 """What each error status means, for the OpenAPI description of the endpoints."""
@@ -718,8 +755,10 @@ class Forbidden(SparringError):
 
 
 class BodyLimit:
-    """ASGI middleware: answer 413 to a request body over ``limit`` bytes (declared or
-    sent)."""
+    """ASGI middleware: answer 413 to a request body over ``limit`` bytes, whether declared
+    (``Content-Length``) or sent (a chunked body is read, up to ``limit`` bytes, before the
+    app sees it: an error raised while the app reads its body would be answered 400 by
+    FastAPI's body parsing)."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -730,37 +769,42 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        too_big = JSONResponse(
-            {"detail": f"the request body is larger than {self.limit} bytes", "key": None},
-            status_code=413,
-        )
         if declared is not None:
             try:
                 size = int(declared)
             except ValueError:
                 size = self.limit + 1
             if size > self.limit:
-                await too_big(scope, receive, send)
+                await self._too_big(scope, receive, send)
                 return
+        if scope.get("method") in ("GET", "HEAD", "OPTIONS", "DELETE") and declared is None:
+            await self.app(scope, receive, send)  # no body (long polls keep their receive)
+            return
+        held: list[Message] = []
         seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooBig()
-            return message
+            held.append(message)
+            if message["type"] != "http.request":
+                break  # the client went away: the app sees it
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                await self._too_big(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
 
-        try:
-            await self.app(scope, counted, send)
-        except _TooBig:
-            await too_big(scope, receive, send)
+        async def replay() -> Message:
+            return held.pop(0) if held else await receive()
 
+        await self.app(scope, replay, send)
 
-class _TooBig(Exception):
-    pass
+    async def _too_big(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = JSONResponse(
+            {"detail": f"the request body is larger than {self.limit} bytes", "key": None},
+            status_code=413,
+        )
+        await response(scope, receive, send)
 
 
 def _error(
@@ -941,17 +985,21 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         opp = body.opponent
         opponent: PlayerSettings
         report: LevelReport | None = None
-        if isinstance(opp, SettingsOpponent):
-            _no_paths(opp.settings, "settings")
-            check_served(opp.settings)
-            opponent = settings_from_json(opp.settings)
-        else:
-            try:
-                opponent, report = opponent_for(info, _level_of(opp))
-            except SparringError as exc:
-                if exc.key == "mode":
-                    exc.key = "kind"  # the request's field: opponent.kind
-                raise
+        clamped: str | None = None
+        try:
+            if isinstance(opp, SettingsOpponent):
+                _no_paths(opp.settings, "settings")
+                check_served(opp.settings)
+                opponent = settings_from_json(opp.settings)
+            else:
+                level, clamped = _level_of(opp, info)
+                opponent, report = opponent_for(info, level)
+        except SparringError as exc:
+            if exc.key == "mode":
+                exc.key = "kind"  # the request's field: opponent.kind
+            if isinstance(exc, IncompatibleError):
+                raise _not_offered(exc) from None
+            raise
         adaptive_key = None if report is None else report.adaptive_key
         state = None
         if adaptive_key is not None:
@@ -963,16 +1011,19 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         human = {"first": 0, "second": 1}.get(body.side, secrets.randbelow(2))
         if human == 1 and service.in_flight(caller["id"]) >= settings.max_games_in_flight:
             raise Busy("too many of your games wait for the AI; try again in a moment")
-        result = await service.job(
-            worker.new_game,
-            info.game.name,
-            dict(info.game.params()),
-            opponent.to_json(),
-            secrets.randbelow(2**31),
-            human,
-            caller["name"],
-            state,
-        )
+        try:
+            result = await service.job(
+                worker.new_game,
+                info.game.name,
+                dict(info.game.params()),
+                opponent.to_json(),
+                secrets.randbelow(2**31),
+                human,
+                caller["name"],
+                state,
+            )
+        except (IncompatiblePlayerError, UnsupportedGameError) as exc:
+            raise _not_offered(exc) from None  # settings that do not fit the game
         when = store_now()
         game_id = uuid.uuid4().hex
         await service.thread(
@@ -994,7 +1045,9 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
                 "created": when,
                 "updated": when,
                 "adaptive_key": adaptive_key,
-                "notices": json.dumps(list(result["notices"]) or _level_notices(report)),
+                "notices": json.dumps(
+                    list(result["notices"]) or _level_notices(report) or _notice(clamped)
+                ),
             },
         )
         row = await service.thread(service.db.game, game_id)
@@ -1093,12 +1146,14 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         caller: Caller,
         format: Literal["sgf", "pgn", "moves"] | None = None,
     ) -> Response:
-        """The game's record: SGF (Go), PGN (chess) or a move list (default: the game's)."""
+        """The game's record: SGF (Go), PGN (chess) or a move list (default: the game's);
+        SGF and PGN dated with the day the game began (UTC)."""
         row = await owned(game_id, caller)
         info = service.catalog[row.game]
         session = await service.thread(session_of, row, info.game)
         fmt = format or info.game.record_format
-        text = session.export(fmt)
+        played = datetime.date.fromisoformat(row.created[:10])  # the day it began (UTC)
+        text = session.export(fmt, **date_headers(fmt, played))
         ext = {"sgf": "sgf", "pgn": "pgn", "moves": "txt"}[fmt]
         return PlainTextResponse(
             text,
@@ -1113,10 +1168,17 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     return app
 
 
-def _level_of(opp: Any) -> Level | None:
-    """The level a request's opponent asks for (None: the game's default AI)."""
+def _level_of(opp: Any, info: GameInfo) -> tuple[Level | None, str | None]:
+    """The level a request's opponent asks for (None: the game's default AI), and the notice
+    of an Elo outside the range played (:meth:`GameInfo.played_elo`)."""
     if isinstance(opp, EloOpponent):
-        return Level.at_elo(opp.elo)
+        elo, notice = info.played_elo(opp.elo)
+        return Level.at_elo(elo), notice
+    return _other_level(opp), None
+
+
+def _other_level(opp: Any) -> Level | None:
+    """The level of a request's opponent other than an Elo (None: the game's default AI)."""
     if isinstance(opp, RankOpponent):
         return Level.at_rank(opp.rank)
     if isinstance(opp, AdaptiveOpponent):
@@ -1137,10 +1199,21 @@ def _adaptive_label(report: LevelReport | None, state: Any) -> LevelReport | Non
     return dataclasses.replace(report, label=f"{report.label}: now playing about {elo:.0f}")
 
 
+def _notice(text: str | None) -> list[str]:
+    return [] if text is None else [text]
+
+
 def _level_notices(report: LevelReport | None) -> list[str]:
     """The level's notice (clamped, the nearest measured level, not measured), shown when
     the player itself says nothing (a clamped Elo's player says it in its own words)."""
     return [] if report is None or not report.notice else [report.notice]
+
+
+def _not_offered(exc: SparringError) -> BadValueError:
+    """An option of a new game's request that does not apply to its game (a kind of level the
+    game does not offer, player settings that do not fit it) as the request's error: 422 with
+    the same sentence and key, not 409 (nothing stored conflicts with the request)."""
+    return BadValueError(str(exc), exc.key)
 
 
 def _unknown_game(name: str, catalog: dict[str, GameInfo]) -> SparringError:

@@ -9,6 +9,7 @@ and a request becomes a player through the level resolver alone
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,32 @@ class GameInfo:
         return self.table.elo_range
 
     @property
+    def whole_range(self) -> tuple[int, int] | None:
+        """The whole Elo numbers inside the Elo levels' range: the ends the page shows and
+        the service plays (as ``UCI_Elo``'s range in the UCI engine); None: no Elo levels."""
+        if self.elo_range is None:
+            return None
+        low, high = self.elo_range
+        return math.ceil(low), math.floor(high)
+
+    def played_elo(self, elo: float) -> tuple[float, str | None]:
+        """The Elo played for an asked ``elo``, and the notice when it is not the one asked:
+        on a scale played at any Elo, clamped to :attr:`whole_range` (so that the label, the
+        notice and the page say the same whole number, and the player, asked an Elo inside
+        its own range, clamps nothing); on a table of measured rows, as asked (the resolver
+        plays the nearest row, and says so)."""
+        whole = self.whole_range
+        if whole is None or self.table.kind == "rows" or whole[0] <= elo <= whole[1]:
+            return elo, None
+        low, high = whole
+        played = low if elo < low else high
+        end = "weakest" if elo < low else "strongest"
+        return float(played), (
+            f"Elo {elo:g} is outside the measured range {low}..{high} of {self.table.scale}; "
+            f"playing the {end} level, {played}"
+        )
+
+    @property
     def adaptive(self) -> list[str]:
         """The adaptive opponents this game offers."""
         return list(self.table.adaptive)
@@ -60,9 +87,13 @@ class GameInfo:
         low_high = table.elo_range
         elo = None
         if low_high is not None:
+            low, high = self.whole_range or (0, 0)
             elo = {
                 "min": round(low_high[0], 1),
                 "max": round(low_high[1], 1),
+                "low": low,
+                "high": high,
+                "nearest": table.kind == "rows",
                 "scale": table.scale,
                 "anchor": table.anchor,
                 "levels": [_row_json(r) for r in table.rows],
@@ -79,8 +110,14 @@ class GameInfo:
                 "adaptive": self.adaptive,
                 "estimator_ranks": list(game_ranks(g.name)) if g.name in ("go", "chess") else None,
             },
-            "default_elo": None if low_high is None else round((low_high[0] + low_high[1]) / 2),
+            "default_elo": None if low_high is None else whole_elo((low_high[0] + low_high[1]) / 2),
         }
+
+
+def whole_elo(elo: float) -> int:
+    """An Elo as the service writes it: the nearest whole number, a half to the even one (as
+    the labels and notices format it, ``f"{elo:.0f}"``)."""
+    return round(elo)
 
 
 def _row_json(row: LevelRow) -> dict[str, Any]:
@@ -142,4 +179,5 @@ __all__ = [
     "check_served",
     "kinds_json",
     "opponent_for",
+    "whole_elo",
 ]

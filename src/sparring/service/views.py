@@ -105,6 +105,14 @@ def result_text(session: GameSession, human: int) -> str | None:
     return head if not detail else f"{head}: {detail}"
 
 
+def _pass_ends(game: Game, state: State, move: int) -> dict[str, bool]:
+    """For a pass (Go, Othello): ``{"ends_game": ...}``, whether it ends the game (the other
+    side passed just before), so that a page can ask before it; ``{}`` for other moves."""
+    if game.move_to_text(move) != "pass":
+        return {}
+    return {"ends_game": bool(game.is_terminal(game.play(state, move)))}
+
+
 def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, Any]:
     """A game's state (GameState in the contract)."""
     session = session_of(row, game)
@@ -144,6 +152,7 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
         "legal": [
             {"move": m, "text": game.move_to_text(m)}
             | ({"san": san} if isinstance(game, Chess) else {})
+            | _pass_ends(game, state, m)
             for m, san in zip(legal, move_texts(game, state, legal), strict=True)
         ],
         "last_move": None

@@ -24,6 +24,8 @@ const ui = {
   gen: 0, // bumps whenever another game is shown: stale polls stop
   selected: null, // chess: the square a move starts from
   busy: false, // a move request is in flight
+  disarmPass: null, // takes back the pass button's question
+  zoomCentred: null, // the game whose zoomed board was scrolled to its last move
 };
 
 const $ = (id) => document.getElementById(id);
@@ -141,8 +143,8 @@ function showPlayer() {
 
 async function createPlayer(event) {
   event.preventDefault();
+  // A blank name (only spaces) goes to the server too, which says what a name needs.
   const name = $("player-name").value.trim();
-  if (!name) return;
   try {
     const created = await api("POST", "/api/players", { name });
     rememberPlayer(created, created.token);
@@ -198,19 +200,19 @@ function onGameChange() {
   $("level-none").hidden = Object.values(modes).some(Boolean);
   $("level-none").textContent = "This game has one opponent: its best available AI.";
   if (levels.elo) {
-    const { min, max } = levels.elo;
-    for (const input of [$("elo-range"), $("elo-number")]) {
-      input.min = String(Math.floor(min));
-      input.max = String(Math.ceil(max));
-      input.step = "10";
-    }
+    // One source for every Elo shown: the catalog's whole-number range (low, high) and
+    // default, which the server plays and writes in its labels; the slider steps by 1 so that
+    // it reaches both ends and always shows what the number field says.
+    const { low, high } = levels.elo;
+    const slider = $("elo-range");
+    slider.min = String(low);
+    slider.max = String(high);
+    slider.step = "1";
     // The number field may go outside the range (the server clamps and says so); the slider may not.
-    $("elo-number").removeAttribute("min");
-    $("elo-number").removeAttribute("max");
     $("elo-number").step = "1";
-    const start = info.default_elo ?? Math.round((min + max) / 2);
-    $("elo-range").value = String(start);
-    $("elo-number").value = String(Math.round(start));
+    const initial = info.default_elo ?? wholeElo((low + high) / 2);
+    slider.value = String(initial);
+    $("elo-number").value = String(initial);
     updateEloHint();
   }
   const ranks = $("rank-select");
@@ -236,25 +238,56 @@ function onModeChange() {
   $("default-hint").hidden = mode !== "default" || !$("level-none").hidden;
 }
 
+function wholeElo(x) {
+  // An Elo as the server writes it: the nearest whole number, a half to the even one.
+  const down = Math.floor(x);
+  const rest = x - down;
+  if (rest !== 0.5) return rest < 0.5 ? down : down + 1;
+  return down % 2 === 0 ? down : down + 1;
+}
+
+function askedElo() {
+  // The Elo in the number field as a whole number (what is sent), or null.
+  const text = $("elo-number").value;
+  const value = Number(text);
+  return text === "" || !Number.isFinite(value) ? null : wholeElo(value);
+}
+
+function nearestLevel(levels, elo) {
+  // The measured level a table of rows plays for an Elo (the server's rule: the nearest, the
+  // weaker of two as near).
+  let best = null;
+  for (const row of levels) {
+    if (row.elo === null || row.elo === undefined) continue;
+    const d = Math.abs(row.elo - elo);
+    if (!best || d < best.d || (d === best.d && row.elo < best.elo)) best = { d, elo: row.elo };
+  }
+  return best ? wholeElo(best.elo) : null;
+}
+
 function updateEloHint() {
   const info = gameInfo($("game-select").value);
   const range = info?.levels?.elo;
   if (!range) return;
-  const lo = Math.round(range.min);
-  const hi = Math.round(range.max);
-  const asked = Number($("elo-number").value);
-  const kind = "measured";
-  let text = `Measured range ${lo}–${hi}: Elo on ${range.scale} (${range.anchor}).`;
+  const { low, high } = range;
+  const asked = askedElo();
+  let text = `Measured range ${low}–${high}: Elo on ${range.scale} (${range.anchor}).`;
   const hint = $("elo-hint");
   hint.classList.remove("warn");
-  if (Number.isFinite(asked) && $("elo-number").value !== "") {
-    if (asked < range.min) {
-      text += ` ${Math.round(asked)} is below it: the AI will play at ${lo}, its weakest ${kind} level.`;
-      hint.classList.add("warn");
-    } else if (asked > range.max) {
-      text += ` ${Math.round(asked)} is above it: the AI will play at ${hi}, its strongest ${kind} level.`;
+  if (asked !== null && range.nearest) {
+    const played = nearestLevel(range.levels ?? [], asked);
+    const shown = (range.levels ?? []).map((r) => wholeElo(r.elo)).join(", ");
+    text += ` Only these levels were measured: ${shown}.`;
+    if (played !== null && played !== asked) {
+      text += ` For ${asked} the AI will play the nearest, ${played}.`;
       hint.classList.add("warn");
     }
+  } else if (asked !== null && asked < low) {
+    text += ` ${asked} is below it: the AI will play at ${low}, its weakest measured level.`;
+    hint.classList.add("warn");
+  } else if (asked !== null && asked > high) {
+    text += ` ${asked} is above it: the AI will play at ${high}, its strongest measured level.`;
+    hint.classList.add("warn");
   }
   hint.textContent = text;
 }
@@ -269,8 +302,8 @@ async function startGame(event) {
   const mode = document.querySelector('input[name="mode"]:checked')?.value;
   let opponent;
   if (mode === "elo") {
-    const elo = Number($("elo-number").value);
-    if (!Number.isFinite(elo) || $("elo-number").value === "") {
+    const elo = askedElo();
+    if (elo === null) {
       showMessage("Please give the target Elo as a number.");
       $("elo-number").focus();
       return;
@@ -306,12 +339,20 @@ async function showMyGames() {
   }
 }
 
+function movesPlayed(game, ply) {
+  // Moves as players count them: chess counts a move of each side as one (1. e4 e5), the
+  // other games every move.
+  const n = game === "chess" ? Math.ceil(ply / 2) : ply;
+  return `${n} move${n === 1 ? "" : "s"}`;
+}
+
 function summaryOutcome(g) {
-  if (g.status !== "over") return `in progress, move ${g.ply}`;
+  if (g.status !== "over") return `in progress, move ${g.game === "chess" ? Math.floor(g.ply / 2) + 1 : g.ply + 1}`;
   if (g.result === null || g.result === undefined) return "finished";
   const mine = g.result; // the person's score (1 win, 0.5 draw, 0 loss)
-  if (mine === 0.5) return `draw after ${g.ply} moves`;
-  return mine > 0.5 ? `you won after ${g.ply} moves` : `you lost after ${g.ply} moves`;
+  const after = movesPlayed(g.game, g.ply);
+  if (mine === 0.5) return `draw after ${after}`;
+  return mine > 0.5 ? `you won after ${after}` : `you lost after ${after}`;
 }
 
 function fillGameList(list, games, empty) {
@@ -389,16 +430,20 @@ async function followAI() {
 }
 
 async function gameAction(path, body) {
-  if (!ui.game || ui.busy) return;
+  // True when the server took the action; false when it refused it (its message shown).
+  if (!ui.game || ui.busy) return false;
   const gen = ui.gen;
   ui.busy = true;
   renderControls();
+  let done = false;
   try {
     const state = await api("POST", `/api/games/${encodeURIComponent(ui.game.id)}/${path}`, body);
-    if (gen !== ui.gen) return;
+    if (gen !== ui.gen) return false;
     showMessage("");
+    $("move-error").hidden = true;
     ui.game = state;
     ui.selected = null;
+    done = true;
   } catch (err) {
     showMessage(err.message);
     if (err.status === 409) {
@@ -412,13 +457,14 @@ async function gameAction(path, body) {
   } finally {
     ui.busy = false;
   }
-  if (gen !== ui.gen) return;
+  if (gen !== ui.gen) return false;
   renderGame();
   followAI();
+  return done;
 }
 
 function playMove(text) {
-  if (!ui.game) return;
+  if (!ui.game) return Promise.resolve(false);
   return gameAction("moves", { move: text, ply: ui.game.ply });
 }
 
@@ -452,6 +498,8 @@ function renderStatus(state, info) {
     status.textContent = "Game over.";
   } else if (aiToMove(state)) {
     status.textContent = `The AI is thinking… (it plays ${ai})`;
+  } else if (passMove(state)?.ends_game) {
+    status.textContent = `Your move: you play ${you}. The AI passed: if you pass too, the game ends and is scored.`;
   } else {
     status.textContent = `Your move: you play ${you}.`;
   }
@@ -473,9 +521,10 @@ function renderControls() {
   const humanMoves = state.moves.some((m) => m.by === "human");
   $("undo-button").hidden = over; // a finished game cannot be taken back
   $("undo-button").disabled = !humanMoves || ui.busy || state.ai_thinking;
-  const pass = state.legal.find((m) => m.text.toLowerCase() === "pass");
+  const pass = passMove(state);
   $("pass-button").hidden = !pass;
   $("pass-button").disabled = !mine;
+  if (!mine) ui.disarmPass?.();
   const datalist = $("legal-moves");
   datalist.replaceChildren();
   // Chess: SAN (Nf3) where the server sends it; "g1f3" is understood too.
@@ -606,11 +655,62 @@ function gridCellOfMove(state, move, played = false) {
 
 function renderBoard(state, info) {
   const host = $("board");
+  const { scrollLeft, scrollTop } = host; // a zoomed board stays where it was scrolled to
   host.replaceChildren();
-  if (state.board.kind === "chess") host.append(chessBoard(state, info));
-  else if (state.game.startsWith("go")) host.append(goBoard(state, info));
-  else if (state.game === "connect4" || state.click === "column") host.append(connect4Board(state, info));
-  else host.append(othelloBoard(state, info));
+  let board;
+  if (state.board.kind === "chess") board = chessBoard(state, info);
+  else if (state.game.startsWith("go")) board = goBoard(state, info);
+  else if (state.game === "connect4" || state.click === "column") board = connect4Board(state, info);
+  else board = othelloBoard(state, info);
+  host.append(board);
+  zoomBoard(state, board, host);
+  host.scrollLeft = scrollLeft;
+  host.scrollTop = scrollTop;
+  if (host.classList.contains("zoomed") && ui.zoomCentred !== state.id) {
+    ui.zoomCentred = state.id;
+    centreOn(host, board, state);
+  }
+}
+
+// ---------------------------------------------------------------- the zoomed board (phones)
+
+const MIN_PITCH = { touch: 28, mouse: 20 }; // CSS px between points below which a board zooms
+const ZOOM_PITCH = 34; // CSS px between points in the zoomed view
+const ZOOM_KEY = "sparring.zoom"; // "on" / "off": the person's choice, kept on this device
+
+function zoomBoard(state, board, host) {
+  // A board whose points would be closer than MIN_PITCH (Go 19x19 on a phone; a finger needs
+  // more room than a mouse pointer) is shown zoomed, ZOOM_PITCH apart, in a frame that scrolls
+  // (and pinch-zooms); a button switches to the whole board and back.
+  const width = board.viewBox.baseVal.width;
+  const pitch = (host.clientWidth * S) / width;
+  const touch = window.matchMedia("(pointer: coarse)").matches;
+  const small = pitch > 0 && pitch < (touch ? MIN_PITCH.touch : MIN_PITCH.mouse);
+  const choice = localStorage.getItem(ZOOM_KEY);
+  const zoomed = small && choice !== "off";
+  host.classList.toggle("zoomed", zoomed);
+  if (zoomed) board.style.width = `${Math.round((width / S) * ZOOM_PITCH)}px`;
+  const button = $("zoom-button");
+  button.hidden = !small;
+  button.textContent = zoomed ? "Show the whole board" : "Zoom in (bigger points)";
+  button.setAttribute("aria-pressed", String(zoomed));
+}
+
+function centreOn(host, board, state) {
+  // Scroll a zoomed board to its last move, or its centre.
+  const cell = state.last_move ? gridCellOfMove(state, state.last_move.move, true) : null;
+  const { rows, cols } = state.board;
+  const [r, c] = cell ?? [(rows - 1) / 2, (cols - 1) / 2];
+  const scale = board.getBoundingClientRect().width / board.viewBox.baseVal.width;
+  host.scrollLeft = (M + (c + 0.5) * S) * scale - host.clientWidth / 2;
+  host.scrollTop = (M + (r + 0.5) * S) * scale - host.clientHeight / 2;
+}
+
+function toggleZoom() {
+  const zoomed = $("board").classList.contains("zoomed");
+  localStorage.setItem(ZOOM_KEY, zoomed ? "off" : "on");
+  ui.zoomCentred = null;
+  if (ui.game) renderBoard(ui.game, gameInfo(ui.game.game));
 }
 
 function boardSvg(width, height, label, top = 0) {
@@ -1056,13 +1156,22 @@ async function showProfile() {
   fillGameList($("profile-games"), profile.games ?? [], "No games yet.");
 }
 
+const AXIS_PX = 11; // the plots' axis labels (style.css: .plot-svg .axis)
+let measureContext = null;
+
+function textWidth(text, px) {
+  // The width of a text in the page's font, in CSS pixels (an SVG unit of the plots).
+  measureContext ??= document.createElement("canvas").getContext("2d");
+  measureContext.font = `${px}px ${getComputedStyle(document.body).fontFamily}`;
+  return measureContext.measureText(text).width;
+}
+
 function plotSeries(points) {
   const first = points[0];
   const label = `${gameInfo(first.game)?.label ?? first.game}: ${first.kind === "rank" ? "rank" : "Elo"} over your games`;
   const figure = el("figure", { class: "plot" });
   const W = 360;
   const H = 180;
-  const L = 48;
   const R = 12;
   const T = 12;
   const B = 30;
@@ -1080,6 +1189,21 @@ function plotSeries(points) {
   const pad = (hi - lo) * 0.08;
   lo -= pad;
   hi += pad;
+  // Axis labels: the top, middle and bottom Elo (or the ranks), the first and last game.
+  // The left margin is as wide as the widest label (a chess rank is "1400-1600").
+  const yLabel = (v) => {
+    if (!isRank) return String(Math.round(v));
+    const ranks = gameInfo(first.game)?.levels?.estimator_ranks;
+    const i = Math.round(v);
+    if (ranks && ranks[ranks.length - 1 - i] !== undefined) return ranks[ranks.length - 1 - i];
+    return i > 0 ? `${i}d` : `${1 - i}k`;
+  };
+  const rankTicks = [];
+  for (let v = Math.ceil(lo); v <= Math.floor(hi); v++) rankTicks.push(v);
+  const everyRank = rankTicks.length <= 6; // few ranks: each one named, else the two ends
+  const ticks = isRank ? (everyRank ? rankTicks : [rankTicks[0], rankTicks[rankTicks.length - 1]]) : [lo + pad, (lo + hi) / 2, hi - pad];
+  const labels = ticks.map(yLabel);
+  const L = Math.ceil(Math.max(30, ...labels.map((t) => textWidth(t, AXIS_PX)))) + 12;
   const n = points.length;
   const xAt = (i) => (n === 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (n - 1));
   const yAt = (v) => T + ((hi - v) * (H - T - B)) / (hi - lo);
@@ -1100,19 +1224,10 @@ function plotSeries(points) {
     dot.append(svg("title", {}, `${new Date(p.time).toLocaleString()}: ${describeEstimate(p)}`));
     root.append(dot);
   });
-  // Axis labels: the top and bottom values, the first and last game.
-  const yLabel = (v) => {
-    if (!isRank) return String(Math.round(v));
-    const ranks = gameInfo(first.game)?.levels?.estimator_ranks;
-    const i = Math.round(v);
-    if (ranks && ranks[ranks.length - 1 - i] !== undefined) return ranks[ranks.length - 1 - i];
-    return i > 0 ? `${i}d` : `${1 - i}k`;
-  };
-  const ticks = isRank ? [Math.ceil(lo), Math.floor(hi)] : [lo + pad, (lo + hi) / 2, hi - pad];
-  for (const v of new Set(ticks)) {
-    root.append(svg("text", { x: L - 6, y: yAt(v) + 4, class: "axis", "text-anchor": "end" }, yLabel(v)));
+  ticks.forEach((v, i) => {
+    root.append(svg("text", { x: L - 6, y: yAt(v) + 4, class: "axis", "text-anchor": "end" }, labels[i]));
     root.append(svg("line", { x1: L, y1: yAt(v), x2: W - R, y2: yAt(v), class: "plot-tick" }));
-  }
+  });
   root.append(svg("text", { x: L, y: H - 10, class: "axis", "text-anchor": "start" }, `game ${points[0].games}`));
   if (n > 1) root.append(svg("text", { x: W - R, y: H - 10, class: "axis", "text-anchor": "end" }, `game ${points[n - 1].games}`));
   figure.append(root, el("figcaption", {}, label));
@@ -1152,6 +1267,35 @@ async function route() {
   await showMyGames();
 }
 
+function passMove(state) {
+  return state?.legal.find((m) => m.text.toLowerCase() === "pass") ?? null;
+}
+
+function confirmed(button, question, action) {
+  // A button whose action waits for a second click while question() gives a text (null: one
+  // click acts); the question stays 4 s.  Returns the function that takes the question back.
+  const label = button.textContent;
+  let armed = null;
+  const disarm = () => {
+    clearTimeout(armed);
+    armed = null;
+    button.textContent = label;
+    button.classList.remove("armed");
+  };
+  button.addEventListener("click", () => {
+    const ask = armed ? null : question();
+    if (ask) {
+      button.textContent = ask;
+      button.classList.add("armed");
+      armed = setTimeout(disarm, 4000);
+      return;
+    }
+    disarm();
+    action();
+  });
+  return disarm;
+}
+
 async function start() {
   $("player-form").addEventListener("submit", createPlayer);
   $("forget-player").addEventListener("click", () => forgetPlayer(true));
@@ -1172,43 +1316,60 @@ async function start() {
     updateEloHint();
   });
   $("elo-number").addEventListener("input", () => {
-    const v = Number($("elo-number").value);
-    if (Number.isFinite(v)) $("elo-range").value = String(v);
+    const asked = askedElo();
+    if (asked !== null) $("elo-range").value = String(asked); // (the slider stops at its ends)
     updateEloHint();
   });
   $("adaptive-select").addEventListener("change", updateAdaptiveHint);
   $("new-form").addEventListener("submit", startGame);
-  $("move-form").addEventListener("submit", (event) => {
+  $("move-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    const text = $("move-input").value.trim();
+    const input = $("move-input");
+    const text = input.value.trim();
     if (!text) return;
-    $("move-input").value = "";
-    playMove(text).then(() => {
-      if (ui.game && humanToMove(ui.game)) $("move-input").focus();
-    });
-  });
-  $("pass-button").addEventListener("click", () => {
-    const pass = ui.game?.legal.find((m) => m.text.toLowerCase() === "pass");
-    if (pass) playMove(pass.text);
-  });
-  $("undo-button").addEventListener("click", () => gameAction("undo", { ply: ui.game.ply }));
-  const resign = $("resign-button");
-  let armed = null;
-  resign.addEventListener("click", () => {
-    // Two clicks: the first asks, the second resigns (no blocking dialog).
-    if (!armed) {
-      resign.textContent = "Really resign?";
-      armed = setTimeout(() => {
-        armed = null;
-        resign.textContent = "Resign";
-      }, 4000);
-      return;
+    input.removeAttribute("aria-invalid");
+    const played = await playMove(text);
+    // A refused move stays in the field, marked and selected, to be corrected; the server's
+    // sentence is in the message above.
+    const error = $("move-error");
+    error.hidden = played;
+    error.textContent = played ? "" : `${text} was not played: ${$("message").textContent}`;
+    if (played) input.value = "";
+    else if (input.value.trim() === text) input.setAttribute("aria-invalid", "true");
+    if (ui.game && humanToMove(ui.game)) {
+      input.focus();
+      if (!played) input.select();
     }
-    clearTimeout(armed);
-    armed = null;
-    resign.textContent = "Resign";
-    gameAction("resign", { ply: ui.game.ply });
   });
+  $("move-input").addEventListener("input", () => {
+    $("move-input").removeAttribute("aria-invalid");
+    $("move-error").hidden = true;
+  });
+  // A pass that ends the game (the AI passed just before) and resigning take two clicks: the
+  // first asks, the second acts (no blocking dialog).
+  ui.disarmPass = confirmed(
+    $("pass-button"),
+    () => (passMove(ui.game)?.ends_game ? "Pass and end the game?" : null),
+    () => {
+      const pass = passMove(ui.game);
+      if (pass) playMove(pass.text);
+    },
+  );
+  $("undo-button").addEventListener("click", () => gameAction("undo", { ply: ui.game.ply }));
+  $("zoom-button").addEventListener("click", toggleZoom);
+  let resized = null;
+  window.addEventListener("resize", () => {
+    // a phone turned: the board may need (or no longer need) its zoomed view
+    clearTimeout(resized);
+    resized = setTimeout(() => {
+      if (ui.game && !$("game-section").hidden) renderBoard(ui.game, gameInfo(ui.game.game));
+    }, 150);
+  });
+  confirmed(
+    $("resign-button"),
+    () => "Really resign?",
+    () => gameAction("resign", { ply: ui.game.ply }),
+  );
   $("new-again").addEventListener("click", () => {
     location.hash = "#new";
   });
