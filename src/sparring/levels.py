@@ -30,9 +30,11 @@ ladder was measured, and its adaptive opponents.  The scales:
 A level is defined by *work* (simulations, Stockfish nodes), never by seconds: a clock given
 by a protocol or a GUI only bounds it (the engines say when it is too short).  An Elo outside
 the measured range is played at the nearest end and the report says so
-(:attr:`LevelReport.notice`).  Go ranks are offered only where a rank ladder was measured
-(none is shipped yet: a rank is refused with the scale that is offered); a chess rating band
-is not a chess level (the bands choose human-like moves, not a strength).
+(:attr:`LevelReport.notice`).  Go ranks are offered only where a rank ladder was measured:
+on 19x19, a handicap ladder from 20k to 9k (each rung, Black at komi 0.5, level with the rung
+above; the top rung at GNU Go level 10's assumed 9 kyu; docs/strength/go-ladder.md); a rank
+elsewhere is refused with what is offered.  A chess rating band is not a chess level (the
+bands choose human-like moves, not a strength).
 """
 
 from __future__ import annotations

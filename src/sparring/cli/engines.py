@@ -21,10 +21,17 @@ from sparring.engines.front import (
     EngineFront,
     gtp_quick,
     measured_elo_range,
+    measured_ranks,
     uci_elo_range,
     uci_quick,
 )
 from sparring.errors import BadValueError
+
+
+def _ranks(game: str) -> str:
+    """``20k-9k`` (the game's measured ranks, from its shipped level table)."""
+    ranks = measured_ranks(game)
+    return "none" if not ranks else f"{ranks[0]}-{ranks[-1]}"
 
 
 def _measured(game: str) -> str:
@@ -35,6 +42,8 @@ def _measured(game: str) -> str:
 
 GO_ELOS = f"19x19 {_measured('go')}, 9x9 {_measured('go9')}"
 """The measured Go Elo levels, for ``sparring gtp --help``."""
+GO_RANKS = f"19x19 {_ranks('go')}, 9x9 {_ranks('go9')}"
+"""The measured Go ranks, for ``sparring gtp --help``."""
 
 
 def gtp(
@@ -44,8 +53,8 @@ def gtp(
     rank: Annotated[
         str | None,
         typer.Option(
-            help="Play at this rank of the board size's measured rank ladder (sparring levels "
-            "go lists them)."
+            help=f"Play at this rank of the board size's measured rank ladder ({GO_RANKS}; "
+            "a handicap ladder anchored on GNU Go 3.8; sparring levels go lists them)."
         ),
     ] = None,
     elo: Annotated[

@@ -64,6 +64,14 @@ def _elo_range(game: str) -> tuple[float, float] | None:
     return (min(elos), max(elos)) if elos else None
 
 
+@cache
+def measured_ranks(game: str) -> tuple[str, ...]:
+    """The ranks of ``game``'s shipped rank ladder, weakest first (empty: none);
+    :attr:`sparring.levels.LevelTable.ranks`, read from the package data alone."""
+    text = resources.files("sparring").joinpath("models", "levels", f"{game}.json").read_text()
+    return tuple(str(row["rank"]) for row in json.loads(text).get("ranks", []))
+
+
 def uci_elo_range() -> tuple[int, int]:
     """``UCI_Elo``'s range: the chess level table's Elo levels, rounded inwards."""
     measured = measured_elo_range("chess")
@@ -206,6 +214,7 @@ __all__ = [
     "clean_line",
     "gtp_quick",
     "measured_elo_range",
+    "measured_ranks",
     "uci_elo_range",
     "uci_identity",
     "uci_option_lines",
