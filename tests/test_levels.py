@@ -74,10 +74,11 @@ def test_connect4_levels_resolve_to_the_calibrated_search() -> None:
     assert report.elo == 1500.0 and report.notice is None and report.measured
     low, high = level_table("connect4").elo_range or (0.0, 0.0)
     settings, report = resolve("connect4", Level.at_elo(99999))
-    assert settings == SASettings(elo=99999.0)  # the calibration clamps when built ...
-    assert report.elo == high and report.notice == (  # ... and the report says so
-        f"Elo 99999 is outside the measured range {low:.0f}..{high:.0f} of the Connect Four "
-        f"baseline ladder; playing the strongest level, {high:.0f}"
+    assert settings == SASettings(elo=float(math.floor(high)))  # clamped to a whole Elo
+    top = math.floor(high)  # the whole Elo numbers inside the measured range
+    assert report.elo == top and report.notice == (  # ... and the report says so
+        f"Elo 99999 is outside the measured range {math.ceil(low)}..{top} of the Connect Four "
+        f"baseline ladder; playing the strongest level, {top}"
     )
     assert resolve("connect4", None)[0] == AlphaZeroSettings()  # the default AI
     assert resolve("connect4", Level.adaptive("intra"))[0] == DSASettings(mode="intra")
@@ -168,7 +169,7 @@ def test_every_front_end_builds_the_same_settings(game: str) -> None:
             "api": sparring.resolve(get_game(game), sparring.Level.at_elo(elo))[0],
             "play --elo": opponent_settings(game, None, elo)[0],
             "play --level": opponent_settings(game, None, None, level=f"elo {elo}")[0],
-            "service": opponent_for(info, _level_of(EloOpponent(mode="elo", elo=elo)))[0],
+            "service": opponent_for(info, _level_of(EloOpponent(mode="elo", elo=elo), info)[0])[0],
         }
         if game.startswith("go"):
             built["gtp --elo"] = _gtp(game, ("elo", repr(elo)))
@@ -179,7 +180,7 @@ def test_every_front_end_builds_the_same_settings(game: str) -> None:
     default = resolve(game, None)[0]
     fronts = {
         "play": opponent_settings(game, None, None)[0],
-        "service": opponent_for(info, _level_of(DefaultOpponent(mode="default")))[0],
+        "service": opponent_for(info, _level_of(DefaultOpponent(mode="default"), info)[0])[0],
     }
     if game.startswith("go"):
         fronts["gtp"] = _gtp(game, None)
@@ -187,15 +188,17 @@ def test_every_front_end_builds_the_same_settings(game: str) -> None:
         fronts["uci"] = _uci(None)
     assert {k: v for k, v in fronts.items() if v != default} == {}, game
     strongest = resolve(game, Level.strongest())[0]
-    assert opponent_for(info, _level_of(StrongestOpponent(mode="strongest")))[0] == strongest
+    assert (
+        opponent_for(info, _level_of(StrongestOpponent(mode="strongest"), info)[0])[0] == strongest
+    )
     assert opponent_settings(game, None, None, level="strongest")[0] == strongest
     if game.startswith("go"):
         assert _gtp(game, None, 8) == resolve(game, Level.strongest(simulations=8))[0]
     for mode in info.adaptive:
         wanted = resolve(game, Level.adaptive(mode))[0]
-        assert opponent_for(info, _level_of(AdaptiveOpponent(mode="adaptive", kind=mode)))[0] == (
-            wanted
-        )
+        assert opponent_for(info, _level_of(AdaptiveOpponent(mode="adaptive", kind=mode), info)[0])[
+            0
+        ] == (wanted)
         if mode == "bayes":
             assert adaptive_settings(game, None) == wanted
     assert sorted(info.adaptive) == (sorted(ADAPTIVE_MODES) if info.adaptive else [])

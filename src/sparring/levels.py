@@ -258,9 +258,18 @@ class LevelTable:
 
     @property
     def elo_range(self) -> tuple[float, float] | None:
-        """The lowest and highest Elo offered (None: no Elo levels)."""
+        """The lowest and highest Elo measured (None: no Elo levels)."""
         elos = [r.elo for r in self.rows if r.elo is not None]
         return (min(elos), max(elos)) if elos else None
+
+    @property
+    def whole_range(self) -> tuple[int, int] | None:
+        """The whole Elo numbers inside :attr:`elo_range`: the range an Elo is clamped to
+        (the ends the page shows and ``UCI_Elo`` offers); None: no Elo levels."""
+        if self.elo_range is None:
+            return None
+        low, high = self.elo_range
+        return math.ceil(low), math.floor(high)
 
     def to_json(self) -> dict[str, Any]:
         """The table file's content."""
@@ -458,7 +467,7 @@ def _elo(table: LevelTable, level: Level, elo: float) -> tuple[PlayerSettings, L
         raise IncompatiblePlayerError(
             f"{table.game} has no Elo levels; it offers {offered(table)}", key="elo"
         )
-    low, high = table.elo_range
+    low, high = table.whole_range or table.elo_range
     played = min(max(elo, low), high)
     settings: PlayerSettings
     notice = None
@@ -472,7 +481,7 @@ def _elo(table: LevelTable, level: Level, elo: float) -> tuple[PlayerSettings, L
             )
         settings = _parse(row.setting)
     else:
-        settings = _elo_settings(table.kind, elo)
+        settings = _elo_settings(table.kind, played)
         if played != elo:
             end = "weakest" if elo < low else "strongest"
             notice = (

@@ -9,7 +9,6 @@ and a request becomes a player through the level resolver alone
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -53,10 +52,7 @@ class GameInfo:
     def whole_range(self) -> tuple[int, int] | None:
         """The whole Elo numbers inside the Elo levels' range: the ends the page shows and
         the service plays (as ``UCI_Elo``'s range in the UCI engine); None: no Elo levels."""
-        if self.elo_range is None:
-            return None
-        low, high = self.elo_range
-        return math.ceil(low), math.floor(high)
+        return self.table.whole_range
 
     def played_elo(self, elo: float) -> tuple[float, str | None]:
         """The Elo played for an asked ``elo``, and the notice when it is not the one asked:
