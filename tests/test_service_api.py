@@ -93,7 +93,8 @@ def test_catalog_shows_the_levels_and_the_kinds(base: str) -> None:
     assert elo["scale"] == "the Connect Four baseline ladder" and elo["anchor"] == "Random = 1000"
     assert games["connect4"]["levels"]["adaptive"] == ["bayes", "intra", "alphadda1-floor"]
     go = games["go"]["levels"]
-    assert go["ranks"] is None and go["adaptive"] == []  # no rank ladder, no calibration
+    assert go["ranks"] == [f"{n}k" for n in range(20, 8, -1)]  # the handicap ladder
+    assert go["adaptive"] == []  # no calibration: no adaptive opponent
     assert go["estimator_ranks"][0] == "9d"  # the estimator's ranks, for the profile
     low, high = ExternalScale.read(default_scale("go")).elo_range  # Go's Elo: on GNU Go's scale
     assert (go["elo"]["min"], go["elo"]["max"]) == (round(low, 1), round(high, 1))
