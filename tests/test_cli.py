@@ -104,9 +104,11 @@ def test_play_go_and_chess_levels_come_from_the_resolver() -> None:
     assert opponent_settings("chess", None, 1500)[0] == HumanMCTSSettings(sf_elo=1500.0)
     # a Go Elo is one on GNU Go's scale (the shipped GNU Go scale chooses SA's z)
     assert opponent_settings("go", None, 950)[0].spec() == "sa-mcts:gnugo_elo=950"
+    # a Go rank is a rung of the shipped handicap ladder
+    assert opponent_settings("go", None, None, "12k")[0].spec().startswith("human-mcts:rank=6d,")
     bad = (
         ("connect4", None, None, "3d", "no measured rank ladder"),
-        ("go", None, None, "3d", "go has no measured rank ladder"),  # no rank ladder shipped
+        ("go", None, None, "3d", "the measured ranks are 20k to 9k"),  # the handicap ladder
         ("go", "az", None, "3d", "--opponent is a player of its own"),
         ("chess", None, 1500, "3d", "give one of --elo and --rank"),
         ("chess", None, None, "1400-1600", "a rank is like 5k or 3d"),

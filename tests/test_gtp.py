@@ -154,8 +154,11 @@ def test_think_time_and_strength_rules() -> None:
     # the default: the strongest level, the play network at 9d with 32 simulations
     assert strength_settings(go).spec() == "human-mcts:rank=9d,sims=32,model=go-play"
     assert strength_settings(go, simulations=4).spec() == "human-mcts:rank=9d,sims=4,model=go-play"
-    with pytest.raises(SparringError, match="go has no measured rank ladder"):
+    with pytest.raises(SparringError, match="the measured ranks are 20k to 9k"):
         strength_settings(go, rank="3k")
+    assert strength_settings(go, rank="20k").spec() == (
+        "human-mcts:rank=3-5k,sims=1,model=go-play,temp=0.9523"
+    )
     with pytest.raises(SparringError, match="style"):
         strength_settings(go, rank="3k", style="human-like")
     # an Elo on GNU Go's scale: SA's z over the play network, from the shipped scale
@@ -432,9 +435,11 @@ def test_levels_on_19x19() -> None:
         assert client.ok("sparring-strength") == "human-mcts:rank=9d,sims=4,model=go-play"
         move = get_game("go").parse_move(client.ok("genmove b"))
         assert move != get_game("go").num_actions - 1
-        assert "no measured rank ladder" in client.fails("sparring-strength rank 2k")
+        assert "the measured ranks are 20k to 9k" in client.fails("sparring-strength rank 2k")
+        assert client.ok("sparring-strength rank 15k").startswith("human-mcts:rank=3d,sims=1,")
         # an Elo on GNU Go's scale (sa-mcts over the play network, the shipped scale's z)
-        assert client.ok("sparring-strength elo 1500") == "sa-mcts:gnugo_elo=1500"
+        # (clamped to the measured range: 1500 is above its top, 1000)
+        assert client.ok("sparring-strength elo 1500") == "sa-mcts:gnugo_elo=1000"
         assert "not a number" in client.fails("sparring-strength elo strong")
         client.ok("genmove w")
     finally:
