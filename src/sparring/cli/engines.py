@@ -68,7 +68,7 @@ def gtp(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
-    """A Go engine speaking GTP 2 on standard input/output (see README, "Engines")."""
+    """A Go engine speaking GTP 2 on standard input/output (see docs/guide/engines.md)."""
     from sparring.engines.gtp import GTPEngine
     from sparring.games import get_game
 
@@ -125,7 +125,7 @@ def uci(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
-    """A chess engine speaking UCI on standard input/output (see README, "Engines")."""
+    """A chess engine speaking UCI on standard input/output (see docs/guide/engines.md)."""
     from sparring.engines.uci import ELO_MAX, ELO_MIN, EngineOptions, UCIEngine
 
     if sims is not None and sims < 1:
