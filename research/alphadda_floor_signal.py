@@ -1,5 +1,5 @@
 """What AlphaDDA's value signal said in the games of a `sparring adapt` store (the floor of
-docs/alphadda.md).
+docs/research/alphadda.md).
 
 For each (adaptive spec, opponent) pair of the store: games, the adaptive player's wins and
 losses, the mean over its games of the per-game mean ``x = vbar_n c`` (from its own side), the

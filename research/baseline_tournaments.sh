@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The baseline round robins of docs/results.md: Random, MCTS1-4, Minimax1/2 on each game.
+# The baseline round robins of docs/research/baselines.md: Random, MCTS1-4, Minimax1/2 on each game.
 # Resumable: re-running continues in runs/baselines.sqlite.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,7 +3,7 @@
 #
 #   bash research/gpu_train.sh GAME CONFIG RUN_DIR MINUTES WORKERS OUT_DIR
 #
-# What it does (one device call, see docs/training-options.md "8x8 Othello"):
+# What it does (one device call, see docs/research/training.md "8x8 Othello"):
 #   1. checks that PyTorch sees a GPU; without one it trains on the CPU instead (the config's
 #      device line rewritten to "cpu"), so the call is not lost;
 #   2. compiles the numba kernels once in this process (a two-game self-play), so the worker

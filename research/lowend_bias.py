@@ -39,7 +39,8 @@ ELO = 400.0 / math.log(10.0)
 
 GAMES = ("connect4", "othello6")
 # The runs whose points the shipped calibration keeps for the floor's second stage (the later
-# report replaces the earlier one's points of the same floor level; docs/strength.md).
+# report replaces the earlier one's points of the same floor level;
+# docs/research/strength-adjustment.md).
 SECOND_STAGE_REPORTS = {
     "connect4": ["connect4-az/floor-report-lowend2.md"],
     "othello6": ["othello6-az/floor-report-lowend2.md", "othello6-az/floor-report-lowend2-more.md"],

@@ -1,6 +1,6 @@
-"""The rows of a Stockfish-scale target check (docs/external-strength.md): for each asked Elo,
-the sweep width the shipped scale plays (and the scale's Elo for it), the score against the
-rung, the measured Elo (95%) and the error; then the RMS and mean signed error.
+"""The rows of a Stockfish-scale target check (docs/research/external-strength.md): for each
+asked Elo, the sweep width the shipped scale plays (and the scale's Elo for it), the score
+against the rung, the measured Elo (95%) and the error; then the RMS and mean signed error.
 
 Usage (from the repository root)::
 

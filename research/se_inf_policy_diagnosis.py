@@ -1,4 +1,4 @@
-"""Diagnosis of the Go SE-inf policy head (docs/estimation.md).
+"""Diagnosis of the Go SE-inf policy head (docs/research/strength-estimation.md).
 
 Usage (from a checkout, ``SPARRING_DATA`` pointing at ``shared/data``)::
 

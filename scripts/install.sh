@@ -40,4 +40,4 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -m pip install -q -e ".[dev]" 2>&1 | grep -v '^WARNING: Location' || true
-.venv/bin/python -c "import sparring, numba, pyspiel, bitbully, fastapi, uvicorn, sqlalchemy, psycopg, httpx, playwright.sync_api, ray; print('sparring', sparring.__version__, 'installed in .venv')"
+.venv/bin/python -c "import sparring, numba, pyspiel, bitbully, fastapi, uvicorn, sqlalchemy, psycopg, httpx, playwright.sync_api, ray, mkdocs, material, mkdocstrings; print('sparring', sparring.__version__, 'installed in .venv')"

@@ -1,5 +1,5 @@
-"""Apply each of the search layer's five mutations (docs/architecture.md) in turn, run the
-suite's relevant tests, restore.
+"""Apply each of the search layer's five mutations (docs/development/architecture.md) in turn,
+run the suite's relevant tests, restore.
 
 Usage: ``.venv/bin/python scripts/mutation_check.py`` from the repository root.  Prints, per
 mutation, the tests that failed; exits 1 if any mutation leaves every test passing.  The

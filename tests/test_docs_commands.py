@@ -1,5 +1,7 @@
-"""Every ``sparring`` command shown in README.md and docs/guide/ names a command and options
-the program has (read from the command line's own definition, as ``--help`` shows it)."""
+"""Every ``sparring`` command shown in README.md and the documentation site's pages (docs/index.md,
+docs/guide/, docs/reference/, docs/research/, docs/development/; not the result folders' reports,
+which keep the commands they were run with) names a command and options the program has (read
+from the command line's own definition, as ``--help`` shows it)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,12 @@ import typer
 from sparring.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = [REPO / "README.md", *sorted((REPO / "docs" / "guide").glob("*.md"))]
+SECTIONS = ("guide", "reference", "research", "development")
+PAGES = [
+    REPO / "README.md",
+    REPO / "docs" / "index.md",
+    *(page for part in SECTIONS for page in sorted((REPO / "docs" / part).glob("*.md"))),
+]
 BLOCK = re.compile(r"```(?:bash|sh|console)?\n(.*?)```", re.S)
 
 
@@ -65,5 +72,5 @@ def test_every_command_in_the_readme_and_the_guide_parses() -> None:
         for line in shown_commands(page.read_text()):
             seen += 1
             found += [f"{page.relative_to(REPO)}: {p}" for p in problems(line, root)]
-    assert seen >= 10, seen  # the pages do show commands
+    assert seen >= 60, seen  # the pages do show commands
     assert not found, "\n".join(found)

@@ -281,8 +281,8 @@ LAYERS: dict[str, int] = {
     # the public Python API (``import sparring`` loads it lazily: LAZY_FACADE)
     "api": 10,
 }
-"""The layer of every top-level part of the package (README, "Architecture"): a part imports
-only parts of lower layers; layer-0 parts are importable from anywhere."""
+"""The layer of every top-level part of the package (docs/development/architecture.md): a part
+imports only parts of lower layers; layer-0 parts are importable from anywhere."""
 
 
 def test_every_part_has_a_layer() -> None:

@@ -291,8 +291,8 @@ def test_sa_mcts_rank_without_a_table_names_the_default_table(
 
 
 def test_shipped_chess_z_table_covers_every_band() -> None:
-    """The shipped chess table (se-strength --z-fit, docs/estimation.md) gives every band a
-    z, and ``sa-mcts:elo=E`` reads its band's."""
+    """The shipped chess table (se-strength --z-fit, docs/research/strength-estimation.md) gives
+    every band a z, and ``sa-mcts:elo=E`` reads its band's."""
     import json
 
     from sparring.estimation.data import CHESS_RANKS

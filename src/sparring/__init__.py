@@ -4,7 +4,7 @@
 games, typed player settings and builders, :class:`~sparring.session.GameSession`,
 :class:`~sparring.search.limit.Limit`, :class:`~sparring.search.analysis.MoveAnalysis`,
 profiles) is loaded on first use of one of its names, e.g. ``sparring.GameSession`` or
-``from sparring import SASettings``.  See the README, "Python API".
+``from sparring import SASettings``.  See docs/reference/python-api.md.
 """
 
 from __future__ import annotations

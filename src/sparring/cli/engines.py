@@ -86,7 +86,7 @@ def gtp(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
-    """A Go engine speaking GTP 2 on standard input/output (see README, "Engines")."""
+    """A Go engine speaking GTP 2 on standard input/output (see docs/guide/engines.md)."""
     front = EngineFront(_input_lines(), sys.stdout, gtp_quick)  # name, ... answered at once
     from sparring.engines.gtp import GTPEngine
     from sparring.games import get_game
@@ -150,7 +150,7 @@ def uci(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the player.")] = None,
 ) -> None:
-    """A chess engine speaking UCI on standard input/output (see README, "Engines")."""
+    """A chess engine speaking UCI on standard input/output (see docs/guide/engines.md)."""
     if sims is not None and sims < 1:
         raise BadValueError(f"--sims must be >= 1, not {sims}", key="--sims")
     low, high = uci_elo_range()

@@ -124,7 +124,7 @@ STRONGEST: dict[str, LevelRow] = {
     "chess": LevelRow(
         "human-mcts:sf_nodes=10000,cpuct=0.25,sweep=true,sims=35", 2269.0, 142.0, 40,
         note="33 of 40 against Stockfish 15.1 at UCI_Elo 2000, no clock "
-        "(docs/external-strength.md, 'A deeper leaf')",
+        "(docs/research/external-strength.md, 'A deeper leaf')",
     ),
     "go": LevelRow(
         "human-mcts:model=go-play,rank=9d,sims=32", None, None, 40,

@@ -44,7 +44,7 @@ def train(
         typer.Option(
             help="Where self-play runs: local (this process) or ray (Ray actors on the "
             "cluster at --ray-address; pip install 'sparring[ray]'; other samples than local, "
-            "see docs/ray.md). The learner runs here either way."
+            "see docs/research/ray.md). The learner runs here either way."
         ),
     ] = BackendName.LOCAL,
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,

@@ -49,7 +49,7 @@ The remedy measured better is the root sweep (``sweep=true``,
 :class:`~sparring.search.sweep.RootSweep`: every legal move gets one simulation, so one
 Stockfish value, before Eq. 8 takes over) with a small ``C_puct`` (``cpuct=0.25``), so that a
 move's value weighs more than the human prior: ``human-mcts:sf_nodes=1000,cpuct=0.25,sweep=true``
-(docs/external-strength.md, "The root sweep").
+(docs/research/external-strength.md, "The root sweep").
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 The Lichess training folder (``strength/chess/training``, 800 games a band) gives the chess
 play network about 392 k training pairs, and its held-out losses show it overfitting them
-(docs/estimation.md, "A play network").  ``strength/chess/lichess2017/games.csv`` holds
+(docs/research/strength-estimation.md, "Play networks").
+``strength/chess/lichess2017/games.csv`` holds
 about 20,000 more Lichess games (CC0; ratings 784-2723, mixed time controls, moves as
 space-separated SAN).  With ``extra_games = "lichess2017"`` (:class:`DataConfig`) their moves
 are added to the **training** pairs only; the held-out (``val``) and reference (``cand``)

@@ -44,7 +44,8 @@ Options (``KIND:key=value,...``):
   from ``N`` random playouts (the game's compiled playout: no own-eye fills; Tromp-Taylor
   area score with the game's komi), ``rollout_mix=L`` (default 1) of it mixed with the
   network's value as AlphaGo mixed them (:class:`~sparring.search.evaluator.RolloutValueEvaluator`);
-  for Go networks whose value head says nothing (docs/estimation.md).  Chess rejects it.
+  for Go networks whose value head says nothing (docs/research/strength-estimation.md).
+  Chess rejects it.
 
 Default networks: ``GAME-se`` for ``se-mcts``, ``GAME-se-inf`` for the others (the paper's
 MCTS and SA-MCTS use the same network as SE-inf-MCTS), except that the play networks
@@ -235,14 +236,14 @@ PLAY_NETWORKS: dict[str, str] = {
 
 * Go: ``go-se-inf-play`` (the same training, seed 2), whose policy matches human moves (33%
   top-1 against 8.7% for ``go-se-inf``, whose argmax is illegal in half of the positions) but
-  whose rank estimate is behind ``go-se-inf``'s at N = 50 and 100 games (docs/estimation.md,
-  "Retrain"), so ``sparring estimate`` keeps ``go-se-inf``.
+  whose rank estimate is behind ``go-se-inf``'s at N = 50 and 100 games
+  (docs/research/strength-estimation.md), so ``sparring estimate`` keeps ``go-se-inf``.
 * Chess: ``chess-se-inf-play``, trained without the policy's log-probability as an input of the
   strength head (``StrengthNetConfig.prior_input = False``), so that ``beta`` ranks a
   position's moves by more than the prior; it matches more human moves than ``chess-se-inf``
   as a policy, as MCTS and as SE-inf-MCTS, and its SE-inf-MCTS loses more games as the band
-  falls, but its rank estimate is behind at large N (docs/estimation.md, "Heads without the
-  prior input"), so ``sparring estimate`` keeps ``chess-se-inf``."""
+  falls, but its rank estimate is behind at large N (docs/research/strength-estimation.md,
+  "Why the rank barely matters"), so ``sparring estimate`` keeps ``chess-se-inf``."""
 
 
 def _estimator_file(game: Game, model: str | None, kind: str) -> Path:
@@ -442,8 +443,8 @@ class _HumanLikeSettings(SettingsBase, ABC):
     left-right reflection where no side may castle;
     :func:`~sparring.estimation.symmetry.symmetric_evaluation`), at one network call per
     image: chess ``human-mcts`` at 32 simulations matched 35.7% of the held-out test
-    positions' human moves with it, 33.0% without (docs/estimation.md, "The raw policy
-    averaged over the board's symmetries")."""
+    positions' human moves with it, 33.0% without (docs/research/strength-estimation.md, "The
+    raw policy averaged over the board's symmetries")."""
 
     temperature: float | None = None
     """``human-mcts`` (spec ``temp=T``, needs ``sims=1``; 0 .. 100): the move is drawn from

@@ -19,7 +19,8 @@ ESTIMATOR_DIR = Path(__file__).resolve().parents[1] / "models" / "estimators"
 
 DEFAULT_KINDS = ("se", "se-inf")
 """Shipped kinds in order of preference for :func:`default_estimator`: SE measured at least as
-accurate as SE-inf at the shipped (CPU) scale for both games (docs/estimation.md)."""
+accurate as SE-inf at the shipped (CPU) scale for both games
+(docs/research/strength-estimation.md)."""
 
 
 RENAMED = {"go-play-s32": "go-play-early"}

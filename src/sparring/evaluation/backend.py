@@ -15,7 +15,7 @@ Backends:
   :class:`~concurrent.futures.ProcessPoolExecutor` on the local machine, as described in
   :mod:`sparring.evaluation.match` (the default everywhere);
 * :class:`~sparring.evaluation.ray_backend.RayBackend` ``(address)``: Ray tasks on a Ray
-  cluster, in the optional extra ``sparring[ray]`` (see ``docs/ray.md``).
+  cluster, in the optional extra ``sparring[ray]`` (see ``docs/research/ray.md``).
 
 Every backend returns a :class:`RunCost`: games, wall seconds and the CPU seconds the
 processes that played them spent, so that runs on different backends can be compared

@@ -3,7 +3,7 @@
 A tournament writes its maximum-likelihood ratings as a ladder file (``sparring tournament
 ... --json FILE``); a later run rates a new player from its games against the ladder's
 players with their ratings held fixed (:func:`fit_against_ladder`), so every number lands on
-the same scale (for the baselines: Random anchored at 1000, docs/results.md).
+the same scale (for the baselines: Random anchored at 1000, docs/research/baselines.md).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Design (the paper's, extended with a rating ladder):
   for some trials").  Settings that play identically are played once: ``z = +inf`` (the most
   visited move) does not depend on ``R_th``.
 * **Ladder links.**  To put the numbers on the Elo scale of the baseline ladder
-  (``docs/results.md``: Random = 1000, MCTS1-4, Minimax1-2; a file written by ``sparring
+  (``docs/research/baselines.md``: Random = 1000, MCTS1-4, Minimax1-2; a file written by ``sparring
   tournament --json``), the baseline also plays ``link_games`` games against each ladder
   player of ``ladder_opponents``, and ``z = -inf`` and the floor settings play against
   ``floor_opponents`` (Random by default), so the weak end is measured against Random

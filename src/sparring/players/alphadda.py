@@ -118,7 +118,7 @@ TUNED_1: dict[str, tuple[int, float, float, int]] = {
     "othello": (1, 2.0, -1.2, 400),
 }
 """AlphaDDA1's defaults where the grid search (``sparring dda-grid``) replaced Table 1's row:
-``(N_h, A_sim, B_sim0, N_max)`` by game (docs/alphadda.md, "Grid search").  Connect4: D 82
+``(N_h, A_sim, B_sim0, N_max)`` by game (docs/research/alphadda.md, "Grid search").  Connect4: D 82
 and 83 on fresh games of seeds 1 and 2 against Table 1's 104 (seed 1); 6x6 Othello: 103 and
 115 against 163; 8x8 Othello: 101 and 135 against 134 (seed 2, played after the choice:
 Table 1's row 128, so the margin is not confirmed)."""
@@ -144,7 +144,7 @@ FALLBACK_GAME = "connect4"
 """The table row used for games the paper does not play."""
 FLOOR_SLOPE = 0.0
 """``fslope`` by default: no ``x``-driven level (it was measured to throw games against MCTS1,
-docs/alphadda.md "The floor variant"); the base level (``fresult``) does the work."""
+docs/research/alphadda.md "The floor variant"); the base level (``fresult``) does the work."""
 FLOOR_MAX = 2.0
 """``fmax`` by default: down to uniformly random moves."""
 FLOOR_RESULT = 0.1

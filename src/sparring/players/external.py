@@ -90,7 +90,7 @@ FALLBACK_LEVEL = 0
 """The GNU Go level of a move that kills GNU Go at its own level :data:`MAX_RESTARTS` + 1
 times: Debian's GNU Go 3.8 segfaults in some positions at levels 1-10 and not at 0 (a
 position of a 19x19 game against the play network, reproduced with gnugo alone; level 0
-and 1 are about equally strong, docs/external-strength.md).  The move's annotation says
+and 1 are about equally strong, docs/research/external-strength.md).  The move's annotation says
 ``{"level": 0}``."""
 STOCKFISH_ELO = (1350, 2850)
 """Stockfish 15.1's ``UCI_Elo`` range."""

@@ -4,8 +4,8 @@ Everything the app holds lives in one :class:`Service` object made per app (no m
 mutable state): the store, the worker pool, the AI moves in flight.  Endpoints are async and
 never block the event loop: database calls run in threads, every change to a game runs in
 the worker pool (:mod:`sparring.service.worker`); an AI move in flight is stopped when its
-game is resigned or taken back.  The endpoints are described in the README's "Service" section
-and, with their request and response models, in ``/openapi.json``.
+game is resigned or taken back.  The endpoints are described in docs/guide/service.md and,
+with their request and response models, in ``/openapi.json`` (docs/reference/http-api.md).
 """
 
 from __future__ import annotations

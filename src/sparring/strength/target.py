@@ -471,7 +471,8 @@ class StrengthCurve:
     The first stage (:func:`monotone_curve`: ``z`` and the floor up to ``f = 1``) is a
     staircase below Random, and no first-stage setting plays between its weakest point (the
     least visited legal move, ``f = 1``) and the next one up, the plateau ``[0.95, 1)``
-    (docs/strength.md, "The floor below z = -inf").  The second stage (:func:`second_stage_curve`,
+    (docs/research/strength-adjustment.md, "The floor below z = -inf").  The second stage
+    (:func:`second_stage_curve`,
     ``1 < f <= 2``) passes through that gap continuously, so where it is measured, every
     target it covers gets a second-stage setting, also above the plateau: between ``f = 0.85``
     and ``0.95`` the first stage moves in steps that its interpolation does not see, and

@@ -283,7 +283,7 @@ class Trainer:
         """*Learning*: ``N_epoch`` passes of mini-batch SGD over the queue (Eq. 10).  Besides
         the mean losses the record has ``value_std``, the mean spread of the value head's
         outputs within a mini-batch: near 0 the value head has died (a constant output; the
-        8x8 Othello run at learning rate 0.08 showed it, docs/training-options.md)."""
+        8x8 Othello run at learning rate 0.08 showed it, docs/research/training.md)."""
         c = self.config
         planes, pi, z = self.replay.arrays()
         n = len(z)

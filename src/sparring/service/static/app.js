@@ -1109,7 +1109,7 @@ function describeEstimate(e) {
     // `estimate` says so): show a confidence only from two games on.
     const conf = e.games > 1 && e.confidence !== null && e.confidence !== undefined ? ` (confidence ${Math.round(100 * e.confidence)}%)` : "";
     // The estimators name the exact rank for a third to a half of players after 15 games
-    // (docs/estimation.md): say so below that.
+    // (docs/research/strength-estimation.md): say so below that.
     const rough = e.games < 15 ? " (a rough guess until more games)" : "";
     return `rank ${e.value}${conf}, from ${e.games} game${e.games === 1 ? "" : "s"}${rough}`;
   }
