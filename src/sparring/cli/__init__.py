@@ -147,11 +147,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "gtp": (
         "engines",
-        'A Go engine speaking GTP 2 on standard input/output (see README, "Engines").',
+        "A Go engine speaking GTP 2 on standard input/output (see docs/guide/engines.md).",
     ),
     "uci": (
         "engines",
-        'A chess engine speaking UCI on standard input/output (see README, "Engines").',
+        "A chess engine speaking UCI on standard input/output (see docs/guide/engines.md).",
     ),
     "levels": (
         "levels",
