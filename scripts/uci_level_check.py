@@ -1,0 +1,250 @@
+"""Chess levels measured through the engine a GUI meets: ``sparring uci`` driven by python-chess
+against Stockfish 15.1 at fixed ``UCI_Elo`` anchors, under a GUI's clock.
+
+Usage (from the repository root; resumable: the games already in OUT are not played again)::
+
+    .venv/bin/python scripts/uci_level_check.py OUT --elos 1000,1300,1600,1900,2200 \\
+        --anchors 1350,1600,2000 --games 20 --clock 3+2 --busy --seed 1
+    .venv/bin/python scripts/uci_level_check.py OUT --strongest --anchors 2000 --games 40 \\
+        --clock 3+2 --busy
+    .venv/bin/python scripts/uci_level_check.py OUT --summary
+
+Each asked Elo ``E`` is ``setoption UCI_LimitStrength true`` and ``UCI_Elo E`` (``--strongest``:
+the engine's own strongest level, no limit); it plays ``--games`` games against each of the
+two anchors nearest to ``E`` (Stockfish with ``UCI_LimitStrength``, one thread, 16 MB hash),
+colours alternating, each game from one of :data:`OPENINGS` (the game index chooses it).  Both
+sides get the same clock: ``--clock M+I`` (minutes and increment seconds, each side's time
+kept from the measured think times) or ``--movetime S``.  ``--busy`` keeps one process
+spinning beside the games (the other core of a 2-core CPU busy, as a user's machine often is).
+A game ends by the rules (a claimable draw is a draw) or, at 300 plies, as a draw; a side whose
+clock runs out loses.
+
+Each game is one JSON line in ``OUT/games.jsonl``: the asked level, the anchor, colours, the
+result for sparring, the moves, seconds, sparring's think times and any ``info string`` the
+engine sent (``clock too short ...``).  ``--summary`` prints, per asked level, the score
+against each anchor and the Elo that makes the results most likely with the anchors at their
+``UCI_Elo`` (95% interval from the likelihood's curvature), the error against the asked Elo,
+the RMS of the errors and whether the measured Elos rise with the asked ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import multiprocessing
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.engine
+
+OPENINGS = (
+    "e2e4 e7e5 g1f3 b8c6", "e2e4 c7c5 g1f3 d7d6", "d2d4 d7d5 c2c4 e7e6",
+    "d2d4 g8f6 c2c4 g7g6", "e2e4 e7e6 d2d4 d7d5", "e2e4 c7c6 d2d4 d7d5",
+    "c2c4 e7e5 b1c3 g8f6", "g1f3 d7d5 g2g3 g8f6", "d2d4 g8f6 c2c4 e7e6",
+    "e2e4 e7e5 f1c4 g8f6", "d2d4 d7d5 g1f3 g8f6", "e2e4 d7d5 e4d5 d8d5",
+)  # fmt: skip
+"""Four-ply openings (common lines), one a game by its index: no two engines' games repeat."""
+MAX_PLIES = 300
+
+
+def _spin(stop: Any) -> None:
+    while not stop.is_set():
+        pass
+
+
+def _clock_limit(args: argparse.Namespace, clocks: list[float]) -> chess.engine.Limit:
+    if args.movetime:
+        return chess.engine.Limit(time=args.movetime)
+    inc = args.increment
+    return chess.engine.Limit(
+        white_clock=max(clocks[0], 0.01), black_clock=max(clocks[1], 0.01),
+        white_inc=inc, black_inc=inc,
+    )  # fmt: skip
+
+
+def play_game(args: argparse.Namespace, asked: float | None, anchor: int, index: int) -> dict:
+    """One game of ``sparring uci`` at ``asked`` (None: its strongest) against Stockfish at
+    ``anchor``; sparring is White when ``index`` is even."""
+    ours = chess.engine.SimpleEngine.popen_uci(
+        [sys.executable, "-m", "sparring", "uci"], stderr=subprocess.DEVNULL
+    )
+    theirs = chess.engine.SimpleEngine.popen_uci(args.stockfish)
+    try:
+        if asked is not None:
+            ours.configure({"UCI_LimitStrength": True, "UCI_Elo": int(asked)})
+        theirs.configure({"UCI_LimitStrength": True, "UCI_Elo": anchor, "Threads": 1, "Hash": 16})
+        board = chess.Board()
+        for uci in OPENINGS[index % len(OPENINGS)].split():
+            board.push_uci(uci)
+        sparring_white = index % 2 == 0
+        minutes = 0.0 if args.movetime else args.minutes
+        clocks = [minutes * 60.0, minutes * 60.0]
+        think: list[float] = []
+        notes: list[str] = []
+        result, reason = None, ""
+        while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES:
+            engine = ours if board.turn == sparring_white else theirs
+            side = 0 if board.turn == chess.WHITE else 1
+            began = time.perf_counter()
+            played = engine.play(board, _clock_limit(args, clocks), info=chess.engine.INFO_ALL)
+            spent = time.perf_counter() - began
+            if not args.movetime:
+                clocks[side] += args.increment - spent
+                if clocks[side] < 0:
+                    sparring_lost = engine is ours
+                    result, reason = (0.0 if sparring_lost else 1.0), "time"
+                    break
+            if engine is ours:
+                think.append(round(spent, 3))
+                text = played.info.get("string")
+                if text and len(notes) < 20:
+                    notes.append(str(text))
+            if played.move is None:
+                result, reason = (0.0 if engine is ours else 1.0), "no move"
+                break
+            board.push(played.move)
+        if result is None:
+            outcome = board.outcome(claim_draw=True)
+            if outcome is None or outcome.winner is None:
+                result, reason = 0.5, "draw" if outcome else "ply cap"
+            else:
+                result = 1.0 if outcome.winner == sparring_white else 0.0
+                reason = outcome.termination.name.lower()
+        return {
+            "asked": asked, "anchor": anchor, "index": index, "sparring_white": sparring_white,
+            "result": result, "reason": reason, "plies": board.ply(),
+            "moves": " ".join(m.uci() for m in board.move_stack), "think": think,
+            "notes": notes, "clock": args.clock or f"movetime {args.movetime}",
+        }  # fmt: skip
+    finally:
+        ours.quit()
+        theirs.quit()
+
+
+def nearest_anchors(asked: float | None, anchors: list[int]) -> list[int]:
+    """The two anchors nearest to ``asked`` (all anchors given for the strongest)."""
+    if asked is None:
+        return anchors
+    return sorted(sorted(anchors, key=lambda a: abs(a - asked))[:2])
+
+
+def fit_elo(games: list[dict]) -> tuple[float, float]:
+    """The Elo that makes ``games``' results most likely against their anchors (Newton's
+    method on the logistic likelihood), and its 95% half-interval."""
+    elo = sum(g["anchor"] for g in games) / len(games)
+    info = 1e-9
+    for _ in range(60):
+        grad, info = 0.0, 1e-9
+        for g in games:
+            p = 1.0 / (1.0 + 10 ** ((g["anchor"] - elo) / 400.0))
+            k = math.log(10) / 400.0
+            grad += k * (g["result"] - p)
+            info += k * k * p * (1 - p)
+        step = max(min(grad / info, 400.0), -400.0)
+        elo += step
+        if abs(step) < 1e-6:
+            break
+    return elo, 1.96 / math.sqrt(info)
+
+
+def summary(out: Path) -> int:
+    games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    rows = []
+    for asked in sorted({g["asked"] for g in games}, key=lambda a: math.inf if a is None else a):
+        mine = [g for g in games if g["asked"] == asked]
+        elo, half = fit_elo(mine)
+        per = ", ".join(
+            f"{sum(g['result'] for g in mine if g['anchor'] == a):g}/"
+            f"{sum(1 for g in mine if g['anchor'] == a)} vs {a}"
+            for a in sorted({g["anchor"] for g in mine})
+        )
+        think = [t for g in mine for t in g["think"]]
+        short = sum(1 for g in mine for n in g["notes"] if "too short" in n)
+        label = "strongest" if asked is None else f"{asked:g}"
+        error = None if asked is None else elo - asked
+        rows.append((asked, elo, error))
+        print(
+            f"{label:>9}: {per}; measured {elo:.0f} ± {half:.0f}"
+            + ("" if error is None else f" (error {error:+.0f})")
+            + f"; {sum(think) / max(len(think), 1):.2f} s a move; {short} clock-short notices"
+        )
+    errors = [e for _, _, e in rows if e is not None]
+    if errors:
+        rms = math.sqrt(sum(e * e for e in errors) / len(errors))
+        measured = [m for a, m, _ in rows if a is not None]
+        monotone = all(b > a for a, b in itertools.pairwise(measured))
+        print(f"RMS {rms:.1f} over {len(errors)} asked Elos; monotone: {monotone}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out")
+    ap.add_argument("--elos", default="", help="asked Elos, comma-separated")
+    ap.add_argument("--strongest", action="store_true", help="the engine's strongest level")
+    ap.add_argument("--anchors", default="1350,1600,2000", help="Stockfish UCI_Elo anchors")
+    ap.add_argument("--games", type=int, default=20, help="games against each anchor")
+    ap.add_argument("--clock", default="", help="M+I: minutes and increment seconds")
+    ap.add_argument("--movetime", type=float, default=0.0, help="seconds a move instead")
+    ap.add_argument("--busy", action="store_true", help="one process spinning beside the games")
+    ap.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
+    ap.add_argument("--summary", action="store_true")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.summary:
+        return summary(out)
+    if bool(args.clock) == bool(args.movetime):
+        ap.error("give one of --clock M+I and --movetime S")
+    if args.clock:
+        minutes, _, inc = args.clock.partition("+")
+        args.minutes, args.increment = float(minutes), float(inc or 0)
+    else:
+        args.minutes, args.increment = 0.0, 0.0
+    anchors = [int(a) for a in args.anchors.split(",")]
+    asked_levels: list[float | None] = [float(e) for e in args.elos.split(",") if e]
+    if args.strongest:
+        asked_levels.append(None)
+    path = out / "games.jsonl"
+    done = set()
+    if path.exists():
+        for line in path.read_text().splitlines():
+            g = json.loads(line)
+            done.add((g["asked"], g["anchor"], g["index"], g["clock"]))
+    stop = multiprocessing.Event()
+    spinner = multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
+    if args.busy:
+        spinner.start()
+    clock = args.clock or f"movetime {args.movetime}"
+    try:
+        for index in range(args.games):
+            for asked in asked_levels:
+                for anchor in nearest_anchors(asked, anchors):
+                    if (asked, anchor, index, clock) in done:
+                        continue
+                    began = time.perf_counter()
+                    record = play_game(args, asked, anchor, index)
+                    record["seconds"] = round(time.perf_counter() - began, 1)
+                    with path.open("a") as f:
+                        f.write(json.dumps(record) + "\n")
+                    print(
+                        f"{asked} vs {anchor} #{index}: {record['result']} ({record['reason']}, "
+                        f"{record['plies']} plies, {record['seconds']} s)",
+                        flush=True,
+                    )
+    finally:
+        stop.set()
+        if args.busy:
+            spinner.join(5)
+    return summary(out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
