@@ -17,22 +17,24 @@ from sparring.levels import TABLE_GAMES, LevelTable, level_table
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "guide" / "levels.md"
-DOCS = (DOC, ROOT / "README.md", ROOT / "BENCHMARKS.md")
+DOCS = (DOC, ROOT / "README.md", ROOT / "BENCHMARKS.md", ROOT / "docs" / "index.md")
 MARKER = re.compile(r"(<!-- levels:(\w+) -->\n)(.*?)(<!-- /levels -->)", re.S)
 
 
 def summary_table() -> str:
-    """One row per game: its scale, the Elo levels' range, the strongest level, adaptive."""
+    """One row per game: its scale, the Elo levels' range, the ranks, the strongest level,
+    adaptive."""
     lines = [
-        "| game | scale | Elo levels | strongest | adaptive |",
-        "| --- | --- | --- | --- | --- |",
+        "| game | scale | Elo levels | ranks | strongest | adaptive |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for game in TABLE_GAMES:
         table = level_table(game)
-        low, high = table.elo_range or (0.0, 0.0)
-        levels = f"{low:.0f}-{high:.0f} ({len(table.rows)} measured)"
+        low, high = table.whole_range or (0, 0)  # the whole Elos offered: the page's ends
+        levels = f"{low}-{high} ({len(table.rows)} measured)"
+        ranks = f"{table.ranks[0].rank}-{table.ranks[-1].rank}" if table.ranks else "-"
         lines.append(
-            f"| `{game}` | {table.scale_label()} | {levels} | {_strongest(table)} | "
+            f"| `{game}` | {table.scale_label()} | {levels} | {ranks} | {_strongest(table)} | "
             f"{'yes' if table.adaptive else 'no'} |"
         )
     return "\n".join(lines) + "\n"
@@ -40,11 +42,15 @@ def summary_table() -> str:
 
 def seconds_table() -> str:
     """Seconds a move of every offered level, one row per game (BENCHMARKS.md)."""
-    lines = ["| game | level (Elo): seconds a move |", "| --- | --- |"]
+    lines = ["| game | level (Elo or rank): seconds a move |", "| --- | --- |"]
     for game in TABLE_GAMES:
         table = level_table(game)
         rows = [*table.rows, *table.ranks]
-        cells = [f"{r.elo:.0f}: {r.seconds:.2f}" for r in rows if r.elo is not None and r.seconds]
+        cells = [
+            f"{r.elo:.0f}: {r.seconds:.2f}" if r.elo is not None else f"{r.rank}: {r.seconds:.3f}"
+            for r in rows
+            if (r.elo is not None or r.rank) and r.seconds
+        ]
         top = table.strongest
         if top is not None and top.seconds is not None:
             cells.append(f"strongest: {top.seconds:.2f}")

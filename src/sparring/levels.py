@@ -450,9 +450,9 @@ def _default(table: LevelTable, level: Level | None) -> tuple[PlayerSettings, Le
 def offered(table: LevelTable) -> str:
     """What ``table``'s game offers, in words (for refusals)."""
     parts = []
-    if table.elo_range is not None:
-        low, high = table.elo_range
-        parts.append(f"an Elo from {low:.0f} to {high:.0f} on {table.scale_label()}")
+    if table.whole_range is not None:
+        low, high = table.whole_range
+        parts.append(f"an Elo from {low} to {high} on {table.scale_label()}")
     if table.ranks:
         parts.append(f"a rank from {table.ranks[0].rank} to {table.ranks[-1].rank}")
     if table.strongest is not None:

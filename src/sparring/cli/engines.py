@@ -12,6 +12,7 @@ exits with one line and code 2 before any other command is answered.
 from __future__ import annotations
 
 import io
+import math
 import sys
 from typing import Annotated, TextIO
 
@@ -36,8 +37,8 @@ def _ranks(game: str) -> str:
 
 def _measured(game: str) -> str:
     """``636-1000`` (the game's measured Elo levels, from its shipped level table)."""
-    span = measured_elo_range(game)
-    return "none" if span is None else f"{span[0]:.0f}-{span[1]:.0f}"
+    span = measured_elo_range(game)  # the whole Elos inside it, as the resolver clamps
+    return "none" if span is None else f"{math.ceil(span[0])}-{math.floor(span[1])}"
 
 
 GO_ELOS = f"19x19 {_measured('go')}, 9x9 {_measured('go9')}"
