@@ -83,8 +83,9 @@ def test_the_http_page_has_every_route_and_model(hooks: ModuleType) -> None:
     for name in models:
         assert f"\n### {name}\n" in page
     errors = _sections(page, "##")["Errors"]
-    assert "| 409 | The game is at another ply or over, or the state kept in the profile does not fit. |" in (
-        errors
+    assert (
+        "| 409 | The game is at another ply or over, or the state kept in the profile does not "
+        "fit. |" in (errors)
     )
     assert "| `move` | string | yes |" in _sections(page, "###")["MoveBody"]
 

@@ -28,6 +28,7 @@ from sparring.levels import (
     describe,
     level_table,
     normal_rank,
+    rank_words,
     resolve,
 )
 from sparring.players.settings import AlphaZeroSettings, DSASettings, SASettings
@@ -106,7 +107,8 @@ def test_chess_go_and_go9_levels() -> None:
     # Go 19x19 ranks: the shipped handicap ladder, 20k (weakest) to 9k (its top rung)
     settings, report = resolve("go", Level.parse("12 kyu"))
     assert settings.spec() == "human-mcts:rank=6d,sims=1,model=go-play,temp=0.7132"
-    assert report.label == "12k (GNU Go 3.8 on 19x19)" and report.elo is None
+    assert report.label == "12 kyu (the handicap ladder anchored on GNU Go 3.8)"
+    assert report.elo is None and rank_words("3d") == "3 dan"
     assert resolve("go", Level.at_rank("9k"))[0].spec().startswith("human-mcts:rank=9d,sims=1,")
     ranks = [r.rank for r in level_table("go").ranks]
     assert ranks == [f"{n}k" for n in range(20, 8, -1)]

@@ -174,6 +174,16 @@ class Level:
         return "strongest"
 
 
+RANK_SCALE = "the handicap ladder anchored on GNU Go 3.8"
+"""The scale a Go rank is on (docs/strength/go-ladder.md)."""
+
+
+def rank_words(rank: str) -> str:
+    """``12k`` -> ``12 kyu``, ``3d`` -> ``3 dan`` (a rank as a label says it)."""
+    number, kind = rank[:-1], rank[-1]
+    return f"{number} {'kyu' if kind == 'k' else 'dan'}" if number.isdigit() else rank
+
+
 def normal_rank(text: str) -> str:
     """A Go rank written as players write it, in its short form: ``5 kyu`` -> ``5k``,
     ``3 Dan`` -> ``3d``.  :class:`~sparring.errors.BadValueError` for anything else."""
@@ -537,7 +547,8 @@ def _rank(table: LevelTable, level: Level) -> tuple[PlayerSettings, LevelReport]
         )
     settings = _parse(row.setting)
     return settings, LevelReport(
-        table.game, level, f"{row.rank} ({table.scale})", settings.spec(), table.scale,
+        table.game, level, f"{rank_words(str(row.rank))} ({RANK_SCALE})", settings.spec(),
+        RANK_SCALE,
         row.elo, None, row.seconds,
     )  # fmt: skip
 
@@ -683,6 +694,7 @@ __all__ = [
     "level_table",
     "normal_rank",
     "offered",
+    "rank_words",
     "resolve",
     "with_elo",
 ]
