@@ -41,7 +41,10 @@ from sparring.engines.uci import (
 from sparring.errors import SparringError
 from sparring.estimation.human_like import HumanMCTSSettings
 from sparring.games import get_game
+from sparring.games.base import Game, State
 from sparring.levels import Level, resolve
+from sparring.players.base import Decision, Player
+from sparring.search.limit import Limit
 
 STOCKFISH = Path("/usr/games/stockfish")
 needs_stockfish = pytest.mark.skipif(
@@ -495,6 +498,24 @@ def _pv_first(line: str) -> str:
     return words[words.index("pv") + 1]
 
 
+def _decisions(
+    monkeypatch: pytest.MonkeyPatch, player: Player, limits: list[object] | None = None
+) -> list[Decision]:
+    """The decisions ``player`` makes from now on (its ``play`` spied on; the limits it is
+    given go to ``limits``)."""
+    seen: list[Decision] = []
+    play = player.play
+
+    def spy(game: Game, state: State, limit: Limit | None = None) -> Decision:
+        if limits is not None:
+            limits.append(limit)
+        seen.append(play(game, state, limit))
+        return seen[-1]
+
+    monkeypatch.setattr(player, "play", spy)
+    return seen
+
+
 def test_go_is_one_search_of_the_players_simulations(monkeypatch: pytest.MonkeyPatch) -> None:
     """A long clock does not change the work: one search of the player's 64 simulations
     (iterative deepening by fresh searches made 2 + 4 + ... + 64), info depth log2(64) = 6;
@@ -504,16 +525,11 @@ def test_go_is_one_search_of_the_players_simulations(monkeypatch: pytest.MonkeyP
     seat = uci_engine.engine.seat
     assert seat is not None
     calls: list[object] = []
-    select = seat.player.select_move
-
-    def spy(*args: object) -> int:
-        calls.append(args[2])
-        return select(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(seat.player, "select_move", spy)
+    decisions = _decisions(monkeypatch, seat.player, calls)
     lines = uci_engine.lines("go movetime 60000")
-    analysis = seat.player.last_analysis
-    assert analysis is not None and len(calls) == 1
+    assert len(calls) == 1
+    analysis = decisions[-1].analysis
+    assert analysis is not None
     assert (analysis.simulations, analysis.budget, analysis.stopped) == (64, 64, False)
     limit = calls[0]
     assert isinstance(limit, uci.Limit) and limit.progress_every == INFO_INTERVAL
@@ -522,7 +538,7 @@ def test_go_is_one_search_of_the_players_simulations(monkeypatch: pytest.MonkeyP
     assert lines[-2].startswith("info depth 6 multipv 1 score cp ")
     assert f" nodes {analysis.nodes} " in lines[-2]
     lines = uci_engine.lines("go depth 3")
-    analysis = seat.player.last_analysis
+    analysis = decisions[-1].analysis
     assert analysis is not None and (analysis.simulations, analysis.budget) == (8, 8)
     assert lines[-2].startswith("info depth 3 multipv 1 ") and len(calls) == 2
 

@@ -53,7 +53,12 @@ import numpy as np
 
 from sparring.errors import PlayerSettingsError
 from sparring.players.alphazero import load_network_evaluator, masks_generator, network_file
-from sparring.players.base import Player, set_torch_generator_state, torch_generator_state
+from sparring.players.base import (
+    Annotation,
+    Player,
+    set_torch_generator_state,
+    torch_generator_state,
+)
 from sparring.players.registry import PlayerSpec, check_options, option_float, option_int
 from sparring.players.searching import SearchPlayer
 from sparring.players.settings_base import (
@@ -67,6 +72,7 @@ from sparring.players.settings_base import (
     spec_value,
 )
 from sparring.search.alphadda3 import AlphaDDA3Score
+from sparring.search.analysis import MoveAnalysis
 from sparring.search.hooks import DEFAULT_C_PUCT
 from sparring.search.limit import Limit, LimitClock
 from sparring.search.puct import PUCTConfig, search
@@ -314,12 +320,9 @@ class AlphaDDAPlayer(SearchPlayer):
                 raise ValueError(f"{self.name}: expected {expected}, got {data!r}")
             self.floor_base = float(level)
 
-    def move_info(self) -> dict[str, Any] | None:
+    def annotation(self, analysis: MoveAnalysis) -> Annotation:
         """``v``, ``vbar``, the parameter, the root ``moves`` and ``visits``, then ``floor``
-        (with the floor on): derived from :attr:`last_analysis`."""
-        analysis = self.last_analysis
-        if analysis is None:
-            return None
+        (with the floor on), from the move's ``analysis``."""
         info = {k: v for k, v in analysis.annotations.items() if k != "floor"}
         info["moves"] = list(analysis.moves)
         info["visits"] = list(analysis.visits)

@@ -7,6 +7,8 @@ A player is seeded at construction and draws all its randomness from its own
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -19,6 +21,39 @@ from sparring.search.limit import Limit
 
 PlayerState: TypeAlias = dict[str, JsonValue]
 """What a player saves between games (:meth:`Player.save_state`): JSON values only."""
+Annotation: TypeAlias = dict[str, Any] | None
+"""What a player said about one of its moves (:attr:`Decision.annotation`), or None."""
+
+
+def says_resigned(info: object) -> bool:
+    """Whether a player's move annotation (:attr:`Decision.annotation`) says it resigns:
+    ``{"resigned": true, ...}``, as the GNU Go player writes for GNU Go's ``resign``."""
+    return isinstance(info, Mapping) and info.get("resigned") is True
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A player's answer at its turn (:meth:`Player.play`), as python-chess's ``PlayResult``
+    is an engine's: the move, what the player thought about it, and what the game record
+    keeps with it."""
+
+    move: int
+    """The move chosen (a legal move of the position, unless :attr:`resigned`)."""
+    analysis: MoveAnalysis | None = None
+    """What the player thought (:class:`~sparring.search.analysis.MoveAnalysis`: root
+    visits, Q, priors, principal variation, simulations, time, whether the limit stopped
+    it, the strength setting); None for players that do not search."""
+    annotation: Annotation = None
+    """What the game record keeps with the move (JSON values: e.g. the root moves and visit
+    counts of a strength-adjusted player, AlphaDDA's ``v``), or None;
+    :class:`~sparring.session.GameSession` keeps it in its ``annotations`` and a match in
+    :attr:`GameRecord.annotations <sparring.evaluation.store.GameRecord>`."""
+
+    @property
+    def resigned(self) -> bool:
+        """Whether the player resigns instead of moving (its :attr:`annotation` says
+        ``{"resigned": true}``; :attr:`move` is then a placeholder, a pass, not played)."""
+        return says_resigned(self.annotation)
 
 
 class Player(ABC):
@@ -58,8 +93,20 @@ class Player(ABC):
 
         ``limit`` (:class:`~sparring.search.limit.Limit`) bounds the thinking of a searching
         player: it returns the best move found when the limit hits.  Players that do not
-        search ignore it.
+        search ignore it.  :meth:`play` gives the move with what the player thought about it.
         """
+
+    def play(self, game: Game, state: State, limit: Limit | None = None) -> Decision:
+        """The player's :class:`Decision` for ``state`` (which is ongoing; must not be
+        modified) under ``limit``: the move (as :meth:`select_move` chooses it) with its
+        analysis and annotation.  The default is :meth:`select_move`'s move; players with
+        more to say (the searching players, the engines) override this method and answer
+        :meth:`select_move` with its move."""
+        if limit is None:  # (players written without the limit argument still play)
+            move = self.select_move(game, state)
+        else:
+            move = self.select_move(game, state, limit)
+        return Decision(move, analysis=self.last_analysis, annotation=self.move_info())
 
     def new_game(self, game: Game, player_index: int) -> None:  # noqa: B027 - optional hook
         """Called before a game in which this player moves as ``player_index`` (0 = first)."""

@@ -29,7 +29,7 @@ import numpy as np
 
 from sparring.errors import GameOverError
 from sparring.games.base import Game, State
-from sparring.players.base import JsonValue, Player
+from sparring.players.base import Annotation, Decision, JsonValue, Player
 from sparring.players.finish import allowed_moves, go_finishing_move
 from sparring.search.analysis import MoveAnalysis, SearchKind, StrengthReport
 from sparring.search.limit import Limit, LimitClock, cap_time
@@ -118,6 +118,9 @@ class SearchPlayer(Player):
 
     # ---- the move ----------------------------------------------------------------------------
     def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
+        return self.play(game, state, limit).move
+
+    def play(self, game: Game, state: State, limit: Limit | None = None) -> Decision:
         if game.is_terminal(state):
             raise GameOverError(f"{game.name}: the game is over, no move can be played")
         limit = cap_time(limit, self.movetime)
@@ -134,7 +137,7 @@ class SearchPlayer(Player):
                 move = self.pick(game, state, root)
         else:
             self.last_result = None
-        self.last_analysis = MoveAnalysis.from_root(
+        analysis = MoveAnalysis.from_root(
             move,
             self.search_kind,
             root,
@@ -145,14 +148,15 @@ class SearchPlayer(Player):
             annotations=self._annotations,
             budget=clock.budget if root is not None else None,
         )
-        return move
+        self.last_analysis = analysis
+        return Decision(move, analysis, self.annotation(analysis))
 
-    def move_info(self) -> dict[str, JsonValue] | None:
-        """Derived from :attr:`last_analysis`: with :attr:`info_root`, the root's ``moves``
-        and ``visits`` followed by the player's annotations (``{"random": true, ...}`` for a
+    def annotation(self, analysis: MoveAnalysis) -> Annotation:
+        """What the game record keeps with the move of ``analysis``
+        (:attr:`Decision.annotation`): with :attr:`info_root`, the root's ``moves`` and
+        ``visits`` followed by the player's annotations (``{"random": true, ...}`` for a
         move played at random instead); otherwise None."""
-        analysis = self.last_analysis
-        if analysis is None or not self.info_root:
+        if not self.info_root:
             return None
         if analysis.annotations.get("random") is True or analysis.search == "none":
             return dict(analysis.annotations)
@@ -161,6 +165,10 @@ class SearchPlayer(Player):
             "visits": list(analysis.visits),
             **analysis.annotations,
         }
+
+    def move_info(self) -> Annotation:
+        analysis = self.last_analysis
+        return None if analysis is None else self.annotation(analysis)
 
 
 __all__ = ["SearchPlayer"]

@@ -168,14 +168,11 @@ def ai_move(snapshot: dict[str, Any], human: int, seconds: float, slot: int = -1
     session = _restore(snapshot)
     if session.to_move == human:
         raise IncompatibleError("the person is to move, not the AI")
-    ai = _ai(session, human)
-    ai.last_analysis = None
     stops = _process().stops
     stop = None if stops is None or slot < 0 else functools.partial(_stopped, stops, slot)
-    move = session.play_player(Limit(time=seconds, stop=stop))
-    report = ai.last_analysis
-    analysis = None if report is None else report.to_json()
-    return _result(session, human, move=move, analysis=analysis)
+    decision = session.play_decision(Limit(time=seconds, stop=stop))
+    analysis = None if decision.analysis is None else decision.analysis.to_json()
+    return _result(session, human, move=decision.move, analysis=analysis)
 
 
 def _stopped(stops: Any, slot: int) -> bool:
