@@ -553,10 +553,12 @@ def test_info_while_searching_then_the_clock_says_it_was_short(
     uci_engine = _Engine("uct:sims=100000")
     uci_engine.lines("setoption name Move Overhead value 0")
     uci_engine.lines("position startpos")
-    lines = uci_engine.lines("go movetime 400")
     seat = uci_engine.engine.seat
-    assert seat is not None and seat.player.last_analysis is not None
-    analysis = seat.player.last_analysis
+    assert seat is not None
+    decisions = _decisions(monkeypatch, seat.player)
+    lines = uci_engine.lines("go movetime 400")
+    analysis = decisions[-1].analysis
+    assert analysis is not None
     infos = [line for line in lines if line.startswith("info depth")]
     assert len(infos) >= 2  # progress, then the final line
     nodes = [int(line.split()[line.split().index("nodes") + 1]) for line in infos]
@@ -584,28 +586,35 @@ def test_the_clock_starts_when_go_is_read(monkeypatch: pytest.MonkeyPatch) -> No
         return seat_position()
 
     monkeypatch.setattr(engine, "_seat_position", slow)
+    assert engine.seat is not None
+    decisions = _decisions(monkeypatch, engine.seat.player)
     lines = uci_engine.lines("go movetime 200")
-    assert engine.seat is not None and engine.seat.player.last_analysis is not None
-    assert engine.seat.player.last_analysis.simulations == 0
+    analysis = decisions[-1].analysis
+    assert analysis is not None and analysis.simulations == 0
     assert lines[0].startswith(
         "info string clock too short for this level: 0 of 100000 simulations in "
     )
     assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
 
 
-def test_the_last_info_before_bestmove_is_the_move_played() -> None:
+def test_the_last_info_before_bestmove_is_the_move_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """SA at z = -1 over 40 UCT simulations plays another move than the search's most
     visited in each of these positions: the last info line is still the move played
     (``multipv 1``, its own score), after the most visited move's line (``multipv 2``)."""
     uci_engine = _Engine("sa:base=uct,sims=40,z=-1,rth=0.1")
     uci_engine.lines("setoption name MultiPV value 2")
+    uci_engine.lines("position startpos")
+    seat = uci_engine.engine.seat
+    assert seat is not None
+    decisions = _decisions(monkeypatch, seat.player)
     game = get_game("chess")
-    for moves in ("", " moves e2e4", " moves d2d4"):
+    for i, moves in enumerate(("", " moves e2e4", " moves d2d4")):
         uci_engine.lines("position startpos" + moves)
         lines = uci_engine.lines("go")
-        seat = uci_engine.engine.seat
-        assert seat is not None and seat.player.last_analysis is not None
-        analysis = seat.player.last_analysis
+        analysis = decisions[-1].analysis
+        assert analysis is not None and len(decisions) == i + 1
         assert analysis.move != analysis.pv[0]  # the case that matters
         best = lines[-1].split()[1]
         assert best == game.move_to_text(analysis.move) and _pv_first(lines[-2]) == best

@@ -37,9 +37,9 @@ whose ``N_sim`` never reaches 1 for ``|vbar_n| <= 1`` with Table 1's values (Con
 ``vbar_n c = 1``).  Entering the floor jumps from the most visited move to the least visited
 candidate (``R_th = 0.1``): the floor is a coarser continuation, to be tuned.
 
-Each move's annotations (:meth:`move_info`): ``v`` (``v_n``), ``vbar``, the parameter set
-(``sims``; ``p_drop``; ``c`` for AlphaDDA3), ``floor`` (the level, with the floor on), and the
-root ``moves`` and ``visits``.
+Each move's annotations (:meth:`annotation`, in its decision): ``v`` (``v_n``), ``vbar``,
+the parameter set (``sims``; ``p_drop``; ``c`` for AlphaDDA3), ``floor`` (the level, with the
+floor on), and the root ``moves`` and ``visits``.
 """
 
 from __future__ import annotations

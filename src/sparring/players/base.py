@@ -61,11 +61,13 @@ class Player(ABC):
 
     The lifecycle, driven by :class:`~sparring.session.GameSession` (and so by the CLI, the
     match runner, the service and the engines): :meth:`new_game` once before a game,
-    :meth:`select_move` when it is this player's turn, :meth:`observe` after *every* move of
-    the game (its own and the opponent's), :meth:`game_over` once after the game.  A player
-    that learns across games (e.g. dynamic strength adjustment) keeps what it learned in a
-    small JSON-serialisable record: :meth:`save_state` / :meth:`restore_state`, so that the
-    same games follow whether or not the player was saved and restored in between.
+    :meth:`play` when it is this player's turn (its :class:`Decision`: the move, with what
+    the player thought about it; :meth:`select_move` is the move alone), :meth:`observe`
+    after *every* move of the game (its own and the opponent's), :meth:`game_over` once
+    after the game.  A player that learns across games (e.g. dynamic strength adjustment)
+    keeps what it learned in a small JSON-serialisable record: :meth:`save_state` /
+    :meth:`restore_state`, so that the same games follow whether or not the player was saved
+    and restored in between.
     """
 
     name: str
@@ -80,12 +82,6 @@ class Player(ABC):
     def __init__(self, name: str, seed: int | None = None) -> None:
         self.name = name
         self.rng = np.random.default_rng(seed)
-
-    last_analysis: MoveAnalysis | None = None
-    """What the player thought about the move :meth:`select_move` returned last
-    (:class:`~sparring.search.analysis.MoveAnalysis`: root visits, Q, priors, principal
-    variation, simulations, time, whether the limit stopped it, the strength setting); None
-    for players that do not search (and before the first move)."""
 
     @abstractmethod
     def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
@@ -103,10 +99,8 @@ class Player(ABC):
         more to say (the searching players, the engines) override this method and answer
         :meth:`select_move` with its move."""
         if limit is None:  # (players written without the limit argument still play)
-            move = self.select_move(game, state)
-        else:
-            move = self.select_move(game, state, limit)
-        return Decision(move, analysis=self.last_analysis, annotation=self.move_info())
+            return Decision(self.select_move(game, state))
+        return Decision(self.select_move(game, state, limit))
 
     def new_game(self, game: Game, player_index: int) -> None:  # noqa: B027 - optional hook
         """Called before a game in which this player moves as ``player_index`` (0 = first)."""
@@ -176,17 +170,6 @@ class Player(ABC):
         """
         if data is not None:
             raise ValueError(f"{self.name} keeps no state between games, got {data!r}")
-
-    def move_info(self) -> dict[str, Any] | None:
-        """Annotations of the move just returned by :meth:`select_move`, or None (the default).
-
-        A player that searches may return, e.g., the root moves and visit counts of the
-        search behind its last move (``{"moves": [...], "visits": [...]}``); the match
-        runner stores the dict with the move (:attr:`GameRecord.annotations`).  The dict must
-        hold JSON values only (ints, floats, strings, lists, dicts, None).  Searching players
-        derive it from :attr:`last_analysis`.
-        """
-        return None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

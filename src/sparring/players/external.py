@@ -511,7 +511,6 @@ class GnuGoPlayer(Player):
         """``play`` commands that set up the game so far (the start, then the moves)."""
         self._last: State | None = None
         """The position after the last move observed (None: none since ``new_game``)."""
-        self._info: dict[str, Any] | None = None
         self.restarts = 0
         """Engine restarts so far (a dead engine replaced)."""
 
@@ -618,7 +617,6 @@ class GnuGoPlayer(Player):
                 decision = Decision(
                     decision.move, annotation={**(decision.annotation or {}), "level": level}
                 )
-            self._info = decision.annotation
             return decision
         raise PlayerResourceError(
             f"gnugo died {MAX_RESTARTS + 1} times choosing a move at ply {game.ply(state)}"
@@ -643,9 +641,6 @@ class GnuGoPlayer(Player):
             return Decision(game.pass_move, annotation={"illegal": reply})
         self._sent.append(f"play {colour} {move_to_gtp(move, game.size)}")
         return Decision(move)
-
-    def move_info(self) -> dict[str, Any] | None:
-        return self._info
 
     def _discard(self) -> None:
         if self._client is not None:

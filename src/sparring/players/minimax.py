@@ -661,7 +661,6 @@ class MinimaxPlayer(Player):
             time=clock.elapsed(),
             stopped=result.stopped,
         )
-        self.last_analysis = analysis
         return Decision(move, analysis)
 
 

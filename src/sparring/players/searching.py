@@ -2,7 +2,7 @@
 
 :class:`SearchPlayer` runs the move of every searching player built on root statistics
 (:class:`~sparring.search.stats.RootStats`): UCT (MCTS1-4), AlphaZero, the SA and DSA
-players, AlphaDDA1-3 and the human-like kinds.  :meth:`SearchPlayer.select_move` is
+players, AlphaDDA1-3 and the human-like kinds.  :meth:`SearchPlayer.play` is
 
 1. :meth:`~SearchPlayer.before_search`: work before the search, which may already give the
    move (an SA floor's random move skips the search);
@@ -16,9 +16,10 @@ players, AlphaDDA1-3 and the human-like kinds.  :meth:`SearchPlayer.select_move`
    search stopped before its first simulation plays the move of the highest prior instead
    (uniform priors: a random legal move);
 4. the :class:`~sparring.search.analysis.MoveAnalysis` of the move (with the search's
-   simulation budget, so that a search the limit cut short can be told apart), left in
-   :attr:`~sparring.players.base.Player.last_analysis`; :meth:`~SearchPlayer.move_info` (what
-   the game store keeps) is derived from it.
+   simulation budget, so that a search the limit cut short can be told apart), returned
+   with the move in a :class:`~sparring.players.base.Decision` by
+   :meth:`~SearchPlayer.play`, with the annotation the game store keeps derived from it
+   (:meth:`~SearchPlayer.annotation`); :meth:`~SearchPlayer.select_move` is the move alone.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class SearchPlayer(Player):
     search_kind: SearchKind = "puct"
     """The search recorded in the analysis (``"puct"`` or ``"uct"``)."""
     info_root: bool = False
-    """Whether :meth:`move_info` reports the root's moves and visit counts (players whose
+    """Whether :meth:`annotation` reports the root's moves and visit counts (players whose
     games are analysed from them: SA, DSA, AlphaDDA, the human-like kinds); the others
     report nothing, as they always did."""
 
@@ -148,7 +149,6 @@ class SearchPlayer(Player):
             annotations=self._annotations,
             budget=clock.budget if root is not None else None,
         )
-        self.last_analysis = analysis
         return Decision(move, analysis, self.annotation(analysis))
 
     def annotation(self, analysis: MoveAnalysis) -> Annotation:
@@ -165,10 +165,6 @@ class SearchPlayer(Player):
             "visits": list(analysis.visits),
             **analysis.annotations,
         }
-
-    def move_info(self) -> Annotation:
-        analysis = self.last_analysis
-        return None if analysis is None else self.annotation(analysis)
 
 
 __all__ = ["SearchPlayer"]
