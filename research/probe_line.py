@@ -40,8 +40,8 @@ def main() -> None:
     for ply, token in enumerate(t for t in re.split(r"[,\s]+", args.moves.strip()) if t):
         move = int(token) if args.indices else game.parse_move(token, state)
         if game.to_move(state) == args.side:
-            chosen = player.select_move(game, state)
-            a = player.last_analysis
+            decision = player.play(game, state)
+            chosen, a = decision.move, decision.analysis
             played, own = game.move_to_text(move), game.move_to_text(chosen)
             line = f"ply {ply:3d}: played {played:>5}  player {own:>5}"
             if a is not None and a.visits:

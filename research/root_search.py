@@ -82,8 +82,8 @@ def search_root(
     for count in sims:
         player = build_player(dataclasses.replace(settings, simulations=count), game, seed, cache)
         player.new_game(game, game.to_move(state))
-        choice = player.select_move(game, state)
-        analysis = player.last_analysis
+        decision = player.play(game, state)
+        choice, analysis = decision.move, decision.analysis
         if analysis is None or not analysis.moves:
             raise SystemExit(f"{spec!r} reports no search to show")
         rows = tuple(

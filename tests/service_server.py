@@ -72,7 +72,8 @@ def serve_app(app: Any, log_level: str = "warning") -> Iterator[str]:
 
 
 class ServeProcess:
-    """``python -m sparring serve`` in its own process group (killed with SIGKILL)."""
+    """``python -m sparring serve`` in its own process group (killed with SIGKILL); its
+    standard error goes to the file ``log`` (appended) when given."""
 
     def __init__(
         self,
@@ -81,8 +82,10 @@ class ServeProcess:
         ai_time: float = 1.0,
         workers: int = 1,
         db: str | None = None,
+        log: Path | None = None,
     ) -> None:
         self.base = f"http://127.0.0.1:{port}"
+        stderr: Any = subprocess.PIPE if log is None else log.open("ab")
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "sparring", "serve", "--port", str(port)),
@@ -90,9 +93,11 @@ class ServeProcess:
                 *(("--db", db) if db else ()),
             ],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=stderr,
             start_new_session=True,
         )
+        if log is not None:
+            stderr.close()  # (the server has its own copy)
         try:
             wait_until_up(self.base)
         except AssertionError:

@@ -38,7 +38,7 @@ from sparring.experiments.adapt import (
 )
 from sparring.games.base import Game, State
 from sparring.players import registry
-from sparring.players.base import Player, PlayerState
+from sparring.players.base import Decision, Player, PlayerState
 from sparring.players.registry import PlayerSpec, check_options, parse_player
 from sparring.players.settings import AlphaZeroSettings, SASettings
 from sparring.search.limit import Limit
@@ -70,7 +70,11 @@ class StubDSA(Player):
         moves = game.legal_moves(state)
         return int(moves[self.rng.integers(len(moves))])
 
-    def move_info(self) -> dict[str, Any] | None:
+    def play(self, game: Game, state: State, limit: Limit | None = None) -> Decision:
+        move = self.select_move(game, state, limit)
+        return Decision(move, annotation=self.annotation())
+
+    def annotation(self) -> dict[str, Any] | None:
         return {
             "z": _z_json(self.move_z),
             "elo": 1500 + 100 * self.move_z,

@@ -36,7 +36,7 @@ from sparring.experiments.adapt.statistics import _d_metric
 from sparring.experiments.alphadda_paper import PAPER_TABLE_NUMBER, PAPER_TABLES
 from sparring.games.base import Game, State
 from sparring.players import registry
-from sparring.players.base import Player
+from sparring.players.base import Decision, Player
 from sparring.players.registry import PlayerSpec, check_options
 from sparring.search.limit import Limit
 
@@ -315,9 +315,12 @@ class StubDDA(Player):
         moves = game.legal_moves(state)
         return int(moves[self.rng.integers(len(moves))])
 
-    def move_info(self) -> dict[str, Any] | None:
+    def play(self, game: Game, state: State, limit: Limit | None = None) -> Decision:
+        move = self.select_move(game, state, limit)
         vbar = sum(self.values) / len(self.values)
-        return {"v": self.values[-1], "vbar": vbar, "sims": 10 + len(self.values)}
+        return Decision(
+            move, annotation={"v": self.values[-1], "vbar": vbar, "sims": 10 + len(self.values)}
+        )
 
 
 def make_stub(game: Game, spec: PlayerSpec, seed: int | None) -> Player:

@@ -146,8 +146,8 @@ def test_floor_plays_the_least_visited_move() -> None:
     for seed in range(4):
         player = make_player("alphadda1:nmax=5,floor=on,fstart=-1,fslope=2,fmax=1", C4, seed)
         player.new_game(C4, 0)
-        move = player.select_move(C4, C4.initial_state())
-        info = player.move_info()
+        decision = player.play(C4, C4.initial_state())
+        move, info = decision.move, decision.annotation
         assert info is not None and info["floor"] == pytest.approx(1.0) and info["sims"] == 5
         visits = dict(zip(info["moves"], info["visits"], strict=True))
         assert visits[move] == min(visits.values())
@@ -176,8 +176,7 @@ def test_floor_base_level_follows_game_results() -> None:
     again.restore_state(saved)
     assert again.floor_base == pytest.approx(0.4)
     again.new_game(C4, 0)  # the base level is kept across games
-    again.select_move(C4, C4.initial_state())
-    info = again.move_info()
+    info = again.play(C4, C4.initial_state()).annotation
     assert info is not None and info["floor"] == pytest.approx(0.4)
     with pytest.raises(ValueError, match="expected"):
         again.restore_state({"floor": "high"})
@@ -207,8 +206,7 @@ def test_players_report_signal_and_parameter() -> None:
         state = C4.play(state, move)
     p1 = make_player("alphadda1:nh=3,asim=2,bsim0=-1.4,nmax=200", C4, 0)  # Table 1
     p1.new_game(C4, 0)
-    p1.select_move(C4, state)
-    info = p1.move_info()
+    info = p1.play(C4, state).annotation
     assert info is not None
     # v from the undamaged network, first player's side; vbar = v on the first move
     evaluator = p1.evaluator  # type: ignore[attr-defined]
@@ -220,8 +218,7 @@ def test_players_report_signal_and_parameter() -> None:
 
     p2 = make_player("alphadda2:sims=6,adrop=1,pdrop0=0.5", C4, 0)
     p2.new_game(C4, 0)
-    p2.select_move(C4, state)
-    info2 = p2.move_info()
+    info2 = p2.play(C4, state).annotation
     assert info2 is not None
     assert info2["p_drop"] == pytest.approx(
         dropout_probability(info2["vbar"], 1, 1.0, 0.5), abs=1e-6
@@ -231,8 +228,7 @@ def test_players_report_signal_and_parameter() -> None:
 
     p3 = make_player("alphadda3:sims=6,c=0.5", C4, 0)
     p3.new_game(C4, 0)
-    p3.select_move(C4, state)
-    info3 = p3.move_info()
+    info3 = p3.play(C4, state).annotation
     assert info3 is not None and info3["c"] == 0.5 and sum(info3["visits"]) == 6
 
 
@@ -277,9 +273,9 @@ def test_table_defaults_and_spec_round_trip() -> None:
         searcher = make_player(spec, C4, 0)
         assert isinstance(searcher, AlphaDDAPlayer)
         searcher.new_game(C4, 0)
-        searcher.select_move(C4, C4.initial_state())
-        assert searcher.last_analysis is not None
-        visits[spec] = list(searcher.last_analysis.visits)
+        analysis = searcher.play(C4, C4.initial_state()).analysis
+        assert analysis is not None
+        visits[spec] = list(analysis.visits)
     assert sum(visits[table_1]) == sum(visits[f"{table_1},rootrand=1"]) == 200
     assert min(visits[table_1]) <= 5 and min(visits[f"{table_1},rootrand=1"]) >= 15
 
@@ -418,15 +414,14 @@ def test_alphadda2_damaged_value_option() -> None:
     damaged = make_player("alphadda2:sims=4,adrop=1,pdrop0=1.5,vnet=damaged", C4, 3)
     for player in (clean, damaged):
         player.new_game(C4, 0)
-        player.select_move(C4, state)
-    first_clean, first_damaged = clean.move_info(), damaged.move_info()
+    first_clean = clean.play(C4, state).annotation
+    first_damaged = damaged.play(C4, state).annotation
     assert first_clean is not None and first_damaged is not None
     assert first_damaged["v"] == first_clean["v"]
     assert first_damaged["p_drop"] > 0.5
     later = C4.play(C4.play(state, 3), 3)
-    clean.select_move(C4, later)
-    damaged.select_move(C4, later)
-    second_clean, second_damaged = clean.move_info(), damaged.move_info()
+    second_clean = clean.play(C4, later).annotation
+    second_damaged = damaged.play(C4, later).annotation
     assert second_clean is not None and second_damaged is not None
     assert second_damaged["v"] != pytest.approx(second_clean["v"], abs=1e-4)
 

@@ -53,8 +53,8 @@ def test_puct_record_on_a_hand_worked_search() -> None:
     Visits (1, 2), Q (0, 1), value 2/3, principal variation (8,): the winning child is
     terminal, so the line ends there; 3 nodes (the root and both children)."""
     player = AlphaZeroPlayer(UniformEvaluator(), PUCTConfig(simulations=3), seed=0)
-    move = player.select_move(TTT, _endgame())
-    a = player.last_analysis
+    decision = player.play(TTT, _endgame())
+    move, a = decision.move, decision.analysis
     assert move == 8 and a is not None
     assert a.search == "puct" and a.move == 8
     assert a.moves == (6, 8) and a.visits == (1, 2) and a.q == (0.0, 1.0)
@@ -63,7 +63,7 @@ def test_puct_record_on_a_hand_worked_search() -> None:
     assert a.simulations == 3 and a.nodes == 3
     assert not a.stopped and a.strength is None and a.notices == () and a.depth is None
     assert a.time > 0.0  # (includes compiling the search on a cold cache)
-    assert player.move_info() is None  # az reports nothing to the game store, as before
+    assert decision.annotation is None  # az reports nothing to the game store, as before
     assert a.best_moves() == (8,)
     assert a.policy(9).tolist() == [0, 0, 0, 0, 0, 0, 1 / 3, 0, 2 / 3]
 
@@ -71,8 +71,8 @@ def test_puct_record_on_a_hand_worked_search() -> None:
 def test_minimax_record_on_a_hand_worked_search() -> None:
     """Tic-tac-toe searches to the end: O at 6 is a draw (0), O at 8 a win (1000)."""
     player = MinimaxPlayer(depth=3, seed=0)
-    move = player.select_move(TTT, _endgame())
-    a = player.last_analysis
+    decision = player.play(TTT, _endgame())
+    move, a = decision.move, decision.analysis
     assert move == 8 and a is not None
     assert a.search == "minimax" and a.moves == (6, 8) and a.q == (0.0, 1000.0)
     assert a.visits == (0, 0) and a.pv == (8,) and a.value == 1000.0
@@ -81,8 +81,7 @@ def test_minimax_record_on_a_hand_worked_search() -> None:
 
 def test_json_round_trip() -> None:
     player = AlphaZeroPlayer(UniformEvaluator(), PUCTConfig(simulations=3), seed=0)
-    player.select_move(TTT, _endgame())
-    a = player.last_analysis
+    a = player.play(TTT, _endgame()).analysis
     assert a is not None
     text = json.dumps(a.to_json(), allow_nan=False)
     assert MoveAnalysis.from_json(json.loads(text)) == a
@@ -109,9 +108,9 @@ def test_json_round_trip() -> None:
 )
 def test_bad_json_names_the_key(change: dict[str, object], key: str) -> None:
     player = AlphaZeroPlayer(UniformEvaluator(), PUCTConfig(simulations=3), seed=0)
-    player.select_move(TTT, _endgame())
-    assert player.last_analysis is not None
-    data = {**player.last_analysis.to_json(), **change}
+    analysis = player.play(TTT, _endgame()).analysis
+    assert analysis is not None
+    data = {**analysis.to_json(), **change}
     with pytest.raises(BadValueError) as err:
         MoveAnalysis.from_json(data)
     assert err.value.key == key
@@ -129,19 +128,20 @@ def _fixed(visits: list[int]):  # type: ignore[no-untyped-def]
     return factory
 
 
-def test_sa_record_reports_the_setting_and_derives_move_info() -> None:
+def test_sa_record_reports_the_setting_and_derives_the_annotation() -> None:
     setting = StrengthSetting(-math.inf, 0.1, 2.0)  # floor 2: every move uniformly at random
     player = StrengthAdjustedPlayer(_fixed([5, 1]), setting, seed=1)
-    move = player.select_move(TTT, _endgame())
-    a = player.last_analysis
+    decision = player.play(TTT, _endgame())
+    move, a = decision.move, decision.analysis
     assert a is not None and move in (6, 8)
     assert a.strength == StrengthReport(-math.inf, 0.1, 2.0)
     assert a.search == "none" and a.annotations == {"random": True}
-    assert player.move_info() == {"random": True}
+    assert decision.annotation == {"random": True}
     plain = StrengthAdjustedPlayer(_fixed([5, 1]), StrengthSetting(math.inf, 0.1), seed=1)
-    assert plain.select_move(TTT, _endgame()) == 6  # z = +inf: the most visited
-    assert plain.move_info() == {"moves": [6, 8], "visits": [5, 1]}
-    assert plain.last_analysis is not None and plain.last_analysis.visits == (5, 1)
+    decision = plain.play(TTT, _endgame())
+    assert decision.move == 6  # z = +inf: the most visited
+    assert decision.annotation == {"moves": [6, 8], "visits": [5, 1]}
+    assert decision.analysis is not None and decision.analysis.visits == (5, 1)
 
 
 def test_sa_target_elo_and_clamping_are_data() -> None:
@@ -149,14 +149,12 @@ def test_sa_target_elo_and_clamping_are_data() -> None:
     cache = PlayerCache()
     state = game.play(game.initial_state(), 3)
     inside = make_player("sa:model=connect4,elo=1500", game, seed=2, cache=cache)
-    inside.select_move(game, state, Limit(simulations=30))
-    a = inside.last_analysis
+    a = inside.play(game, state, Limit(simulations=30)).analysis
     assert a is not None and a.strength is not None
     assert a.strength.elo_asked == 1500.0 and a.strength.elo_played == pytest.approx(1500.0)
     assert not a.strength.clamped and a.notices == ()
     high = make_player("sa:model=connect4,elo=99999", game, seed=2, cache=cache)
-    high.select_move(game, state, Limit(simulations=30))
-    b = high.last_analysis
+    b = high.play(game, state, Limit(simulations=30)).analysis
     assert b is not None and b.strength is not None
     assert b.strength.clamped and b.strength.elo_asked == 99999.0
     assert b.strength.elo_played is not None and 1500.0 < b.strength.elo_played < 3000.0

@@ -256,16 +256,13 @@ def test_a_go_scale_fixes_the_play_network_and_its_rank(tmp_path: Path) -> None:
     assert (resolved.model, resolved.rank, resolved.simulations) == (str(play), "9d", 4)
     player = make_player(settings.spec(), go, seed=2, cache=PlayerCache())
     assert player.setting.z == 0.75  # type: ignore[attr-defined]
-    player.select_move(go, go.initial_state())
-    analysis = player.last_analysis
+    analysis = player.play(go, go.initial_state()).analysis
     assert analysis is not None and analysis.strength is not None
     assert (analysis.strength.elo_asked, analysis.strength.clamped) == (850, False)
     low = make_player(f"sa-mcts:gnugo_elo=500,scale={path}", go, seed=2, cache=PlayerCache())
-    low.select_move(go, go.initial_state())
-    assert low.last_analysis is not None
-    assert low.last_analysis.notices == (
-        "Elo 500 is outside the measured GNU Go scale; playing 700",
-    )
+    analysis = low.play(go, go.initial_state()).analysis
+    assert analysis is not None
+    assert analysis.notices == ("Elo 500 is outside the measured GNU Go scale; playing 700",)
     with pytest.raises(UnknownPlayerError, match="not rank and gnugo_elo"):
         parse_player(f"sa-mcts:gnugo_elo=850,scale={path},rank=1d")  # a z-table rank
     other = parse_player(f"sa-mcts:gnugo_elo=850,scale={path},model={play},rank=1d")
@@ -385,16 +382,14 @@ def test_the_built_player_plays_the_scale_setting_and_reports_it(tmp_path: Path)
     game = get_game("chess")
     cache = PlayerCache()
     inside = make_player(f"human-mcts:sf_elo=1150,scale={path}", game, 1, cache)
-    inside.select_move(game, game.initial_state())
-    analysis = inside.last_analysis
+    analysis = inside.play(game, game.initial_state()).analysis
     assert analysis is not None and analysis.strength is not None
     assert analysis.simulations == 3  # 1150 -> 2 + 2 * 150 / 300 = 3 simulations
     strength = analysis.strength
     assert (strength.elo_asked, strength.elo_played, strength.clamped) == (1150, 1150, False)
     assert analysis.notices == ()
     above = make_player(f"human-mcts:sf_elo=2000,scale={path}", game, 1, cache)
-    above.select_move(game, game.initial_state())
-    analysis = above.last_analysis
+    analysis = above.play(game, game.initial_state()).analysis
     assert analysis is not None and analysis.strength is not None
     assert analysis.simulations == 4
     assert (analysis.strength.elo_played, analysis.strength.clamped) == (1300, True)

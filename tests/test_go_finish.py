@@ -81,8 +81,9 @@ def test_sa_player_finishes_go_games() -> None:
     plain = StrengthAdjustedPlayer(search, strongest, seed=0)
     finishing = StrengthAdjustedPlayer(search, strongest, seed=0, finish_go=True)
     assert plain.select_move(GO9, eye_state) == a1
-    assert [finishing.select_move(GO9, eye_state) for _ in range(20)] == [c3] * 20
-    assert finishing.move_info() == {"moves": moves.tolist(), "visits": [90, 10, 0]}
+    decisions = [finishing.play(GO9, eye_state) for _ in range(20)]
+    assert [d.move for d in decisions] == [c3] * 20
+    assert decisions[-1].annotation == {"moves": moves.tolist(), "visits": [90, 10, 0]}
     ahead = _points("A1", "B1", "C1", "D1", "E1", "F1", "G1", "H1", "J1", "A3", "B3", "C3")
     lead = GO9.play(GO9.setup(black=ahead, white=_points("J9"), to_move=1), GO9.pass_move)
     assert finishing.select_move(GO9, lead) == GO9.pass_move

@@ -10,7 +10,7 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,9 @@ from sparring.engines.gtp import (
 )
 from sparring.errors import SparringError
 from sparring.games import get_game
+from sparring.games.base import Game, State
+from sparring.players.base import Decision, Player
+from sparring.search.limit import Limit
 
 GNUGO = Path("/usr/games/gnugo")
 
@@ -335,20 +338,37 @@ def _in_process(player: str, **kwargs: object) -> tuple[GTPEngine, io.StringIO, 
     return engine, out, err
 
 
-def test_the_clock_is_an_upper_bound_and_says_when_it_cut_the_level_short() -> None:
+def _decisions(monkeypatch: pytest.MonkeyPatch, player: Player) -> list[Decision]:
+    """The decisions ``player`` makes from now on (its ``play`` spied on)."""
+    seen: list[Decision] = []
+    play = player.play
+
+    def spy(game: Game, state: State, limit: Limit | None = None) -> Decision:
+        seen.append(play(game, state, limit))
+        return seen[-1]
+
+    monkeypatch.setattr(player, "play", spy)
+    return seen
+
+
+def test_the_clock_is_an_upper_bound_and_says_when_it_cut_the_level_short(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A minute a move does not make 64 simulations more; an absolute clock of 1 s (0.01 s a
     move) stops 100,000 simulations, said on standard error, and the best move is played."""
     engine, out, err = _in_process("uct:sims=64")
+    decisions = _decisions(monkeypatch, engine.seat.player)
     engine.handle("1 kgs-time_settings byoyomi 0 60 3")
     engine.handle("2 genmove b")
-    analysis = engine.seat.player.last_analysis
+    analysis = decisions[-1].analysis
     assert analysis is not None
     assert (analysis.simulations, analysis.budget, analysis.stopped) == (64, 64, False)
     assert _clock_lines(err) == []
     engine.handle("3 sparring-strength player uct:sims=100000")
+    decisions = _decisions(monkeypatch, engine.seat.player)  # the new settings' player
     engine.handle("4 kgs-time_settings absolute 1")
     engine.handle("5 genmove w")
-    analysis = engine.seat.player.last_analysis
+    analysis = decisions[-1].analysis
     assert analysis is not None and analysis.stopped and analysis.budget == 100_000
     [line] = _clock_lines(err)
     assert line.startswith(
@@ -366,13 +386,14 @@ def test_the_clock_starts_when_genmove_is_read(monkeypatch: pytest.MonkeyPatch) 
     engine, _out, err = _in_process("uct:sims=100000", move_time=0.1)
     move = engine.seat.move
 
-    def slow(*args: object, **kwargs: object) -> int:
+    def slow(*args: object, **kwargs: object) -> Decision:
         time.sleep(0.25)
         return move(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine.seat, "move", slow)
+    decisions = _decisions(monkeypatch, engine.seat.player)
     engine.handle("1 genmove b")
-    analysis = engine.seat.player.last_analysis
+    analysis = decisions[-1].analysis
     assert analysis is not None and analysis.simulations == 0
     [line] = _clock_lines(err)
     assert line.startswith("sparring: clock too short for this level: 0 of 100000 simulations")
@@ -506,6 +527,17 @@ def test_bad_options_are_one_line_and_exit_2() -> None:
         assert done.stderr.strip().splitlines() == [line]
 
 
+def _resigning(player: Player) -> Callable[..., Decision]:
+    """``player.play`` whose decisions resign (the move kept, annotated
+    ``{"resigned": true}``)."""
+    play = player.play
+
+    def resigning(game: Game, state: State, limit: Limit | None = None) -> Decision:
+        return Decision(play(game, state, limit).move, annotation={"resigned": True})
+
+    return resigning
+
+
 def test_genmove_answers_resign_when_the_player_resigns(monkeypatch: pytest.MonkeyPatch) -> None:
     """A player that resigns (its annotation says so, as the GNU Go player's does for GNU Go's
     ``resign``) is answered ``resign``, not the placeholder pass: by ``reg_genmove`` without
@@ -513,7 +545,7 @@ def test_genmove_answers_resign_when_the_player_resigns(monkeypatch: pytest.Monk
     for first, side in (("black", 0), ("white", 1)):
         out = io.StringIO()
         engine = GTPEngine(out, game=get_game("go9"), strength=("player", "random"), seed=3)
-        monkeypatch.setattr(engine.seat.player, "move_info", lambda: {"resigned": True})
+        monkeypatch.setattr(engine.seat.player, "play", _resigning(engine.seat.player))
         engine.handle("1 reg_genmove " + first)
         assert engine.seat.session.resigned is None and engine.seat.session.ply == 0
         engine.handle("2 genmove " + first)

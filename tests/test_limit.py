@@ -82,16 +82,18 @@ def _warm(player: Player, game: Game, state: State) -> None:
     player.select_move(game, state, Limit(time=TIME_LIMIT))
 
 
-def _check_time_limit(player: Player, game: Game) -> None:
+def _check_time_limit(player: Player, game: Game) -> MoveAnalysis:
+    """The player's move under a time limit is legal and in time; its analysis."""
     state = _position(game)
     _warm(player, game, state)
     began = time.perf_counter()
-    move = player.select_move(game, state, Limit(time=TIME_LIMIT))
+    decision = player.play(game, state, Limit(time=TIME_LIMIT))
     took = time.perf_counter() - began
+    move, analysis = decision.move, decision.analysis
     assert game.is_legal(state, move)
     assert took < BOUND, f"{player.name} took {took:.3f} s under a {TIME_LIMIT} s limit"
-    analysis = player.last_analysis
     assert analysis is not None and analysis.move == move and analysis.stopped
+    return analysis
 
 
 def _check_stop_flag(player: Player, game: Game) -> None:
@@ -107,15 +109,14 @@ def _check_stop_flag(player: Player, game: Game) -> None:
     timer = threading.Timer(0.1, stop)
     timer.start()
     try:
-        move = player.select_move(game, state, Limit(stop=event))
+        decision = player.play(game, state, Limit(stop=event))
     finally:
         timer.cancel()
     returned = time.perf_counter()
     assert set_at, "the search ended before the stop flag was set"
-    assert game.is_legal(state, move)
+    assert game.is_legal(state, decision.move)
     assert returned - set_at[0] < BOUND
-    analysis = player.last_analysis
-    assert analysis is not None and analysis.stopped
+    assert decision.analysis is not None and decision.analysis.stopped
 
 
 @pytest.mark.parametrize(
@@ -155,11 +156,11 @@ def test_a_movetime_setting_caps_every_move(spec: str) -> None:
     _warm(player, game, state)
     for limit in (None, Limit(time=60.0)):
         began = time.perf_counter()
-        move = player.select_move(game, state, limit)
+        decision = player.play(game, state, limit)
         took = time.perf_counter() - began
-        assert game.is_legal(state, move)
+        assert game.is_legal(state, decision.move)
         assert took < BOUND, f"{player.name} took {took:.3f} s with movetime={TIME_LIMIT}"
-        analysis = player.last_analysis
+        analysis = decision.analysis
         assert analysis is not None and analysis.stopped and analysis.simulations < 20000
 
 
@@ -174,9 +175,8 @@ def test_bad_movetime_is_named(value: str, needle: str) -> None:
 def test_minimax_time_limit_and_stop_flag(game_name: str) -> None:
     game = get_game(game_name)
     player = MinimaxPlayer("Minimax", depth=40, seed=3)  # far beyond 5 s without a limit
-    _check_time_limit(player, game)
-    analysis = player.last_analysis
-    assert analysis is not None and analysis.depth is not None and 1 <= analysis.depth < 40
+    analysis = _check_time_limit(player, game)
+    assert analysis.depth is not None and 1 <= analysis.depth < 40
     _check_stop_flag(player, game)
 
 
@@ -247,12 +247,11 @@ def test_progress_every_spaces_the_reports_and_the_player_gives_the_budget() -> 
     state = _position(game)
     seen: list[MoveAnalysis] = []
     player = make_player("uct:sims=500", game, seed=1)
-    player.select_move(game, state, Limit(progress=seen.append, progress_every=3600.0))
-    analysis = player.last_analysis
+    analysis = player.play(game, state, Limit(progress=seen.append, progress_every=3600.0)).analysis
     assert seen == []  # none due within the search; the analysis is the final word
     assert analysis is not None and (analysis.simulations, analysis.budget) == (500, 500)
-    player.select_move(game, state, Limit(simulations=40))
-    assert player.last_analysis is not None and player.last_analysis.budget == 40
+    analysis = player.play(game, state, Limit(simulations=40)).analysis
+    assert analysis is not None and analysis.budget == 40
 
 
 # ---- simulations and nodes ----------------------------------------------------------------------
@@ -260,11 +259,11 @@ def test_limit_simulations_caps_the_players_own() -> None:
     game = get_game("connect4")
     state = _position(game)
     uct = make_player("uct:sims=500", game, seed=1)
-    uct.select_move(game, state, Limit(simulations=40))
-    assert uct.last_analysis is not None and uct.last_analysis.simulations == 40
-    assert not uct.last_analysis.stopped  # a smaller budget is not a stop
-    uct.select_move(game, state, Limit(simulations=10_000))
-    assert uct.last_analysis is not None and uct.last_analysis.simulations == 500
+    analysis = uct.play(game, state, Limit(simulations=40)).analysis
+    assert analysis is not None and analysis.simulations == 40
+    assert not analysis.stopped  # a smaller budget is not a stop
+    analysis = uct.play(game, state, Limit(simulations=10_000)).analysis
+    assert analysis is not None and analysis.simulations == 500
     result = search(game, state, UniformEvaluator(), PUCTConfig(simulations=200),
                     limit=Limit(simulations=7))  # fmt: skip
     assert result.simulations == 7 and int(result.visits.sum()) == 7
@@ -288,13 +287,13 @@ def test_a_limit_hit_at_once_still_gives_a_legal_move() -> None:
     state = _position(game)
     for spec in ("uct:sims=1000", "az:sims=1000"):
         player = make_player(spec, game, seed=4, cache=_CACHE)
-        move = player.select_move(game, state, Limit(time=0.0))
-        assert game.is_legal(state, move)
-        analysis = player.last_analysis
+        decision = player.play(game, state, Limit(time=0.0))
+        assert game.is_legal(state, decision.move)
+        analysis = decision.analysis
         assert analysis is not None and analysis.simulations == 0 and analysis.stopped
     az = make_player("az:sims=1000", game, seed=4, cache=_CACHE)
-    move = az.select_move(game, state, Limit(time=0.0))
-    analysis = az.last_analysis
+    decision = az.play(game, state, Limit(time=0.0))
+    move, analysis = decision.move, decision.analysis
     assert analysis is not None
     best_prior = analysis.moves[int(np.argmax(analysis.priors))]
     assert move == best_prior

@@ -26,7 +26,8 @@ from sparring.errors import PlayerResourceError, SparringError
 from sparring.games import get_game
 from sparring.games.base import Game, Outcome, State
 from sparring.players import external, make_player, player_kinds
-from sparring.players.base import Player, RandomPlayer
+from sparring.players.base import Decision, Player, RandomPlayer
+from sparring.search.limit import Limit
 from sparring.session import GameSession
 
 
@@ -214,11 +215,11 @@ def test_same_seeds_give_the_same_games(spec: str) -> None:
 # ---- lifecycle -----------------------------------------------------------------------------------
 def _spy(player: Player, log: list[tuple[Any, ...]]) -> None:
     """Record every lifecycle call of ``player`` (and still make it)."""
-    new_game, observe, game_over, select = (
+    new_game, observe, game_over, play = (
         player.new_game,
         player.observe,
         player.game_over,
-        player.select_move,
+        player.play,
     )
 
     def spy_new_game(game: Game, player_index: int) -> None:
@@ -233,14 +234,14 @@ def _spy(player: Player, log: list[tuple[Any, ...]]) -> None:
         log.append(("game_over", score, final_state.tobytes()))
         game_over(game, final_state, score)
 
-    def spy_select(game: Game, state: State) -> int:
-        log.append(("select", state.tobytes()))
-        return select(game, state)
+    def spy_play(game: Game, state: State, limit: Limit | None = None) -> Decision:
+        log.append(("play", state.tobytes()))
+        return play(game, state, limit)
 
     player.new_game = spy_new_game  # type: ignore[method-assign]
     player.observe = spy_observe  # type: ignore[method-assign]
     player.game_over = spy_game_over  # type: ignore[method-assign]
-    player.select_move = spy_select  # type: ignore[method-assign]
+    player.play = spy_play  # type: ignore[method-assign]
 
 
 @pytest.mark.parametrize("spec", _specs())
@@ -258,7 +259,7 @@ def test_lifecycle_hooks_are_called_in_order(spec: str) -> None:
         expected: list[tuple[Any, ...]] = [("new_game", seat)]
         for i, (move, mover) in enumerate(zip(session.moves, session.movers, strict=True)):
             if mover == seat:
-                expected.append(("select", states[i]))
+                expected.append(("play", states[i]))
             expected.append(("observe", move, states[i + 1]))
         expected.append(("game_over", session.score_for(seat), states[-1]))
         assert log == expected

@@ -49,8 +49,9 @@ def test_sampled_floor_matches_the_closed_form(floor: float) -> None:
     counts = np.zeros(9)
     random_moves = 0
     for _ in range(DRAWS):
-        counts[player.select_move(game, state)] += 1
-        info = player.move_info()
+        decision = player.play(game, state)
+        counts[decision.move] += 1
+        info = decision.annotation
         random_moves += int(info is not None and info.get("random") is True)
     expected = strength_distribution(VISITS, setting)
     frequency = counts / DRAWS

@@ -332,9 +332,9 @@ def test_se_inf_mcts_follows_the_target_per_move_number() -> None:
     hook = strong.search_config(go, state).score_hook
     assert hook is not None and hook.params[2] == 0.0  # the scores are centred on the target
     assert strong.target.at(100) > weak.target.at(100)  # 9d scores above 3-5k mid-game
-    move = strong.select_move(go, state)
-    assert go.is_legal(state, move)
-    info = strong.move_info()
+    decision = strong.play(go, state)
+    assert go.is_legal(state, decision.move)
+    info = decision.annotation
     assert info is not None and sum(info["visits"]) == 4
     assert info["target"] == strong.target.at(1)
 

@@ -18,7 +18,7 @@ from sparring.errors import (
 )
 from sparring.games import get_game
 from sparring.games.base import Game, Outcome, State
-from sparring.players.base import Player, PlayerState, RandomPlayer
+from sparring.players.base import Decision, Player, PlayerState, RandomPlayer
 from sparring.search.limit import Limit
 from sparring.session import (
     GameSession,
@@ -51,7 +51,11 @@ class Recorder(Player):
         self.games += 1
         self.log.append(("game_over", score))
 
-    def move_info(self) -> dict[str, Any] | None:
+    def play(self, game: Game, state: State, limit: Limit | None = None) -> Decision:
+        move = self.select_move(game, state, limit)
+        return Decision(move, annotation=self.annotation())
+
+    def annotation(self) -> dict[str, Any] | None:
         return {"by": self.name}
 
     def save_state(self) -> PlayerState | None:
@@ -161,7 +165,7 @@ def test_resign_ends_the_game_and_tells_the_players_once() -> None:
 class Resigner(Recorder):
     """Says it resigns at its second move (as the GNU Go player does for ``resign``)."""
 
-    def move_info(self) -> dict[str, Any] | None:
+    def annotation(self) -> dict[str, Any] | None:
         return {"resigned": True} if len(self.log) > 3 else None
 
 

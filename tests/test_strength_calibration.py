@@ -122,7 +122,7 @@ def test_old_store_gets_the_annotations_column(tmp_path: Path) -> None:
         assert store.games("run")[1].annotations == ({"visits": [1]}, None, None)
 
 
-def test_play_game_records_move_info() -> None:
+def test_play_game_records_the_annotations() -> None:
     game = get_game("tictactoe")
     sa = make_player("sa:base=uct,sims=30,z=1", game, 1)
     record = play_game(game, (sa, RandomPlayer(seed=2)), a_first=False)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from sparring.errors import UnknownPlayerError
 from sparring.games import get_game
 from sparring.players import make_player
+from sparring.players.base import Decision
 from sparring.players.strength import StrengthAdjustedPlayer
 from sparring.strength.selection import (
     StrengthSetting,
@@ -158,15 +159,14 @@ def test_top_move_probability_is_monotone_in_z(
 
 
 # ---- the sa player ----------------------------------------------------------------------------
-def _play_some(player: StrengthAdjustedPlayer, plies: int = 3) -> list[int]:
+def _play_some(player: StrengthAdjustedPlayer, plies: int = 3) -> list[Decision]:
     game = get_game("tictactoe")
     state = game.initial_state()
-    moves = []
+    decisions = []
     for _ in range(plies):
-        move = player.select_move(game, state)
-        moves.append(move)
-        state = game.play(state, move)
-    return moves
+        decisions.append(player.play(game, state))
+        state = game.play(state, decisions[-1].move)
+    return decisions
 
 
 def test_sa_player_on_uct_is_seeded_and_reports_visits() -> None:
@@ -174,8 +174,9 @@ def test_sa_player_on_uct_is_seeded_and_reports_visits() -> None:
     spec = "sa:base=uct,sims=60,z=1,rth=0.1"
     a, b = make_player(spec, game, 7), make_player(spec, game, 7)
     assert isinstance(a, StrengthAdjustedPlayer) and a.name == "SA(z=1,rth=0.1)"
-    assert _play_some(a) == _play_some(b)  # type: ignore[arg-type]
-    info = a.move_info()
+    played = _play_some(a)  # type: ignore[arg-type]
+    assert [d.move for d in played] == [d.move for d in _play_some(b)]  # type: ignore[arg-type]
+    info = played[-1].annotation
     assert info is not None and sum(info["visits"]) == 60
     assert sorted(info["moves"]) == info["moves"] and len(info["moves"]) == 7
 
@@ -184,17 +185,18 @@ def test_sa_player_limits() -> None:
     game = get_game("tictactoe")
     state = game.initial_state()
     best = make_player("sa:base=uct,sims=80,z=inf", game, 3)
-    move = best.select_move(game, state)
-    info = best.move_info()
+    decision = best.play(game, state)
+    move, info = decision.move, decision.annotation
     assert info is not None
     assert info["visits"][info["moves"].index(move)] == max(info["visits"])
     worst = make_player("sa:base=uct,sims=80,z=-inf,rth=0", game, 3)
-    move = worst.select_move(game, state)
-    info = worst.move_info()
+    decision = worst.play(game, state)
+    move, info = decision.move, decision.annotation
     assert info is not None and info["visits"][info["moves"].index(move)] == min(info["visits"])
     rand = make_player("sa:base=uct,floor=2", game, 3)
     assert rand.name == "SA(z=-inf,rth=0.1,floor=2)"
-    assert rand.select_move(game, state) in range(9) and rand.move_info() == {"random": True}
+    decision = rand.play(game, state)
+    assert decision.move in range(9) and decision.annotation == {"random": True}
     for spec in ("sa:base=uct,sims=40,select=sephton,z=-1", "sa:base=uct,sims=40,select=topn,n=2"):
         assert make_player(spec, game, 1).select_move(game, state) in range(9)
 
@@ -229,7 +231,7 @@ def test_sa_player_on_a_tiny_network(tmp_path: Path) -> None:
     save_model(model, build_model(NetworkConfig.for_game(game, blocks=1, channels=8), 0))
     player = make_player(f"sa:base=az,model={model},sims=16,z=0.5,rth=0.05", game, 2)
     state = game.initial_state()
-    move = player.select_move(game, state)
-    info = player.move_info()
+    decision = player.play(game, state)
+    move, info = decision.move, decision.annotation
     assert game.is_legal(state, move) and info is not None and sum(info["visits"]) == 16
     assert info["visits"][info["moves"].index(move)] >= 0.05 * max(info["visits"])

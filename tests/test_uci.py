@@ -41,7 +41,10 @@ from sparring.engines.uci import (
 from sparring.errors import SparringError
 from sparring.estimation.human_like import HumanMCTSSettings
 from sparring.games import get_game
+from sparring.games.base import Game, State
 from sparring.levels import Level, resolve
+from sparring.players.base import Decision, Player
+from sparring.search.limit import Limit
 
 STOCKFISH = Path("/usr/games/stockfish")
 needs_stockfish = pytest.mark.skipif(
@@ -495,6 +498,24 @@ def _pv_first(line: str) -> str:
     return words[words.index("pv") + 1]
 
 
+def _decisions(
+    monkeypatch: pytest.MonkeyPatch, player: Player, limits: list[object] | None = None
+) -> list[Decision]:
+    """The decisions ``player`` makes from now on (its ``play`` spied on; the limits it is
+    given go to ``limits``)."""
+    seen: list[Decision] = []
+    play = player.play
+
+    def spy(game: Game, state: State, limit: Limit | None = None) -> Decision:
+        if limits is not None:
+            limits.append(limit)
+        seen.append(play(game, state, limit))
+        return seen[-1]
+
+    monkeypatch.setattr(player, "play", spy)
+    return seen
+
+
 def test_go_is_one_search_of_the_players_simulations(monkeypatch: pytest.MonkeyPatch) -> None:
     """A long clock does not change the work: one search of the player's 64 simulations
     (iterative deepening by fresh searches made 2 + 4 + ... + 64), info depth log2(64) = 6;
@@ -504,16 +525,11 @@ def test_go_is_one_search_of_the_players_simulations(monkeypatch: pytest.MonkeyP
     seat = uci_engine.engine.seat
     assert seat is not None
     calls: list[object] = []
-    select = seat.player.select_move
-
-    def spy(*args: object) -> int:
-        calls.append(args[2])
-        return select(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(seat.player, "select_move", spy)
+    decisions = _decisions(monkeypatch, seat.player, calls)
     lines = uci_engine.lines("go movetime 60000")
-    analysis = seat.player.last_analysis
-    assert analysis is not None and len(calls) == 1
+    assert len(calls) == 1
+    analysis = decisions[-1].analysis
+    assert analysis is not None
     assert (analysis.simulations, analysis.budget, analysis.stopped) == (64, 64, False)
     limit = calls[0]
     assert isinstance(limit, uci.Limit) and limit.progress_every == INFO_INTERVAL
@@ -522,7 +538,7 @@ def test_go_is_one_search_of_the_players_simulations(monkeypatch: pytest.MonkeyP
     assert lines[-2].startswith("info depth 6 multipv 1 score cp ")
     assert f" nodes {analysis.nodes} " in lines[-2]
     lines = uci_engine.lines("go depth 3")
-    analysis = seat.player.last_analysis
+    analysis = decisions[-1].analysis
     assert analysis is not None and (analysis.simulations, analysis.budget) == (8, 8)
     assert lines[-2].startswith("info depth 3 multipv 1 ") and len(calls) == 2
 
@@ -537,10 +553,12 @@ def test_info_while_searching_then_the_clock_says_it_was_short(
     uci_engine = _Engine("uct:sims=100000")
     uci_engine.lines("setoption name Move Overhead value 0")
     uci_engine.lines("position startpos")
-    lines = uci_engine.lines("go movetime 400")
     seat = uci_engine.engine.seat
-    assert seat is not None and seat.player.last_analysis is not None
-    analysis = seat.player.last_analysis
+    assert seat is not None
+    decisions = _decisions(monkeypatch, seat.player)
+    lines = uci_engine.lines("go movetime 400")
+    analysis = decisions[-1].analysis
+    assert analysis is not None
     infos = [line for line in lines if line.startswith("info depth")]
     assert len(infos) >= 2  # progress, then the final line
     nodes = [int(line.split()[line.split().index("nodes") + 1]) for line in infos]
@@ -568,28 +586,35 @@ def test_the_clock_starts_when_go_is_read(monkeypatch: pytest.MonkeyPatch) -> No
         return seat_position()
 
     monkeypatch.setattr(engine, "_seat_position", slow)
+    assert engine.seat is not None
+    decisions = _decisions(monkeypatch, engine.seat.player)
     lines = uci_engine.lines("go movetime 200")
-    assert engine.seat is not None and engine.seat.player.last_analysis is not None
-    assert engine.seat.player.last_analysis.simulations == 0
+    analysis = decisions[-1].analysis
+    assert analysis is not None and analysis.simulations == 0
     assert lines[0].startswith(
         "info string clock too short for this level: 0 of 100000 simulations in "
     )
     assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
 
 
-def test_the_last_info_before_bestmove_is_the_move_played() -> None:
+def test_the_last_info_before_bestmove_is_the_move_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """SA at z = -1 over 40 UCT simulations plays another move than the search's most
     visited in each of these positions: the last info line is still the move played
     (``multipv 1``, its own score), after the most visited move's line (``multipv 2``)."""
     uci_engine = _Engine("sa:base=uct,sims=40,z=-1,rth=0.1")
     uci_engine.lines("setoption name MultiPV value 2")
+    uci_engine.lines("position startpos")
+    seat = uci_engine.engine.seat
+    assert seat is not None
+    decisions = _decisions(monkeypatch, seat.player)
     game = get_game("chess")
-    for moves in ("", " moves e2e4", " moves d2d4"):
+    for i, moves in enumerate(("", " moves e2e4", " moves d2d4")):
         uci_engine.lines("position startpos" + moves)
         lines = uci_engine.lines("go")
-        seat = uci_engine.engine.seat
-        assert seat is not None and seat.player.last_analysis is not None
-        analysis = seat.player.last_analysis
+        analysis = decisions[-1].analysis
+        assert analysis is not None and len(decisions) == i + 1
         assert analysis.move != analysis.pv[0]  # the case that matters
         best = lines[-1].split()[1]
         assert best == game.move_to_text(analysis.move) and _pv_first(lines[-2]) == best

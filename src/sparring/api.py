@@ -14,15 +14,16 @@ A game against an AI at a target Elo, moves as text and as numbers::
     ai = sparring.build_player(settings, game, seed=1)     # report.label says what it is
     session = sparring.GameSession(game, [None, ai])      # you move first
     session.play(game.parse_move("4", session.state))     # a move as text ...
-    reply = session.play_player(sparring.Limit(time=0.5))  # ... the AI's, as a number
-    print(game.move_to_text(reply), ai.last_analysis)
+    reply = session.play_decision(sparring.Limit(time=0.5))  # ... the AI's decision
+    print(game.move_to_text(reply.move), reply.analysis)   # its move (a number), its search
 
 The names:
 
 * games: :func:`get_game`, :data:`GAME_NAMES`, :class:`Game`;
 * players: the settings classes of every kind, :func:`build_player`, :func:`parse_player`
   (spec text such as ``"sa:elo=1500"``), :func:`settings_from_json` /
-  :func:`settings_to_json`, :func:`player_kinds`, :class:`Player`;
+  :func:`settings_to_json`, :func:`player_kinds`, :class:`Player` and what it decides at its
+  turn, :class:`Decision` (the move, its analysis, its annotation);
 * levels: :class:`Level` (an Elo on the game's scale, a rank, ``strongest``, ``adaptive``)
   and :func:`resolve`, the one function that turns a level into player settings and a
   :class:`LevelReport`; :func:`level_table`, what each game's levels were measured against;
@@ -55,7 +56,7 @@ from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import Game
 from sparring.levels import Level, LevelReport, level_table, resolve
 from sparring.players.alphadda import AlphaDDA1Settings, AlphaDDA2Settings, AlphaDDA3Settings
-from sparring.players.base import Player
+from sparring.players.base import Decision, Player
 from sparring.players.registry import (
     build_player,
     parse_player,
@@ -84,6 +85,7 @@ __all__ = [
     "AlphaZeroSettings",
     "BadValueError",
     "DSASettings",
+    "Decision",
     "Game",
     "GameOverError",
     "GameSession",

@@ -35,10 +35,11 @@ Undo
 Records
     The moves, who played each (:attr:`movers`), the seconds each mover took
     (:attr:`think_times`; 0 for moves given to :meth:`play` without a time) and what the
-    mover's :meth:`~Player.move_info` said about each (:attr:`annotations`).  :meth:`record`
-    returns what a :class:`~sparring.evaluation.store.GameRecord` needs; :meth:`export` writes
-    the game's record format (:attr:`~sparring.games.base.Game.record_format`: SGF for Go,
-    PGN for chess) or a plain move list (every game) through :mod:`sparring.records`.
+    mover's decision said about each (:attr:`annotations`: its
+    :attr:`~sparring.players.base.Decision.annotation`).  :meth:`record` returns what a
+    :class:`~sparring.evaluation.store.GameRecord` needs; :meth:`export` writes the game's
+    record format (:attr:`~sparring.games.base.Game.record_format`: SGF for Go, PGN for
+    chess) or a plain move list (every game) through :mod:`sparring.records`.
 
 Snapshots
     :meth:`snapshot` is a JSON-serialisable dict holding the whole session: the game and its
@@ -55,6 +56,7 @@ Snapshots
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -72,14 +74,18 @@ from sparring.errors import (
     UnsupportedGameError,
 )
 from sparring.games.base import Game, Outcome, RecordFormat, State
-from sparring.players.base import JsonValue, Player, PlayerState
+from sparring.players.base import (
+    Annotation,
+    Decision,
+    JsonValue,
+    Player,
+    PlayerState,
+    says_resigned,
+)
 
 if TYPE_CHECKING:
     from sparring.players.cache import PlayerCache
     from sparring.search.limit import Limit
-
-Annotation = dict[str, Any] | None
-"""What a player said about one of its moves (:meth:`Player.move_info`), or None."""
 
 SNAPSHOT_FORMAT = "sparring.session"
 SNAPSHOT_VERSION = 2
@@ -97,13 +103,6 @@ def advance(game: Game, state: State, move: int) -> tuple[State, Outcome]:
     child = state.copy()
     game.kernels.play(child, int(move))
     return child, game.status(child)
-
-
-def says_resigned(info: object) -> bool:
-    """Whether a player's move annotation (:meth:`~sparring.players.base.Player.move_info`)
-    says it resigns: ``{"resigned": true, ...}``, as the GNU Go player writes for GNU Go's
-    ``resign``."""
-    return isinstance(info, Mapping) and info.get("resigned") is True
 
 
 def default_format(game: Game) -> RecordFormat:
@@ -271,7 +270,8 @@ class GameSession:
 
     @property
     def annotations(self) -> tuple[Annotation, ...]:
-        """What the mover reported about each move (:meth:`Player.move_info`), or None."""
+        """What the mover reported about each move (its :attr:`Decision.annotation`), or
+        None."""
         return tuple(self._annotations)
 
     @property
@@ -376,22 +376,29 @@ class GameSession:
         self._push(move, float(think_time), annotation, mover, position)
 
     def play_player(self, limit: Limit | None = None) -> int:
-        """Let the side to move (a :class:`Player`) choose a move, play it and return it.
+        """Let the side to move (a :class:`Player`) choose a move, play it and return it:
+        :meth:`play_decision`'s move."""
+        return self.play_decision(limit).move
+
+    def play_decision(self, limit: Limit | None = None) -> Decision:
+        """Let the side to move (a :class:`Player`) decide (:meth:`Player.play`), play its
+        move and return the whole :class:`~sparring.players.base.Decision`: the move, the
+        player's analysis of it and its annotation.
 
         The player gets a copy of the position and ``limit`` (a bound on its thinking, e.g.
-        an engine's ``genmove`` time; None: its own settings); its choice is timed
-        (:func:`time.perf_counter`) and what its :meth:`~Player.move_info` returns right
-        after is kept as the move's annotation.  A choice that is not a legal move raises
+        an engine's ``genmove`` time; None: its own settings); its decision is timed
+        (:func:`time.perf_counter`) and its :attr:`~Decision.annotation` is kept with the
+        move.  A move that is not a legal move raises
         :class:`~sparring.errors.IllegalMoveError` naming the player (its entry in
         :attr:`names`), the move and the position (nothing is changed);
         :class:`~sparring.errors.GameOverError` when the game is over; :class:`NoPlayerError`
         when the side to move has no player.
 
-        A player resigns by saying so in its annotation: when :meth:`~Player.move_info`
-        returns ``{"resigned": true, ...}`` (GNU Go's ``genmove`` answer ``resign``), the side
-        resigns (:meth:`resign`) instead of playing: the move returned is the player's
-        placeholder (a pass) and is *not* played, :attr:`resigned` names the side and the
-        game is over.
+        A player resigns by saying so in its annotation: when the decision's annotation is
+        ``{"resigned": true, ...}`` (:attr:`Decision.resigned`; GNU Go's ``genmove`` answer
+        ``resign``), the side resigns (:meth:`resign`) instead of playing: the decision's
+        move is the player's placeholder (a pass) and is *not* played, :attr:`resigned`
+        names the side and the game is over.
         """
         if self.is_over:
             raise GameOverError(f"{self.game.name}: the game is over ({self._end_text()})")
@@ -404,29 +411,32 @@ class GameSession:
             )
         state = self._states[-1]
         began = time.perf_counter()
-        if limit is None:
-            chosen = player.select_move(self.game, state.copy())
-        else:
-            chosen = player.select_move(self.game, state.copy(), limit)
+        decision = player.play(self.game, state.copy(), limit)
         elapsed = time.perf_counter() - began
-        if isinstance(chosen, bool) or not isinstance(chosen, int | np.integer):
+        chosen: object = decision.move if isinstance(decision, Decision) else decision
+        if (
+            not isinstance(decision, Decision)
+            or isinstance(chosen, bool)
+            or not isinstance(chosen, int | np.integer)
+        ):
             raise IllegalMoveError(
                 f"{self.game.name}: player {self.names[side]!r} returned {chosen!r}, not a move, "
                 f"at ply {self.ply}"
             )
         move = int(chosen)
-        info = player.move_info()
-        if says_resigned(info):
+        if decision.resigned:
             self.resign(side)
-            return move
+            return dataclasses.replace(decision, move=move)
         if not self.game.is_legal(state, move):
             raise IllegalMoveError(
                 f"{self.game.name}: player {self.names[side]!r} chose the illegal move "
                 f"{self._move_text(move)} at ply {self.ply} in position "
                 f"{self.game.position_to_text(state)}"
             )
-        self._push(move, elapsed, info, side, state)
-        return move
+        self._push(move, elapsed, decision.annotation, side, state)
+        if type(decision.move) is not int:  # (e.g. a numpy integer)
+            decision = dataclasses.replace(decision, move=move)
+        return decision
 
     def step(self) -> int | None:
         """One move by the side to move if it is a :class:`Player` (see :meth:`play_player`);
@@ -868,6 +878,7 @@ __all__ = [
     "SNAPSHOT_FORMAT",
     "SNAPSHOT_VERSION",
     "Annotation",
+    "Decision",
     "GameSession",
     "NoPlayerError",
     "RecordFormat",

@@ -39,8 +39,8 @@ def serve(
     ] = 2.0,
 ) -> None:
     """Serve the game page and the HTTP API (/api, documented at /openapi.json); open the
-    printed address in a browser.  Ctrl-C stops the server; games continue after a
-    restart."""
+    printed address in a browser.  Ctrl-C or SIGTERM stops the server (exit status 0);
+    games continue after a restart, with the AI moves that were in flight."""
     try:
         from sparring.service import ServiceSettings, run
     except ModuleNotFoundError as exc:  # the web and database stack is the `serve` extra

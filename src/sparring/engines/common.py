@@ -30,13 +30,13 @@ from sparring.errors import (
 )
 from sparring.games.base import Game, State
 from sparring.levels import Level, describe, resolve
-from sparring.players.base import Player
+from sparring.players.base import Decision, Player
 from sparring.players.cache import PlayerCache
 from sparring.players.registry import build_player
 from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.limit import Limit
-from sparring.session import GameSession, says_resigned
+from sparring.session import GameSession
 
 
 def protocol_level(
@@ -197,42 +197,37 @@ class PlayerSeat:
             session = GameSession(game, self._sides(player, self.side))
         self.player, self.session, self.settings = player, session, settings
 
-    def move(self, side: int, limit: Limit | None = None, commit: bool = True) -> int:
-        """The player's move for ``side`` (0 or 1) under ``limit``, played in the session
-        when ``commit`` (GTP ``genmove``; ``reg_genmove`` only asks).  ``side`` may be the
-        side not to move where the game allows moves out of turn (Go): the player then
-        searches the position with ``side`` to move.  Raises
-        :class:`~sparring.errors.GameOverError` when the game is over."""
+    def move(self, side: int, limit: Limit | None = None, commit: bool = True) -> Decision:
+        """The player's decision for ``side`` (0 or 1) under ``limit``, played in the session
+        when ``commit`` (GTP ``genmove``; ``reg_genmove`` only asks): the move, its
+        analysis, and whether the player resigned (:attr:`Decision.resigned`; a committed
+        resignation resigns ``side``'s game).  ``side`` may be the side not to move where
+        the game allows moves out of turn (Go): the player then searches the position with
+        ``side`` to move.  Raises :class:`~sparring.errors.GameOverError` when the game is
+        over."""
         self.seat(side)
         s = self.session
         game = s.game
         if s.is_over:
             raise GameOverError(f"{game.name}: the game is over")
         if commit and s.to_move == side:
-            return s.play_player(limit)
+            return s.play_decision(limit)
         state = s.state if s.to_move == side else game.with_side_to_move(s.state, side)
         began = time.perf_counter()
-        move = int(self.player.select_move(game, state, limit))
-        if commit and self.resigns(side, committed=False):
+        decision = self.player.play(game, state, limit)
+        move = int(decision.move)
+        if commit and decision.resigned:
             s.resign(side)
         elif commit:
             s.play(
                 move,
                 side=side,
                 think_time=time.perf_counter() - began,
-                annotation=self.player.move_info(),
+                annotation=decision.annotation,
             )
         elif not game.is_legal(state, move):
             raise IllegalMoveError(f"{self.player.name} chose the illegal move {move}")
-        return move
-
-    def resigns(self, side: int, committed: bool) -> bool:
-        """Whether the player resigned ``side``'s game with the move just asked for: the
-        session's resignation when it was played, the player's annotation
-        (``{"resigned": true}``, as GNU Go's ``resign`` gives) when it was only asked."""
-        if committed:
-            return self.session.resigned == side
-        return says_resigned(self.player.move_info())
+        return decision
 
     def set_settings(self, settings: PlayerSettings) -> None:
         """Play with ``settings`` from now on: a new player, told the game so far.  Raises,

@@ -456,18 +456,17 @@ class GTPEngine:
         self._args(args, 1, "genmove COLOUR")
         side = parse_colour(args[0])
         try:
-            move = self.seat.move(side, self._limit(side, received), commit=commit)
+            decision = self.seat.move(side, self._limit(side, received), commit=commit)
         except GameOverError:
             return "pass"
-        self._clock_notice(received)
-        if self.seat.resigns(side, commit):
+        self._clock_notice(decision.analysis, received)
+        if decision.resigned:
             return "resign"
-        return self.game.move_to_text(move)
+        return self.game.move_to_text(decision.move)
 
-    def _clock_notice(self, received: float) -> None:
-        """Say on standard error when the clock ended the move's search before the player's
-        simulations (the level's work)."""
-        analysis = self.seat.player.last_analysis
+    def _clock_notice(self, analysis: MoveAnalysis | None, received: float) -> None:
+        """Say on standard error when the clock ended the move's search (``analysis``)
+        before the player's simulations (the level's work)."""
         if analysis is None or not analysis.stopped or analysis.budget is None:
             return
         if analysis.simulations < analysis.budget:
@@ -613,11 +612,10 @@ class GTPEngine:
         def run(flag: StopFlag) -> None:
             limit = Limit(stop=flag, progress=progress, progress_every=interval)
             try:
-                player.select_move(game, state.copy(), limit)
+                analysis = player.play(game, state.copy(), limit).analysis
             except Exception as exc:
                 self.send(f"info string error {type(exc).__name__}: {exc}\n")
                 return
-            analysis = player.last_analysis
             if flag() or analysis is None or not analysis.moves:
                 return  # (stopped by the next command, which ends the response)
             self.send(self._info_line(analysis) + "\n")  # the whole budget: the last line

@@ -588,8 +588,8 @@ class UCIEngine:
         best: int | None = None
         analysis: MoveAnalysis | None = None
         try:
-            best = int(player.select_move(game, state.copy(), limit))
-            analysis = player.last_analysis
+            decision = player.play(game, state.copy(), limit)
+            best, analysis = int(decision.move), decision.analysis
         except Exception as exc:  # the search must still answer with a legal move
             self.error(f"search failed: {type(exc).__name__}: {exc}")
         if best is None or not game.is_legal(state, best):

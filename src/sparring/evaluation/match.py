@@ -338,10 +338,11 @@ def play_game(
     played out between the two players, with its lifecycle: each player's ``new_game`` with
     its seat (0 = first) before the game, ``observe`` after every move of either side and
     ``game_over`` with its score after it.  Each move is timed with
-    :func:`time.perf_counter`, and what the mover's :meth:`~Player.move_info` returns right
-    after choosing it is kept as the move's annotation (the record's ``annotations`` is None
-    when no move was annotated); a player that returns an illegal move (or no integer)
-    raises :class:`~sparring.errors.IllegalMoveError` naming the player and its spec.
+    :func:`time.perf_counter`, and the annotation of the mover's decision
+    (:attr:`~sparring.players.base.Decision.annotation`) is kept with the move (the record's
+    ``annotations`` is None when no move was annotated); a player that returns an illegal
+    move (or no integer) raises :class:`~sparring.errors.IllegalMoveError` naming the player
+    and its spec.
     ``seed``, ``specs``, ``labels`` (default: the players' names), ``run_key``, ``pairing``
     and ``game_index`` are only copied into the record; the players are already seeded.
     """

@@ -10,9 +10,9 @@ The store is one SQLite file in WAL mode with two tables:
     labels of the pairing's two players (A and B), whether A moved first, the game seed, the
     move list and per-move think times (JSON arrays), the result, which is the score of the
     *first-moving* player (1, 0.5 or 0), and optional per-move annotations (a nullable JSON
-    array, one object or null per move: what :meth:`Player.move_info
-    <sparring.players.base.Player.move_info>` returned, e.g. the root visit counts of a
-    search; NULL when no player annotated any move), and the optional end-of-game player
+    array, one object or null per move: the :attr:`Decision.annotation
+    <sparring.players.base.Decision.annotation>` of the mover's decision, e.g. the root visit
+    counts of a search; NULL when no player annotated any move), and the optional end-of-game player
     states (a nullable JSON array ``[state_a, state_b]``: what :meth:`Player.save_state
     <sparring.players.base.Player.save_state>` of A and of B returned after the game, each an
     object or null; written by the series runner, from which a partly played series resumes;
@@ -86,7 +86,8 @@ _ADDED_COLUMNS = ("annotations", "player_states")
 """Nullable TEXT columns added to ``games`` after the store's first release, in order."""
 
 Annotation = dict[str, Any] | None
-"""What a player said about one of its moves (:meth:`Player.move_info`), or None."""
+"""What a player said about one of its moves (its decision's
+:attr:`~sparring.players.base.Decision.annotation`), or None."""
 
 SavedState = dict[str, Any] | None
 """What a player saved after a game (:meth:`Player.save_state`): JSON values, or None."""

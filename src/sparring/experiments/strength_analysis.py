@@ -23,7 +23,8 @@ measured Elo (the paper's Fig. 4; its Table 2 lists ``H`` per threshold).
 
 Here ``D_{R_th}`` is the set of positions in which an SA agent with threshold ``R_th`` and
 finite ``z`` moved during the calibration (the paper leaves out ``z = +-inf``), its root visit
-counts recorded by :meth:`StrengthAdjustedPlayer.move_info`.  Ratings enter Eq. 17 in
+counts recorded in its moves' annotations (:meth:`SearchPlayer.annotation
+<sparring.players.searching.SearchPlayer.annotation>`).  Ratings enter Eq. 17 in
 natural-log units (Elo / ``ELO_SCALE``).  Positions whose candidates include a zero-visit
 move (only with ``R_th = 0``) have ``ln R = -inf`` for it; ``E_norm(-inf)`` is then
 ``-inf`` and ``H`` is undefined (None).

@@ -37,9 +37,9 @@ whose ``N_sim`` never reaches 1 for ``|vbar_n| <= 1`` with Table 1's values (Con
 ``vbar_n c = 1``).  Entering the floor jumps from the most visited move to the least visited
 candidate (``R_th = 0.1``): the floor is a coarser continuation, to be tuned.
 
-Each move's annotations (:meth:`move_info`): ``v`` (``v_n``), ``vbar``, the parameter set
-(``sims``; ``p_drop``; ``c`` for AlphaDDA3), ``floor`` (the level, with the floor on), and the
-root ``moves`` and ``visits``.
+Each move's annotations (:meth:`annotation`, in its decision): ``v`` (``v_n``), ``vbar``,
+the parameter set (``sims``; ``p_drop``; ``c`` for AlphaDDA3), ``floor`` (the level, with the
+floor on), and the root ``moves`` and ``visits``.
 """
 
 from __future__ import annotations
@@ -53,7 +53,12 @@ import numpy as np
 
 from sparring.errors import PlayerSettingsError
 from sparring.players.alphazero import load_network_evaluator, masks_generator, network_file
-from sparring.players.base import Player, set_torch_generator_state, torch_generator_state
+from sparring.players.base import (
+    Annotation,
+    Player,
+    set_torch_generator_state,
+    torch_generator_state,
+)
 from sparring.players.registry import PlayerSpec, check_options, option_float, option_int
 from sparring.players.searching import SearchPlayer
 from sparring.players.settings_base import (
@@ -67,6 +72,7 @@ from sparring.players.settings_base import (
     spec_value,
 )
 from sparring.search.alphadda3 import AlphaDDA3Score
+from sparring.search.analysis import MoveAnalysis
 from sparring.search.hooks import DEFAULT_C_PUCT
 from sparring.search.limit import Limit, LimitClock
 from sparring.search.puct import PUCTConfig, search
@@ -314,12 +320,9 @@ class AlphaDDAPlayer(SearchPlayer):
                 raise ValueError(f"{self.name}: expected {expected}, got {data!r}")
             self.floor_base = float(level)
 
-    def move_info(self) -> dict[str, Any] | None:
+    def annotation(self, analysis: MoveAnalysis) -> Annotation:
         """``v``, ``vbar``, the parameter, the root ``moves`` and ``visits``, then ``floor``
-        (with the floor on): derived from :attr:`last_analysis`."""
-        analysis = self.last_analysis
-        if analysis is None:
-            return None
+        (with the floor on), from the move's ``analysis``."""
         info = {k: v for k, v in analysis.annotations.items() if k != "floor"}
         info["moves"] = list(analysis.moves)
         info["visits"] = list(analysis.visits)

@@ -7,6 +7,8 @@ A player is seeded at construction and draws all its randomness from its own
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -19,6 +21,39 @@ from sparring.search.limit import Limit
 
 PlayerState: TypeAlias = dict[str, JsonValue]
 """What a player saves between games (:meth:`Player.save_state`): JSON values only."""
+Annotation: TypeAlias = dict[str, Any] | None
+"""What a player said about one of its moves (:attr:`Decision.annotation`), or None."""
+
+
+def says_resigned(info: object) -> bool:
+    """Whether a player's move annotation (:attr:`Decision.annotation`) says it resigns:
+    ``{"resigned": true, ...}``, as the GNU Go player writes for GNU Go's ``resign``."""
+    return isinstance(info, Mapping) and info.get("resigned") is True
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A player's answer at its turn (:meth:`Player.play`), as python-chess's ``PlayResult``
+    is an engine's: the move, what the player thought about it, and what the game record
+    keeps with it."""
+
+    move: int
+    """The move chosen (a legal move of the position, unless :attr:`resigned`)."""
+    analysis: MoveAnalysis | None = None
+    """What the player thought (:class:`~sparring.search.analysis.MoveAnalysis`: root
+    visits, Q, priors, principal variation, simulations, time, whether the limit stopped
+    it, the strength setting); None for players that do not search."""
+    annotation: Annotation = None
+    """What the game record keeps with the move (JSON values: e.g. the root moves and visit
+    counts of a strength-adjusted player, AlphaDDA's ``v``), or None;
+    :class:`~sparring.session.GameSession` keeps it in its ``annotations`` and a match in
+    :attr:`GameRecord.annotations <sparring.evaluation.store.GameRecord>`."""
+
+    @property
+    def resigned(self) -> bool:
+        """Whether the player resigns instead of moving (its :attr:`annotation` says
+        ``{"resigned": true}``; :attr:`move` is then a placeholder, a pass, not played)."""
+        return says_resigned(self.annotation)
 
 
 class Player(ABC):
@@ -26,11 +61,13 @@ class Player(ABC):
 
     The lifecycle, driven by :class:`~sparring.session.GameSession` (and so by the CLI, the
     match runner, the service and the engines): :meth:`new_game` once before a game,
-    :meth:`select_move` when it is this player's turn, :meth:`observe` after *every* move of
-    the game (its own and the opponent's), :meth:`game_over` once after the game.  A player
-    that learns across games (e.g. dynamic strength adjustment) keeps what it learned in a
-    small JSON-serialisable record: :meth:`save_state` / :meth:`restore_state`, so that the
-    same games follow whether or not the player was saved and restored in between.
+    :meth:`play` when it is this player's turn (its :class:`Decision`: the move, with what
+    the player thought about it; :meth:`select_move` is the move alone), :meth:`observe`
+    after *every* move of the game (its own and the opponent's), :meth:`game_over` once
+    after the game.  A player that learns across games (e.g. dynamic strength adjustment)
+    keeps what it learned in a small JSON-serialisable record: :meth:`save_state` /
+    :meth:`restore_state`, so that the same games follow whether or not the player was saved
+    and restored in between.
     """
 
     name: str
@@ -46,20 +83,24 @@ class Player(ABC):
         self.name = name
         self.rng = np.random.default_rng(seed)
 
-    last_analysis: MoveAnalysis | None = None
-    """What the player thought about the move :meth:`select_move` returned last
-    (:class:`~sparring.search.analysis.MoveAnalysis`: root visits, Q, priors, principal
-    variation, simulations, time, whether the limit stopped it, the strength setting); None
-    for players that do not search (and before the first move)."""
-
     @abstractmethod
     def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
         """A legal move for ``state`` (which is ongoing); must not modify ``state``.
 
         ``limit`` (:class:`~sparring.search.limit.Limit`) bounds the thinking of a searching
         player: it returns the best move found when the limit hits.  Players that do not
-        search ignore it.
+        search ignore it.  :meth:`play` gives the move with what the player thought about it.
         """
+
+    def play(self, game: Game, state: State, limit: Limit | None = None) -> Decision:
+        """The player's :class:`Decision` for ``state`` (which is ongoing; must not be
+        modified) under ``limit``: the move (as :meth:`select_move` chooses it) with its
+        analysis and annotation.  The default is :meth:`select_move`'s move; players with
+        more to say (the searching players, the engines) override this method and answer
+        :meth:`select_move` with its move."""
+        if limit is None:  # (players written without the limit argument still play)
+            return Decision(self.select_move(game, state))
+        return Decision(self.select_move(game, state, limit))
 
     def new_game(self, game: Game, player_index: int) -> None:  # noqa: B027 - optional hook
         """Called before a game in which this player moves as ``player_index`` (0 = first)."""
@@ -129,17 +170,6 @@ class Player(ABC):
         """
         if data is not None:
             raise ValueError(f"{self.name} keeps no state between games, got {data!r}")
-
-    def move_info(self) -> dict[str, Any] | None:
-        """Annotations of the move just returned by :meth:`select_move`, or None (the default).
-
-        A player that searches may return, e.g., the root moves and visit counts of the
-        search behind its last move (``{"moves": [...], "visits": [...]}``); the match
-        runner stores the dict with the move (:attr:`GameRecord.annotations`).  The dict must
-        hold JSON values only (ints, floats, strings, lists, dicts, None).  Searching players
-        derive it from :attr:`last_analysis`.
-        """
-        return None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"

@@ -25,10 +25,11 @@ other kind (``sparring match chess stockfish:elo=1350 se-inf-mcts:elo=1500``,
   seeds itself from the clock, so each ``genmove`` is preceded by ``set_random_seed S`` with
   ``S`` drawn from the player's own generator (retried after a restart with ``S + 1``, ...):
   the same player seed gives the same moves.  GNU Go's ``resign`` is a resignation:
-  :meth:`select_move` returns a pass and ``move_info`` says ``{"resigned": true}``, which a
-  :class:`GameSession` (matches, the CLI) takes as the side resigning, not as its move.  A
-  move GNU Go makes that sparring's rules reject (they differ
-  only in corner cases) is taken back and a pass played instead (``{"illegal": VERTEX}``).
+  :meth:`play` returns a pass annotated ``{"resigned": true}`` (a resigning
+  :class:`~sparring.players.base.Decision`), which a :class:`GameSession` (matches, the CLI)
+  takes as the side resigning, not as its move.  A move GNU Go makes that sparring's rules
+  reject (they differ only in corner cases) is taken back and a pass played instead
+  (``{"illegal": VERTEX}``).
   A position where GNU Go dies at its level every time is played at level 0
   (:data:`FALLBACK_LEVEL`, ``{"level": 0}``): GNU Go 3.8 segfaults in some positions at
   every level but 0 (and in some at level 0 too: then the move fails as below).
@@ -65,7 +66,7 @@ import numpy as np
 from sparring.errors import IncompatiblePlayerError, PlayerResourceError
 from sparring.games.chess import Chess, move_to_action
 from sparring.games.go import Go, gtp_to_move, move_to_gtp
-from sparring.players.base import Player
+from sparring.players.base import Decision, Player
 from sparring.players.registry import PlayerSpec, check_options, option_float, option_int
 from sparring.players.settings import option_bool
 from sparring.players.settings_base import (
@@ -510,7 +511,6 @@ class GnuGoPlayer(Player):
         """``play`` commands that set up the game so far (the start, then the moves)."""
         self._last: State | None = None
         """The position after the last move observed (None: none since ``new_game``)."""
-        self._info: dict[str, Any] | None = None
         self.restarts = 0
         """Engine restarts so far (a dead engine replaced)."""
 
@@ -581,6 +581,9 @@ class GnuGoPlayer(Player):
         return client
 
     def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
+        return self.play(game, state, limit).move
+
+    def play(self, game: Game, state: State, limit: Limit | None = None) -> Decision:
         assert isinstance(game, Go)
         commands = list(self._commands_for(game, state))
         colour = "BW"[game.to_move(state)]
@@ -609,36 +612,35 @@ class GnuGoPlayer(Player):
                 continue
             except GtpCommandError as err:
                 raise PlayerResourceError(f"gnugo refused a command: {err}", key="path") from None
-            move = self._accept(game, state, client, colour, reply)
+            decision = self._accept(game, state, client, colour, reply)
             if level != own:
-                self._info = {**(self._info or {}), "level": level}
-            return move
+                decision = Decision(
+                    decision.move, annotation={**(decision.annotation or {}), "level": level}
+                )
+            return decision
         raise PlayerResourceError(
             f"gnugo died {MAX_RESTARTS + 1} times choosing a move at ply {game.ply(state)}"
             f"{'' if own == FALLBACK_LEVEL else ', and once more at level 0'}: {last}",
             key="path",
         )
 
-    def _accept(self, game: Go, state: State, client: GtpClient, colour: str, reply: str) -> int:
-        """The sparring move of GNU Go's ``genmove`` answer ``reply``."""
-        self._info = None
+    def _accept(
+        self, game: Go, state: State, client: GtpClient, colour: str, reply: str
+    ) -> Decision:
+        """The sparring decision of GNU Go's ``genmove`` answer ``reply``: its move, or a pass
+        annotated ``{"resigned": true}`` for ``resign``, or ``{"illegal": VERTEX}`` for a
+        move sparring's rules reject."""
         if reply.lower() == "resign":
-            self._info = {"resigned": True}
-            return game.pass_move
+            return Decision(game.pass_move, annotation={"resigned": True})
         move = gtp_to_move(reply, game.size)
         if not game.is_legal(state, move):
             with contextlib.suppress(EngineDied, GtpCommandError):
                 client.send("undo")
-                self._info = {"illegal": reply}
-                return game.pass_move
+                return Decision(game.pass_move, annotation={"illegal": reply})
             self._discard()  # the engine's board is unknown now: start again next move
-            self._info = {"illegal": reply}
-            return game.pass_move
+            return Decision(game.pass_move, annotation={"illegal": reply})
         self._sent.append(f"play {colour} {move_to_gtp(move, game.size)}")
-        return move
-
-    def move_info(self) -> dict[str, Any] | None:
-        return self._info
+        return Decision(move)
 
     def _discard(self) -> None:
         if self._client is not None:

@@ -78,7 +78,7 @@ from sparring.games.bits import popcount
 from sparring.games.connect4 import Connect4
 from sparring.games.othello import Othello
 from sparring.games.tictactoe import TicTacToe
-from sparring.players.base import Player
+from sparring.players.base import Decision, Player
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.kernels import (
     KERNEL_TYPES,
@@ -639,12 +639,15 @@ class MinimaxPlayer(Player):
         return result
 
     def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
+        return self.play(game, state, limit).move
+
+    def play(self, game: Game, state: State, limit: Limit | None = None) -> Decision:
         clock = LimitClock(limit)
         result = self.search(game, state, limit, clock)
         best = result.best_moves()
         move = int(best[self.rng.integers(len(best))])
         k = len(result.moves)
-        self.last_analysis = MoveAnalysis(
+        analysis = MoveAnalysis(
             move=move,
             search="minimax",
             moves=tuple(int(m) for m in result.moves),
@@ -658,7 +661,7 @@ class MinimaxPlayer(Player):
             time=clock.elapsed(),
             stopped=result.stopped,
         )
-        return move
+        return Decision(move, analysis)
 
 
 __all__ = [

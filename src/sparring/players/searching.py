@@ -2,7 +2,7 @@
 
 :class:`SearchPlayer` runs the move of every searching player built on root statistics
 (:class:`~sparring.search.stats.RootStats`): UCT (MCTS1-4), AlphaZero, the SA and DSA
-players, AlphaDDA1-3 and the human-like kinds.  :meth:`SearchPlayer.select_move` is
+players, AlphaDDA1-3 and the human-like kinds.  :meth:`SearchPlayer.play` is
 
 1. :meth:`~SearchPlayer.before_search`: work before the search, which may already give the
    move (an SA floor's random move skips the search);
@@ -16,9 +16,10 @@ players, AlphaDDA1-3 and the human-like kinds.  :meth:`SearchPlayer.select_move`
    search stopped before its first simulation plays the move of the highest prior instead
    (uniform priors: a random legal move);
 4. the :class:`~sparring.search.analysis.MoveAnalysis` of the move (with the search's
-   simulation budget, so that a search the limit cut short can be told apart), left in
-   :attr:`~sparring.players.base.Player.last_analysis`; :meth:`~SearchPlayer.move_info` (what
-   the game store keeps) is derived from it.
+   simulation budget, so that a search the limit cut short can be told apart), returned
+   with the move in a :class:`~sparring.players.base.Decision` by
+   :meth:`~SearchPlayer.play`, with the annotation the game store keeps derived from it
+   (:meth:`~SearchPlayer.annotation`); :meth:`~SearchPlayer.select_move` is the move alone.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 
 from sparring.errors import GameOverError
 from sparring.games.base import Game, State
-from sparring.players.base import JsonValue, Player
+from sparring.players.base import Annotation, Decision, JsonValue, Player
 from sparring.players.finish import allowed_moves, go_finishing_move
 from sparring.search.analysis import MoveAnalysis, SearchKind, StrengthReport
 from sparring.search.limit import Limit, LimitClock, cap_time
@@ -44,7 +45,7 @@ class SearchPlayer(Player):
     search_kind: SearchKind = "puct"
     """The search recorded in the analysis (``"puct"`` or ``"uct"``)."""
     info_root: bool = False
-    """Whether :meth:`move_info` reports the root's moves and visit counts (players whose
+    """Whether :meth:`annotation` reports the root's moves and visit counts (players whose
     games are analysed from them: SA, DSA, AlphaDDA, the human-like kinds); the others
     report nothing, as they always did."""
 
@@ -118,6 +119,9 @@ class SearchPlayer(Player):
 
     # ---- the move ----------------------------------------------------------------------------
     def select_move(self, game: Game, state: State, limit: Limit | None = None) -> int:
+        return self.play(game, state, limit).move
+
+    def play(self, game: Game, state: State, limit: Limit | None = None) -> Decision:
         if game.is_terminal(state):
             raise GameOverError(f"{game.name}: the game is over, no move can be played")
         limit = cap_time(limit, self.movetime)
@@ -134,7 +138,7 @@ class SearchPlayer(Player):
                 move = self.pick(game, state, root)
         else:
             self.last_result = None
-        self.last_analysis = MoveAnalysis.from_root(
+        analysis = MoveAnalysis.from_root(
             move,
             self.search_kind,
             root,
@@ -145,14 +149,14 @@ class SearchPlayer(Player):
             annotations=self._annotations,
             budget=clock.budget if root is not None else None,
         )
-        return move
+        return Decision(move, analysis, self.annotation(analysis))
 
-    def move_info(self) -> dict[str, JsonValue] | None:
-        """Derived from :attr:`last_analysis`: with :attr:`info_root`, the root's ``moves``
-        and ``visits`` followed by the player's annotations (``{"random": true, ...}`` for a
+    def annotation(self, analysis: MoveAnalysis) -> Annotation:
+        """What the game record keeps with the move of ``analysis``
+        (:attr:`Decision.annotation`): with :attr:`info_root`, the root's ``moves`` and
+        ``visits`` followed by the player's annotations (``{"random": true, ...}`` for a
         move played at random instead); otherwise None."""
-        analysis = self.last_analysis
-        if analysis is None or not self.info_root:
+        if not self.info_root:
             return None
         if analysis.annotations.get("random") is True or analysis.search == "none":
             return dict(analysis.annotations)

@@ -8,9 +8,9 @@ games or models without a network) and then draws the move from
 player's seeded generator: ``p_i ∝ N_i^z`` over the candidates ``N_i >= R_th N_max``.  With a
 floor level ``f > 0`` (below ``z = -inf``, :func:`~sparring.strength.selection.floor_schedule`)
 the threshold is relaxed and, with probability ``q``, a uniformly random legal move is
-played without searching.  :meth:`StrengthAdjustedPlayer.move_info` reports the root moves
-and visit counts of the last search, which the match runner records for the strength
-analysis (Eq. 13-17).
+played without searching.  Each move's annotation (:meth:`~SearchPlayer.annotation`, in the
+decision :meth:`~SearchPlayer.play` returns) reports the root moves and visit counts of its
+search, which the match runner records for the strength analysis (Eq. 13-17).
 
 Player spec ``sa:key=value,...``:
 

@@ -1,15 +1,16 @@
 """One analysis record of a move: what a searching player thought (:class:`MoveAnalysis`).
 
 Every searching player (UCT, minimax, AlphaZero, SA, DSA, AlphaDDA1-3, the human-like kinds)
-leaves one :class:`MoveAnalysis` in :attr:`~sparring.players.base.Player.last_analysis` after
-each :meth:`~sparring.players.base.Player.select_move`: the root's moves with their visits,
+returns one :class:`MoveAnalysis` with each move, in the
+:class:`~sparring.players.base.Decision` of :meth:`~sparring.players.base.Player.play`
+(:attr:`~sparring.players.base.Decision.analysis`): the root's moves with their visits,
 ``Q`` and priors, the principal variation, the simulations, nodes and time spent, whether a
 :class:`~sparring.search.limit.Limit` cut the search short, and for strength-adjusted players
 the setting played (:class:`StrengthReport`: ``z``, ``R_th``, floor, the Elo asked for and the
 Elo played, clamped or not) with any notice as data.  It is typed, immutable and JSON
 round-trips (:meth:`MoveAnalysis.to_json` / :meth:`MoveAnalysis.from_json`): what UCI ``info``
 lines, GTP analysis and the web page show.  The game store keeps the older, smaller
-annotations derived from it (:meth:`~sparring.players.base.Player.move_info`).
+annotations derived from it (:attr:`~sparring.players.base.Decision.annotation`).
 """
 
 from __future__ import annotations

@@ -60,9 +60,9 @@ class Limit:
     """Called between chunks of a PUCT or UCT search of one position, at most every
     :attr:`progress_every` seconds (the first time after that long), with the analysis so far:
     its move the most visited (the first of the principal variation), ``stopped`` False, its
-    ``time`` the seconds since the search started.  Not called after the search (the player's
-    :attr:`~sparring.players.base.Player.last_analysis` is the final word); other searches
-    (minimax, a batch of positions) never call it."""
+    ``time`` the seconds since the search started.  Not called after the search (the
+    analysis in the player's :class:`~sparring.players.base.Decision` is the final word);
+    other searches (minimax, a batch of positions) never call it."""
     progress_every: float = 0.5
     """Seconds between two calls of :attr:`progress`."""
 

@@ -4,7 +4,8 @@ One record for the PUCT search (:mod:`sparring.search.puct`, AlphaDDA app. 1.2) 
 random playouts (:mod:`sparring.search.uct`, AlphaDDA app. 3), in the spirit of ``mctx``'s
 search outputs: arrays indexed alike, one entry per legal move of the root, in the game's
 move-generation order.  Players choose their move from it (the most visited edge, or a
-strength-adjusted draw from the visit counts) and report it in ``move_info``.
+strength-adjusted draw from the visit counts) and report it in their decision's analysis
+and annotation.
 """
 
 from __future__ import annotations

@@ -22,14 +22,18 @@ import logging
 import math
 import multiprocessing
 import secrets
+import signal
+import threading
 import unicodedata
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -68,6 +72,9 @@ from sparring.service.store import now_text as store_now
 from sparring.service.views import RANK_ESTIMATE, game_state, profile_view, session_of, summary
 from sparring.strength.dsa import BayesConfig, elo_posterior
 
+if TYPE_CHECKING:
+    import uvicorn
+
 LOGGER = logging.getLogger("sparring.service")
 T = TypeVar("T")
 STATIC = Path(__file__).parent / "static"
@@ -76,6 +83,11 @@ WAIT_POLL = 0.5
 by this process wakes it (a change stored by another server process)."""
 RANKED_GAMES = ("go", "chess")
 """Games whose strength estimator gives the player's rank after each finished game."""
+REQUEST_GRACE = 2
+"""Seconds a stopping server waits for the requests it is answering (a request waiting on a
+game, ``GET ?wait``, answers at once) before it cancels them."""
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+"""The server log's lines (:func:`run`): local time to the millisecond, level, logger."""
 
 
 @dataclass(frozen=True)
@@ -393,6 +405,12 @@ class Service:
     """Games whose AI move in flight was stopped: its result is dropped, not stored."""
     moved: dict[str, asyncio.Event] = field(default_factory=dict)
     """Per game that a request waits on (``GET ?wait``): set at the game's next stored change."""
+    stop_requested: Callable[[], bool] = lambda: False
+    """Whether the server was asked to stop (:func:`run` reads uvicorn's flag): a request
+    waiting on a game answers at once instead of holding the stop up."""
+    stopping: bool = False
+    """Set once the worker processes are being stopped: a worker that died then is not
+    replaced."""
 
     @property
     def db(self) -> Store:
@@ -420,7 +438,7 @@ class Service:
             return await loop.run_in_executor(pool, functools.partial(fn, *args))
         except BrokenProcessPool:
             # the worker died (killed, out of memory): start a new one for the next jobs
-            if lane.pool is pool:
+            if lane.pool is pool and not (self.stopping or self.stop_requested()):
                 pool.shutdown(wait=False, cancel_futures=True)
                 lane.pool = self.new_pool()
             raise Busy("a worker process stopped; try again in a moment") from None
@@ -453,12 +471,26 @@ class Service:
             lane.pool.submit(worker.warm_up)
 
     def stop_workers(self) -> None:
-        """End the worker processes (jobs in flight are dropped)."""
+        """End the worker processes now and wait for them.  The jobs in flight are dropped:
+        an AI move is not stored, its game still awaits it and gets it at the next start
+        (as after a crash).  The processes hold nothing that needs an orderly exit (no
+        database, no file written; a job's result only counts once the server stored it),
+        so they are terminated (SIGTERM; SIGKILL for one still there a second later)
+        rather than left to an interpreter teardown that takes a second or more once a
+        network is loaded.  Blocking, bounded, and a no-op the second time."""
+        self.stopping = True
+        processes: list[BaseProcess] = []
         for lane in (*self.lanes, *([self.quick] if self.quick else [])):
+            # the pool's processes: no public API before Python 3.14
+            processes.extend((getattr(lane.pool, "_processes", None) or {}).values())
             lane.pool.shutdown(wait=False, cancel_futures=True)
+        self.lanes, self.quick = [], None
+        _end_processes(processes)
 
     def new_pool(self) -> ProcessPoolExecutor:
-        """One worker process (started with ``spawn``), sharing the stop flags."""
+        """One worker process (started with ``spawn``), sharing the stop flags; it ignores
+        SIGINT (a Ctrl-C in a terminal reaches the whole process group: the server stops
+        its workers itself)."""
         context = multiprocessing.get_context("spawn")
         if self.stops is None:
             slots = self.settings.max_queue + self.settings.workers
@@ -468,8 +500,29 @@ class Service:
             max_workers=1,
             mp_context=context,
             initializer=worker.init_worker,
-            initargs=(self.modules, self.stops, self.settings.evaluation_cache),
+            initargs=(self.modules, self.stops, self.settings.evaluation_cache, True),
         )
+
+    async def shut_down(self) -> None:
+        """Stop everything the app started (its lifespan's end): the AI moves in flight are
+        stopped and dropped (their games resume at the next start), the background tasks
+        cancelled, the worker processes ended (:meth:`stop_workers`), the store closed."""
+        pending = sorted(gid for gid, task in self.ai_tasks.items() if not task.done())
+        if pending:
+            LOGGER.info(
+                "stopping: %d AI move(s) in flight resume at the next start (games %s)",
+                len(pending),
+                ", ".join(pending),
+            )
+        for game_id in list(self.slot_of):
+            self.cancel_ai(game_id)
+        tasks = [*self.ai_tasks.values(), *self.background]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.to_thread(self.stop_workers)
+        if self.store is not None:
+            self.store.close()
 
     def cancel_ai(self, game_id: str) -> None:
         """Ask the AI move in flight in ``game_id`` (if any) to stop now: its result will
@@ -539,7 +592,11 @@ class Service:
         except asyncio.CancelledError:
             raise
         except Exception:
-            LOGGER.exception("AI move in game %s failed", game_id)
+            if self.stop_requested() or self.stopping:
+                # e.g. its worker got the stop signal too (systemd signals the whole group)
+                LOGGER.info("AI move in game %s dropped by the stop", game_id)
+            else:
+                LOGGER.exception("AI move in game %s failed", game_id)
         finally:
             self.ai_wanted.discard(game_id)
             self.ai_owner.pop(game_id, None)
@@ -699,6 +756,19 @@ class Service:
         }
 
 
+def _end_processes(processes: list[BaseProcess]) -> None:
+    """Terminate ``processes`` (SIGTERM) and wait for them; SIGKILL for one still there a
+    second later."""
+    for proc in processes:
+        proc.terminate()
+    for proc in processes:
+        proc.join(1.0)
+        if proc.is_alive():
+            LOGGER.warning("worker process %s did not end on SIGTERM: killed", proc.pid)
+            proc.kill()
+            proc.join()
+
+
 def _no_paths(value: Any, key: str) -> None:
     """Reject file paths in settings sent over HTTP (a network or calibration is named by its
     shipped name): :class:`BadValueError` naming the setting."""
@@ -838,12 +908,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         try:
             yield
         finally:
-            for game_id in list(service.slot_of):
-                service.cancel_ai(game_id)
-            for task in list(service.ai_tasks.values()):
-                task.cancel()
-            service.stop_workers()
-            service.store.close()
+            await service.shut_down()
 
     app = FastAPI(
         title="sparring",
@@ -1074,7 +1139,9 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         deadline = loop.time() + wait
         moved = service.moved_event(game_id)  # (made before the game is read: no move missed)
         row = await owned(game_id, caller)
-        while row.ai_to_move and (left := deadline - loop.time()) > 0:
+        while (
+            row.ai_to_move and not service.stop_requested() and (left := deadline - loop.time()) > 0
+        ):
             # woken when this process stores the game's next change; another server
             # process on the same database (PostgreSQL) is seen by reading again
             with contextlib.suppress(TimeoutError):
@@ -1222,13 +1289,38 @@ def _unknown_game(name: str, catalog: dict[str, GameInfo]) -> SparringError:
     return UnknownGameError(f"unknown game {name!r}; choose one of {', '.join(catalog)}")
 
 
+def log_config() -> dict[str, Any]:
+    """The server log's configuration (:func:`logging.config.dictConfig`): every line on
+    standard error as :data:`LOG_FORMAT` (with its time); uvicorn's own lines from warnings
+    up (no access log), the service's (:data:`LOGGER`) from information up (when it stops)."""
+    handler = {"class": "logging.StreamHandler", "formatter": "timed", "stream": "ext://sys.stderr"}
+    quiet = {"handlers": ["log"], "level": "WARNING", "propagate": False}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"timed": {"format": LOG_FORMAT}},
+        "handlers": {"log": handler},
+        "loggers": {
+            "uvicorn": quiet,
+            "uvicorn.error": {"level": "WARNING"},
+            "uvicorn.access": quiet,
+            LOGGER.name: {"handlers": ["log"], "level": "INFO", "propagate": False},
+        },
+    }
+
+
 def run(
     settings: ServiceSettings,
     host: str = "127.0.0.1",
     port: int = 8000,
     echo: Callable[[str], None] = print,
 ) -> None:
-    """Serve ``create_app(settings)`` with uvicorn at ``host:port`` until interrupted."""
+    """Serve ``create_app(settings)`` with uvicorn at ``host:port`` until SIGTERM or SIGINT
+    (Ctrl-C), then stop cleanly and return: the requests being answered end (at most
+    :data:`REQUEST_GRACE` seconds), the AI moves in flight are dropped and resume at the
+    next start, the worker processes end (:meth:`Service.stop_workers`) and with them
+    multiprocessing's resource tracker once this process exits.  Log lines carry their time
+    (:func:`log_config`)."""
     import uvicorn
 
     if isinstance(port, bool) or not 0 <= port <= 65535:
@@ -1237,9 +1329,52 @@ def run(
         settings.data_dir.mkdir(parents=True, exist_ok=True)
     Store.open(settings.url()).close()  # a bad URL or an unreachable database: one line
     app = create_app(settings)
+    service: Service = app.state.service
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        log_config=log_config(),
+        access_log=False,
+        timeout_graceful_shutdown=REQUEST_GRACE,
+    )
+    server = uvicorn.Server(config)
+    service.stop_requested = lambda: server.should_exit
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     echo(f"sparring serve: open http://{shown}:{port}/  (database {settings.url()})")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    caught: list[int] = []
+    with _stop_signals(server, caught):
+        try:
+            server.run()
+        finally:
+            service.stop_workers()  # (done already unless the app's shutdown was skipped)
+    if caught:
+        LOGGER.info("stopped (%s)", signal.Signals(caught[0]).name)
 
 
-__all__ = ["Service", "ServiceSettings", "create_app", "hash_token", "run"]
+@contextlib.contextmanager
+def _stop_signals(server: uvicorn.Server, caught: list[int]) -> Iterator[None]:
+    """While entered (in the main thread): SIGTERM and SIGINT ask ``server`` to stop and are
+    noted in ``caught``.  Uvicorn installs its own handlers while it serves, and raises the
+    signals it caught again once it is done, under these handlers: noted, not fatal, so that
+    the caller ends the worker processes and this process exits normally (no process left
+    behind, exit status 0)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def note(sig: int, frame: FrameType | None) -> None:
+        caught.append(sig)
+        server.should_exit = True
+
+    stops = (signal.SIGTERM, signal.SIGINT)
+    previous = {sig: signal.signal(sig, note) for sig in stops}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+__all__ = ["Service", "ServiceSettings", "create_app", "hash_token", "log_config", "run"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -48,14 +49,21 @@ _PROCESS: list[_Process] = []
 
 
 def init_worker(
-    modules: tuple[str, ...] = (), stops: Any = None, evaluation_cache: int = 0
+    modules: tuple[str, ...] = (),
+    stops: Any = None,
+    evaluation_cache: int = 0,
+    ignore_interrupts: bool = False,
 ) -> None:
     """Initialise a worker process: import ``modules`` (those that registered the server's
     player kinds, :attr:`KindInfo.module`: :mod:`sparring.kinds` for the built-in ones), make
     its cache (keeping ``evaluation_cache`` positions' network outputs per network: the
     next search of a game finds the positions the last one evaluated), keep the server's
-    shared array of stop flags ``stops`` (see :func:`ai_move`), and end the process when its
-    server is gone (a server killed with SIGKILL leaves no worker behind)."""
+    shared array of stop flags ``stops`` (see :func:`ai_move`), ignore SIGINT when
+    ``ignore_interrupts`` (a Ctrl-C reaches the server's whole process group; the server
+    stops its workers), and end the process when its server is gone (a server killed with
+    SIGKILL leaves no worker behind)."""
+    if ignore_interrupts:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in modules:
         importlib.import_module(name)
     if not _PROCESS:
@@ -160,14 +168,11 @@ def ai_move(snapshot: dict[str, Any], human: int, seconds: float, slot: int = -1
     session = _restore(snapshot)
     if session.to_move == human:
         raise IncompatibleError("the person is to move, not the AI")
-    ai = _ai(session, human)
-    ai.last_analysis = None
     stops = _process().stops
     stop = None if stops is None or slot < 0 else functools.partial(_stopped, stops, slot)
-    move = session.play_player(Limit(time=seconds, stop=stop))
-    report = ai.last_analysis
-    analysis = None if report is None else report.to_json()
-    return _result(session, human, move=move, analysis=analysis)
+    decision = session.play_decision(Limit(time=seconds, stop=stop))
+    analysis = None if decision.analysis is None else decision.analysis.to_json()
+    return _result(session, human, move=decision.move, analysis=analysis)
 
 
 def _stopped(stops: Any, slot: int) -> bool:

@@ -86,8 +86,8 @@ class StrengthController(ABC):
     if so, after it."""
 
     def annotation(self) -> dict[str, JsonValue] | None:
-        """What the player adds to the annotations of the move just played (its
-        :meth:`~sparring.players.base.Player.move_info`); None (the default): nothing."""
+        """What the player adds to the annotations of the move just played (its decision's
+        :attr:`~sparring.players.base.Decision.annotation`); None (the default): nothing."""
         return None
 
     @abstractmethod
