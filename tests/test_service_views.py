@@ -1,5 +1,6 @@
 """What the service's views write, without a server: the end of an Othello game with its disc
-count, the flag on a pass that would end a Go game, and the whole-number Elo rule."""
+count, the flag on a pass that would end a Go game, Go's captures and area count, and the
+whole-number Elo rule."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from sparring.games import get_game
 from sparring.games.othello import Othello
 from sparring.levels import level_table
 from sparring.service.catalog import GameInfo, whole_elo
-from sparring.service.views import _pass_ends, result_text
+from sparring.service.views import _pass_ends, go_score, result_text
 from sparring.session import GameSession
 
 
@@ -37,6 +38,34 @@ def test_a_pass_after_a_pass_ends_the_game() -> None:
     assert _pass_ends(game, session.state, 40) == {}  # a stone: no flag
     session.play(81)  # one side passes: the other side's pass would end the game
     assert _pass_ends(game, session.state, 81) == {"ends_game": True}
+
+
+def test_go_score_counts_captures_and_area_with_komi() -> None:
+    game = get_game("go9")
+    session = GameSession(game)
+    assert go_score(game, session.state) == {
+        "captures": [0, 0],
+        "area": [0, 0],
+        "komi": 7.5,
+        "margin": -7.5,
+    }
+    for text in ("B1", "A1", "A2"):  # Black takes White's corner stone
+        session.play(game.parse_move(text, session.state))
+    # Black's two stones and every empty point (they reach only Black's stones): 81 points
+    assert go_score(game, session.state) == {
+        "captures": [1, 0],
+        "area": [81, 0],
+        "komi": 7.5,
+        "margin": 73.5,
+    }
+    session.play(game.parse_move("E5", session.state))  # a White stone: the open board is
+    assert go_score(game, session.state) == {  # no one's; A1 (between Black's two) is Black's
+        "captures": [1, 0],
+        "area": [3, 1],
+        "komi": 7.5,
+        "margin": -5.5,
+    }
+    assert go_score(get_game("connect4"), get_game("connect4").initial_state()) is None
 
 
 @pytest.mark.parametrize(

@@ -306,6 +306,11 @@ class GameStateModel(GameSummary):
     opponent: dict[str, Any]
     cell_of_move: dict[str, list[int]]
     click: Literal["cell", "column"]
+    score: dict[str, Any] | None = Field(
+        None,
+        description="Go: captures and Tromp-Taylor area of (Black, White), komi and the margin "
+        "black - white - komi; null in the other games",
+    )
 
 
 class ProfileModel(BaseModel):

@@ -13,6 +13,7 @@ from typing import Any
 
 from sparring.games.base import Game, State
 from sparring.games.chess import Chess, action_to_move
+from sparring.games.go import Go
 from sparring.profiles import OPPONENT_ELO_ESTIMATE, Profile
 from sparring.service.store import GameRow, MoveRow
 from sparring.session import GameSession
@@ -113,6 +114,23 @@ def _pass_ends(game: Game, state: State, move: int) -> dict[str, bool]:
     return {"ends_game": bool(game.is_terminal(game.play(state, move)))}
 
 
+def go_score(game: Game, state: State) -> dict[str, Any] | None:
+    """Go's count of the position (None for other games): the stones each side captured
+    (Black's, White's), the Tromp-Taylor area of each (its stones and the empty points
+    reaching only its stones: no stone is taken as dead), the komi, and the margin
+    ``black - white - komi`` (above 0 Black is ahead, below 0 White)."""
+    if not isinstance(game, Go):
+        return None
+    black, white = game.area(state)
+    by_black, by_white = game.captures(state)
+    return {
+        "captures": [by_black, by_white],
+        "area": [black, white],
+        "komi": game.komi,
+        "margin": black - white - game.komi,
+    }
+
+
 def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, Any]:
     """A game's state (GameState in the contract)."""
     session = session_of(row, game)
@@ -167,6 +185,7 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
         },
         "cell_of_move": {} if game.name == "chess" else _cells_of_moves(game, state, legal),
         "click": "column" if game.name == "connect4" else "cell",
+        "score": go_score(game, state),
     }
 
 
@@ -223,6 +242,7 @@ def profile_view(
 __all__ = [
     "RANK_ESTIMATE",
     "game_state",
+    "go_score",
     "grid_cells",
     "profile_view",
     "result_text",

@@ -3,6 +3,8 @@
 // every board as SVG.  User text (player names, server messages) is only ever set with
 // textContent, never as HTML.
 
+import { renderScore } from "./score.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const TOKEN_KEY = "sparring.token";
 const PLAYER_KEY = "sparring.player";
@@ -485,6 +487,7 @@ function renderGame() {
   renderMoveList(state, info);
   renderControls();
   renderAfterGame(state, info);
+  renderScore(state, info, $("go-score"));
 }
 
 function renderStatus(state, info) {
