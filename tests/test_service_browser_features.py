@@ -1,14 +1,20 @@
 """The page's in-game features in a real headless Chromium (Debian's ``/usr/bin/chromium``
 through Playwright, as in test_service_browser.py, whose server and browser fixtures these
-tests share): Go's captures and area count."""
+tests share): Go's captures and area count; hints on request (chosen when a game starts, not
+offered against an adaptive opponent)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import chess
+
+from sparring.games.chess import action_to_move
 from test_service_browser import (  # noqa: F401 - fixtures
     TINY_AI,
     Api,
+    _game_id,
     _new_player,
     _wait_my_turn_or_end,
     _wait_plies,
@@ -50,3 +56,122 @@ def test_go_shows_the_captures_and_the_area_count(page: Any, server: str) -> Non
     page.goto(f"{server}/#game/{c4['id']}")
     page.wait_for_selector("#board .hit")
     assert not page.is_visible("#go-score")
+
+
+def _rows(tab: Any, selector: str) -> list[list[str]]:
+    return list(
+        tab.eval_on_selector_all(
+            f"{selector} tbody tr", "rs => rs.map(r => [...r.children].map(c => c.textContent))"
+        )
+    )
+
+
+def _score(q: float | None) -> str:
+    return "–" if q is None else f"{round(100 * (q + 1) / 2)}%"
+
+
+def test_hints_on_request_in_a_chess_game(page: Any, server: str) -> None:  # noqa: F811
+    api = Api(server)
+    token = _new_player(page, "Hana")
+    # Against an adaptive opponent the box is off and says why; elsewhere it is off until
+    # ticked.
+    page.select_option("#game-select", "connect4")
+    page.check("#mode-adaptive")
+    assert page.is_disabled("#hints-check") and not page.is_checked("#hints-check")
+    assert page.text_content("#hints-note").startswith("Not against an adaptive opponent")
+    page.check("#mode-elo")
+    assert page.is_enabled("#hints-check") and not page.is_checked("#hints-check")
+    bodies: list[Any] = []
+    page.on(
+        "request",
+        lambda r: (
+            bodies.append(json.loads(r.post_data or "{}"))
+            if r.method == "POST" and r.url.endswith("/api/games")
+            else None
+        ),
+    )
+    page.select_option("#game-select", "chess")
+    page.check("#mode-elo")
+    page.check("#hints-check")
+    page.select_option("#side-select", "first")
+    page.click("#start-game")
+    game_id = _game_id(page)
+    assert bodies[0]["hints"] is True and bodies[0]["game"] == "chess"
+    assert not _wait_my_turn_or_end(page)
+    assert page.is_visible("#assist") and page.is_disabled("#ai-view-button")  # no AI move yet
+    page.click("#hint-button")
+    page.wait_for_selector("#assist-output table")
+    state = api.call("GET", f"/api/games/{game_id}", token=token)
+    hint = api.call("POST", f"/api/games/{game_id}/hint", {"ply": 0}, token)  # the same one
+    assert state["hints"]["used"] == 1
+    assert page.text_content("#assist-output .assist-head") == (
+        f"Hint: the AI would play {hint['move']['text']}."
+    )
+    assert _rows(page, "#assist-output") == [
+        [f"{i + 1}. {c['text']}", f"{round(100 * c['share'])}%", _score(c["q"])]
+        for i, c in enumerate(hint["candidates"])
+    ]
+    assert chess.Board().parse_san(hint["candidates"][0]["text"])  # SAN of the position
+    # Play a move: the hint goes (it was for the position before); the AI's view comes.
+    page.click("#board [data-square='e2']")
+    page.click("#board [data-square='e4']")
+    _wait_plies(page, 2)
+    assert not _wait_my_turn_or_end(page)
+    assert page.locator("#assist-output *").count() == 0
+    page.click("#ai-view-button")
+    state = api.call("GET", f"/api/games/{game_id}", token=token)
+    ai = state["moves"][1]
+    a = ai["analysis"]
+    order = sorted(range(len(a["moves"])), key=lambda i: -a["visits"][i])[:5]
+    if a["move"] not in [a["moves"][i] for i in order]:
+        order.append(a["moves"].index(a["move"]))
+    board = chess.Board()
+    board.push_uci("e2e4")
+    total = sum(a["visits"])
+    assert _rows(page, "#assist-output") == [
+        [
+            board.san(action_to_move(a["moves"][i])),
+            f"{round(100 * a['visits'][i] / total)}%",
+            _score(a["q"][i]),
+        ]
+        for i in order
+    ]
+    played = page.locator("#assist-output tr.played td").first.text_content()
+    assert played == ai["san"]
+    assert (
+        page.text_content("#assist-output .assist-head") == f"The AI played {ai['san']} (move 2)."
+    )
+
+
+def test_a_hint_numbers_its_moves_on_a_go_board(page: Any, server: str) -> None:  # noqa: F811
+    api = Api(server)
+    token = _new_player(page, "Ito")
+    body = {"game": "go9", "opponent": TINY_AI, "side": "first", "hints": True}
+    game = api.call("POST", "/api/games", body, token)
+    page.goto(f"{server}/#game/{game['id']}")
+    assert not _wait_my_turn_or_end(page)
+    page.click("#hint-button")
+    page.wait_for_selector("#board .hint-mark")
+    hint = api.call("POST", f"/api/games/{game['id']}/hint", {"ply": 0}, token)
+    marks = page.eval_on_selector_all(
+        "#board .hint-mark",
+        """ms => ms.map(m => {
+            const c = m.querySelector('circle');
+            return [m.dataset.hint, Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))];
+        })""",
+    )
+    centres = page.eval_on_selector_all(
+        "#board .hit",
+        """hs => Object.fromEntries(hs.map(h => [h.dataset.move,
+            [Number(h.getAttribute('x')) + 20, Number(h.getAttribute('y')) + 20]]))""",
+    )
+    assert marks == [
+        [str(i + 1), *centres[str(c["move"])]] for i, c in enumerate(hint["candidates"])
+    ]
+    # the marks stay through a redraw (a resize) and go with the move
+    page.set_viewport_size({"width": 1000, "height": 900})
+    page.wait_for_timeout(400)
+    assert page.locator("#board .hint-mark").count() == 5
+    page.locator(f"#board [data-move='{hint['candidates'][0]['move']}']").click()
+    _wait_plies(page, 2)
+    assert page.locator("#board .hint-mark").count() == 0

@@ -1,20 +1,27 @@
 """The service's in-game features against a real server (uvicorn on a loopback port, one
-worker process): Go's captures and area count in the state."""
+worker process): Go's captures and area count in the state; hints (off by default, refused
+against an adaptive opponent, the same search's answer as the worker gives in-process)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from service_server import UCT20, Client, thread_server
 from sparring.games import get_game
-from sparring.service import ServiceSettings
-from sparring.service.views import go_score
+from sparring.service import ServiceSettings, worker
+from sparring.service.app import HINTS_NOT_RATED
+from sparring.service.catalog import build_catalog, hint_settings
+from sparring.service.store import Store
+from sparring.service.views import go_score, hint_view
 from sparring.session import GameSession
 
-AI_TIME = 0.4
+AI_TIME = 5.0
+"""The AI's time bound: a hint's search (100 simulations) ends by its own count, not by it."""
 
 
 @pytest.fixture(scope="module")
@@ -43,3 +50,77 @@ def test_a_go_state_has_the_captures_and_the_area_count(base: str) -> None:
     black, white = game.area(session.state)
     assert state["score"]["area"] == [black, white] and black >= 1 and white + black >= 2
     assert ann.new_game("connect4", UCT20)["score"] is None
+
+
+def _store(server: tuple[str, Path]) -> Store:
+    return Store.open(f"sqlite:///{server[1] / 'sparring.sqlite'}")
+
+
+def _hint(ann: Client, state: dict[str, Any]) -> httpx.Response:
+    return ann.post(f"/api/games/{state['id']}/hint", {"ply": state["ply"]})
+
+
+def test_a_hint_is_the_ais_search_of_your_position(server: tuple[str, Path]) -> None:
+    ann = Client(server[0])
+    state = ann.new_game("connect4", UCT20)
+    assert state["hints"] == {"on": False, "offered": True, "used": 0}
+    off = _hint(ann, state)
+    assert off.status_code == 409 and off.json() == {
+        "detail": "hints are off in this game; they are chosen when a game starts (hints: true)",
+        "key": "hints",
+    }
+    reply = ann.post("/api/games", {"game": "connect4", "opponent": UCT20, "hints": True})
+    assert reply.status_code == 201, reply.text
+    state = ann.settled(ann.move(reply.json(), "4").json()["id"])
+    assert state["hints"] == {"on": True, "offered": True, "used": 0} and state["ply"] == 2
+    hint = _hint(ann, state)
+    assert hint.status_code == 200, hint.text
+    # the same search in this process, from the stored game: the same answer
+    store = _store(server)
+    row = store.game(state["id"])
+    store.close()
+    info = build_catalog()["connect4"]
+    settings = hint_settings(info)
+    assert settings.to_json()["kind"] == "az" and settings.to_json()["sims"] == 100
+    found = worker.hint(row.snapshot, 0, settings.to_json(), 60.0)
+    session = GameSession.restore(row.snapshot, players=(None, None), game=info.game)
+    expected = hint_view(info.game, session.state, found["analysis"], 2)
+    assert hint.json() == expected
+    assert expected["simulations"] == 100 and len(expected["candidates"]) == 5
+    visits = [c["visits"] for c in expected["candidates"]]
+    assert visits == sorted(visits, reverse=True) and visits[0] > 0
+    assert [c["text"] for c in expected["candidates"]] == [
+        str(c["move"] + 1) for c in expected["candidates"]
+    ]
+    again = _hint(ann, state)  # the same position: the same hint, counted once
+    assert again.json() == expected
+    assert ann.get(f"/api/games/{state['id']}").json()["hints"]["used"] == 1
+    stale = ann.post(f"/api/games/{state['id']}/hint", {"ply": 1})
+    assert stale.status_code == 409 and stale.json()["key"] == "ply"
+    resigned = ann.post(f"/api/games/{state['id']}/resign", {"ply": 2}).json()
+    over = _hint(ann, resigned)
+    assert over.status_code == 409
+    assert over.json()["detail"] == "the game is over; no hint is given"
+
+
+def test_no_hints_against_an_adaptive_opponent(base: str) -> None:
+    ann = Client(base)
+    adaptive = {"mode": "adaptive", "kind": "bayes"}
+    body = {"game": "connect4", "opponent": adaptive, "hints": True}
+    refused = ann.post("/api/games", body)
+    assert refused.status_code == 422
+    assert refused.json() == {"detail": HINTS_NOT_RATED, "key": "hints"}
+    assert HINTS_NOT_RATED.startswith("hints are not offered against an adaptive opponent")
+    assert ann.get("/api/games").json() == []
+    state = ann.new_game("connect4", adaptive, side="second")
+    assert state["hints"] == {"on": False, "offered": False, "used": 0}
+    state = ann.settled(state["id"])
+    assert state["ply"] == 1
+    hint = _hint(ann, state)
+    assert hint.status_code == 409 and hint.json() == {"detail": HINTS_NOT_RATED, "key": "hints"}
+    # what the AI thought is kept for after the game (it would be a hint meanwhile)
+    assert state["moves"][0]["analysis"] is None
+    over = ann.post(f"/api/games/{state['id']}/resign", {"ply": 1}).json()
+    assert over["moves"][0]["analysis"]["move"] == over["moves"][0]["move"]
+    bad = ann.post("/api/games", {"game": "connect4", "opponent": UCT20, "hints": "yes"})
+    assert bad.status_code == 422 and bad.json()["key"] == "hints"

@@ -47,18 +47,21 @@ def test_a_version_1_database_is_upgraded_keeping_its_rows(db_url: str) -> None:
         tables = set(sa.inspect(conn).get_table_names())
     assert "profiles" not in tables
     engine.dispose()
-    store = Store.open(db_url)  # upgrades 1 -> 3
+    store = Store.open(db_url)  # upgrades 1 -> 4
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 3
+        assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 4
     row = store.game("g1")
     assert (row.opponent_label, row.adaptive_key, row.notices) == ("UCT", None, [])
+    assert (row.hints, row.hints_used) == (False, 0)  # a game from before hints: none
+    store.count_hint("g1")
+    assert store.game("g1").hints_used == 1
     assert store.player_by_token_hash("h1") is not None
     assert store.read_profile("p1") is None
     assert store.estimate_details_of("p1") == []
-    assert SCHEMA_VERSION == 3
+    assert SCHEMA_VERSION == 4
     store.close()
     engine = make_engine(db_url)
-    assert migrate(engine) == 3  # nothing left to do
+    assert migrate(engine) == 4  # nothing left to do
     engine.dispose()
 
 

@@ -64,12 +64,20 @@ from sparring.service.catalog import (
     GameInfo,
     build_catalog,
     check_served,
+    hint_settings,
     kinds_json,
     opponent_for,
 )
 from sparring.service.store import GameRow, StaleError, Store
 from sparring.service.store import now_text as store_now
-from sparring.service.views import RANK_ESTIMATE, game_state, profile_view, session_of, summary
+from sparring.service.views import (
+    RANK_ESTIMATE,
+    game_state,
+    hint_view,
+    profile_view,
+    session_of,
+    summary,
+)
 from sparring.strength.dsa import BayesConfig, elo_posterior
 
 if TYPE_CHECKING:
@@ -242,11 +250,14 @@ Opponent = Annotated[
 
 
 class NewGame(_Body):
-    """``POST /api/games``: the game, the opponent and the person's side."""
+    """``POST /api/games``: the game, the opponent and the person's side; ``hints``: whether
+    the person may ask for hints during the game (``POST /api/games/{id}/hint``; not
+    against an adaptive opponent)."""
 
     game: Annotated[str, Field(min_length=1, max_length=40)]
     opponent: Opponent = DefaultOpponent(mode="default")
     side: Literal["first", "second", "random"] = "first"
+    hints: Annotated[bool, Field(strict=True)] = False
 
 
 class MoveBody(_Body):
@@ -306,11 +317,39 @@ class GameStateModel(GameSummary):
     opponent: dict[str, Any]
     cell_of_move: dict[str, list[int]]
     click: Literal["cell", "column"]
+    hints: dict[str, Any] = Field(
+        description="on: hints may be asked for (chosen at the start); offered: false against "
+        "an adaptive opponent; used: hints shown so far",
+    )
     score: dict[str, Any] | None = Field(
         None,
         description="Go: captures and Tromp-Taylor area of (Black, White), komi and the margin "
         "black - white - komi; null in the other games",
     )
+
+
+class HintCandidate(BaseModel):
+    """One candidate move of a hint: visits and their share, value ``q`` for the person
+    (-1 lost .. 1 won), prior."""
+
+    move: int
+    text: str
+    visits: int
+    share: float
+    q: float | None
+    prior: float | None
+
+
+class HintModel(BaseModel):
+    """A hint: the move the search would play for the person at ``ply`` and its top
+    candidates; ``value``: its value of the position for the person (-1 .. 1)."""
+
+    ply: int
+    move: dict[str, Any]
+    candidates: list[HintCandidate]
+    value: float | None
+    simulations: int
+    search: str
 
 
 class ProfileModel(BaseModel):
@@ -416,6 +455,10 @@ class Service:
     stopping: bool = False
     """Set once the worker processes are being stopped: a worker that died then is not
     replaced."""
+    hint_locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+    """Per game: held while its hint is searched (a second request waits and gets it)."""
+    hint_cache: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    """Per game: the version of the game its last hint was for, and the hint."""
 
     @property
     def db(self) -> Store:
@@ -619,6 +662,8 @@ class Service:
             event.set()
         if result["over"]:
             self.lane_of.pop(row.id, None)
+            self.hint_cache.pop(row.id, None)
+            self.hint_locks.pop(row.id, None)
         if result["over"] and row.game in RANKED_GAMES:
             task = asyncio.get_running_loop().create_task(self._estimate(row))
             self.background.add(task)
@@ -628,7 +673,13 @@ class Service:
         try:
             rows = await self.thread(self.db.games_of, row.player_id)
             game = self.catalog[row.game].game
-            finished = [r for r in reversed(rows) if r.game == row.game and r.status == "over"]
+            if row.hints_used:
+                return  # a game played with hints says little of the player's own strength
+            finished = [
+                r
+                for r in reversed(rows)
+                if r.game == row.game and r.status == "over" and not r.hints_used
+            ]
             texts = [await self.thread(_export, r, game) for r in finished]
             name = str(row.snapshot["names"][row.human_side])
             found = await self.job(
@@ -821,6 +872,14 @@ class Unauthorized(SparringError):
     """No token, or a token of no player."""
 
     http_status = 401
+
+
+class NoHints(IncompatibleError):
+    """No hint in this game (hints off, an adaptive opponent): 409, key ``hints``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.key = "hints"
 
 
 class Forbidden(SparringError):
@@ -1071,6 +1130,8 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
                 raise _not_offered(exc) from None
             raise
         adaptive_key = None if report is None else report.adaptive_key
+        if body.hints and adaptive_key is not None:
+            raise BadValueError(HINTS_NOT_RATED, "hints")
         state = None
         if adaptive_key is not None:
             data = await service.thread(service.db.read_profile, caller["id"])
@@ -1118,6 +1179,8 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
                 "notices": json.dumps(
                     list(result["notices"]) or _level_notices(report) or _notice(clamped)
                 ),
+                "hints": int(body.hints),
+                "hints_used": 0,
             },
         )
         row = await service.thread(service.db.game, game_id)
@@ -1205,6 +1268,49 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             row, service.job(worker.resign, row.snapshot, row.human_side)
         )
 
+    @app.post(
+        "/api/games/{game_id}/hint",
+        response_model=HintModel,
+        responses=_errors(401, 403, 404, 409, 429, body=True),
+    )
+    async def hint(game_id: str, body: PlyBody, caller: Caller) -> dict[str, Any]:
+        """A hint for your move at ``ply``: the top candidate moves of a fixed small search
+        of the game's AI (run in the worker pool, bounded by the server's AI time).  Only in
+        a game started with ``hints: true``, and never against an adaptive opponent (409:
+        it estimates your strength from your moves).  Asked again at the same position, the
+        same hint is answered; the game keeps the count of hints shown."""
+        row = await ongoing_at(game_id, caller, body.ply, "the game is over; no hint is given")
+        if row.adaptive_key is not None:
+            raise NoHints(HINTS_NOT_RATED)
+        if not row.hints:
+            raise NoHints(
+                "hints are off in this game; they are chosen when a game starts (hints: true)"
+            )
+        if row.to_move != row.human_side:
+            raise StaleError("it is the AI's turn: a hint is for your move")
+        lock = service.hint_locks.setdefault(row.id, asyncio.Lock())
+        async with lock:
+            cached = service.hint_cache.get(row.id)
+            if cached is not None and cached[0] == row.version:
+                return cached[1]
+            info = service.catalog[row.game]
+            player = await service.thread(hint_settings, info)
+            found = await service.job(
+                worker.hint,
+                row.snapshot,
+                row.human_side,
+                player.to_json(),
+                settings.ai_time,
+                lane=service.ai_lane(None),
+            )
+            if found["analysis"] is None:
+                raise NoHints("the AI's search gave no analysis of this position")
+            session = await service.thread(session_of, row, info.game)
+            answer = hint_view(info.game, session.state, found["analysis"], row.ply)
+            await service.thread(service.db.count_hint, row.id)
+            service.hint_cache[row.id] = (row.version, answer)
+            return answer
+
     @app.get(
         "/api/games/{game_id}/record",
         response_class=PlainTextResponse,
@@ -1238,6 +1344,12 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.mount("/", StaticFiles(directory=STATIC, html=True, check_dir=False), name="page")
 
     return app
+
+
+HINTS_NOT_RATED = (
+    "hints are not offered against an adaptive opponent: it estimates your strength from "
+    "your moves, and a hint would spoil the estimate"
+)
 
 
 def _level_of(opp: Any, info: GameInfo) -> tuple[Level | None, str | None]:

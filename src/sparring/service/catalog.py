@@ -161,6 +161,24 @@ def kinds_json() -> list[dict[str, Any]]:
     return out
 
 
+HINT_SIMULATIONS = 100
+"""The simulations of a hint's search in a game with a network (its default AI's)."""
+
+
+def hint_settings(info: GameInfo) -> PlayerSettings:
+    """The player whose search gives a hint: the game's default AI, its network searching
+    :data:`HINT_SIMULATIONS` simulations; in a game without a network of that kind (Go
+    19x19, chess: the default AI there plays random playouts) its strongest measured level,
+    a fixed search of a few dozen simulations.  (Bounded in time by the server's AI time.)"""
+    from sparring.nn.zoo import default_model
+    from sparring.players.settings import default_ai
+
+    name = info.game.name
+    if default_model(name) is None and info.table.strongest is not None:
+        return resolve_level(info.game, Level.strongest())[0]
+    return default_ai(name, HINT_SIMULATIONS)
+
+
 def opponent_for(info: GameInfo, level: Level | None) -> tuple[PlayerSettings, LevelReport]:
     """The AI of a request for ``level`` (None: the game's default AI), by the level
     resolver; its errors say what the game offers."""
@@ -169,10 +187,12 @@ def opponent_for(info: GameInfo, level: Level | None) -> tuple[PlayerSettings, L
 
 __all__ = [
     "ADAPTIVE_MODES",
+    "HINT_SIMULATIONS",
     "SERVICE_GAMES",
     "GameInfo",
     "build_catalog",
     "check_served",
+    "hint_settings",
     "kinds_json",
     "opponent_for",
     "whole_elo",

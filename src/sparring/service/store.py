@@ -17,7 +17,7 @@ Tables
     ``games``: id, player, game name and parameters (JSON), opponent settings (JSON) and
     label, the adaptive profile key (or null), the person's side, status (``ongoing`` /
     ``over``), the person's score, ply, side to move, version, the latest session snapshot
-    (JSON), created, updated.
+    (JSON), created, updated, whether hints are on and how many were shown.
     ``moves``: game, ply (unique per game: the ply before the move), move, side, played_by
     (``human`` / ``ai``), the AI's analysis (JSON or null).
     ``profiles``: player, the :class:`~sparring.profiles.Profile` JSON, updated.
@@ -75,6 +75,9 @@ games = sa.Table(
     # version 2
     sa.Column("adaptive_key", sa.String(40), nullable=True),
     sa.Column("notices", sa.Text, nullable=True),
+    # version 4
+    sa.Column("hints", sa.Integer, nullable=True),
+    sa.Column("hints_used", sa.Integer, nullable=True),
 )
 moves = sa.Table(
     "moves",
@@ -165,7 +168,14 @@ def _v3(conn: Connection) -> None:
     conn.execute(sa.text("CREATE INDEX estimate_details_player ON estimate_details (player_id)"))
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3)
+def _v4(conn: Connection) -> None:
+    """Version 4: per game whether hints are on (1) or off (0 or null), and how many were
+    shown."""
+    conn.execute(sa.text("ALTER TABLE games ADD COLUMN hints INTEGER"))
+    conn.execute(sa.text("ALTER TABLE games ADD COLUMN hints_used INTEGER"))
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4)
 """``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -264,6 +274,10 @@ class GameRow:
     updated: str
     adaptive_key: str | None
     notices: list[str]
+    hints: bool = False
+    """Whether the person may ask for hints (chosen when the game began)."""
+    hints_used: int = 0
+    """Hints shown in this game."""
 
     @property
     def ai_to_move(self) -> bool:
@@ -290,6 +304,8 @@ def _game_row(row: Any) -> GameRow:
         updated=row["updated"],
         adaptive_key=row["adaptive_key"],
         notices=json.loads(row["notices"]) if row["notices"] else [],
+        hints=bool(row["hints"]),
+        hints_used=int(row["hints_used"] or 0),
     )
 
 
@@ -420,6 +436,16 @@ class Store:
                 )
                 for r in rows
             ]
+
+    def count_hint(self, game_id: str) -> None:
+        """One more hint shown in the game (its version is not raised: nothing a move or an
+        undo computed from it is changed)."""
+        with self.transaction() as conn:
+            conn.execute(
+                games.update()
+                .where(games.c.id == game_id)
+                .values(hints_used=sa.func.coalesce(games.c.hints_used, 0) + 1)
+            )
 
     def apply(
         self,

@@ -145,7 +145,10 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
     else:
         rows, cols = game.board_shape
         board = {"kind": "grid", "rows": rows, "cols": cols, "cells": grid_cells(game, state)}
-    analysis = {m.ply: m.analysis for m in move_rows}
+    # against an adaptive opponent (rated: it estimates the person's strength) what the AI
+    # thought is shown only after the game
+    withheld = ongoing and row.adaptive_key is not None
+    analysis = {} if withheld else {m.ply: m.analysis for m in move_rows}
     texts = session.move_texts()
     moves = []
     for i, (move, side) in enumerate(zip(session.moves, session.movers, strict=True)):
@@ -186,7 +189,58 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
         "cell_of_move": {} if game.name == "chess" else _cells_of_moves(game, state, legal),
         "click": "column" if game.name == "connect4" else "cell",
         "score": go_score(game, state),
+        "hints": {
+            "on": row.hints,
+            "offered": row.adaptive_key is None,
+            "used": row.hints_used,
+        },
     }
+
+
+HINT_CANDIDATES = 5
+"""The candidate moves a hint shows."""
+
+
+def hint_view(game: Game, state: State, analysis: Mapping[str, Any], ply: int) -> dict[str, Any]:
+    """A hint from a search's analysis (:meth:`MoveAnalysis.to_json`) of the person's
+    position ``state``: its top :data:`HINT_CANDIDATES` moves by visits (by value where it
+    counted no visits), each with its text (SAN in chess), visits, share of the visits, value
+    ``q`` for the person (-1 to 1) and prior; the search's value of the position."""
+    moves = [int(m) for m in analysis.get("moves", [])]
+    visits = [int(v) for v in analysis.get("visits", [])] or [0] * len(moves)
+    q = list(analysis.get("q", [])) or [None] * len(moves)
+    priors = list(analysis.get("priors", [])) or [None] * len(moves)
+    by_visits = any(visits)
+    order = sorted(
+        range(len(moves)),
+        key=lambda i: -visits[i] if by_visits else -(_number(q[i]) or -2.0),
+    )[:HINT_CANDIDATES]
+    texts = move_texts(game, state, [moves[i] for i in order])
+    total = sum(visits) or 1
+    chosen = int(analysis["move"])
+    return {
+        "ply": ply,
+        "move": {"move": chosen, "text": move_texts(game, state, [chosen])[0]},
+        "candidates": [
+            {
+                "move": moves[i],
+                "text": text,
+                "visits": visits[i],
+                "share": visits[i] / total,
+                "q": _number(q[i]),
+                "prior": _number(priors[i]),
+            }
+            for i, text in zip(order, texts, strict=True)
+        ],
+        "value": _number(analysis.get("value")),
+        "simulations": int(analysis.get("simulations") or 0),
+        "search": str(analysis.get("search", "none")),
+    }
+
+
+def _number(x: Any) -> float | None:
+    """A finite number of an analysis record, or None (null, or NaN written as text)."""
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
 
 
 RANK_ESTIMATE = "se-rank"
@@ -244,6 +298,7 @@ __all__ = [
     "game_state",
     "go_score",
     "grid_cells",
+    "hint_view",
     "profile_view",
     "result_text",
     "session_of",

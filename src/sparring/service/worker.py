@@ -175,6 +175,25 @@ def ai_move(snapshot: dict[str, Any], human: int, seconds: float, slot: int = -1
     return _result(session, human, move=decision.move, analysis=analysis)
 
 
+def hint(
+    snapshot: dict[str, Any], human: int, settings_json: dict[str, Any], seconds: float
+) -> dict[str, Any]:
+    """What the player built from ``settings_json`` (a fixed small search, the same every
+    time: seeded 0) would play for the person in the session of ``snapshot``, thinking at
+    most ``seconds``: ``{"move": ..., "analysis": MoveAnalysis.to_json() or None}``.  The
+    game is not changed."""
+    proc = _process()
+    game = _game(str(snapshot["game"]), dict(snapshot.get("game_params") or {}))
+    player = build_player(settings_from_json(settings_json), game, 0, proc.cache)
+    players: tuple[Player | None, Player | None] = (player, None) if human == 0 else (None, player)
+    session = GameSession.restore(snapshot, players, game=game)
+    if session.is_over or session.to_move != human:
+        raise IncompatibleError("a hint is for your move, and it is not your turn")
+    decision = session.play_decision(Limit(time=seconds))
+    analysis = None if decision.analysis is None else decision.analysis.to_json()
+    return {"move": decision.move, "analysis": analysis}
+
+
 def _stopped(stops: Any, slot: int) -> bool:
     """Whether the server set stop flag ``slot``."""
     return bool(stops[slot])
@@ -230,6 +249,7 @@ def estimate_rank(game_name: str, records: list[str], player: str) -> dict[str, 
 __all__ = [
     "ai_move",
     "estimate_rank",
+    "hint",
     "human_move",
     "init_worker",
     "new_game",

@@ -3,6 +3,7 @@
 // every board as SVG.  User text (player names, server messages) is only ever set with
 // textContent, never as HTML.
 
+import { hintsWanted, initAssist, markBoard, renderAssist, syncHintsChoice } from "./hints.js";
 import { renderScore } from "./score.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -238,6 +239,7 @@ function onModeChange() {
   $("rank-controls").hidden = mode !== "rank";
   $("adaptive-controls").hidden = mode !== "adaptive";
   $("default-hint").hidden = mode !== "default" || !$("level-none").hidden;
+  syncHintsChoice(mode);
 }
 
 function wholeElo(x) {
@@ -321,7 +323,7 @@ async function startGame(event) {
   localStorage.setItem("sparring.lastGame", game);
   $("start-game").disabled = true;
   try {
-    const state = await api("POST", "/api/games", { game, opponent, side: $("side-select").value });
+    const state = await api("POST", "/api/games", { game, opponent, side: $("side-select").value, hints: hintsWanted() });
     showMessage("");
     openGame(state);
   } catch (err) {
@@ -488,6 +490,7 @@ function renderGame() {
   renderControls();
   renderAfterGame(state, info);
   renderScore(state, info, $("go-score"));
+  renderAssist(state, info);
 }
 
 function renderStatus(state, info) {
@@ -666,6 +669,7 @@ function renderBoard(state, info) {
   else if (state.game === "connect4" || state.click === "column") board = connect4Board(state, info);
   else board = othelloBoard(state, info);
   host.append(board);
+  markBoard(state, board);
   zoomBoard(state, board, host);
   host.scrollLeft = scrollLeft;
   host.scrollTop = scrollTop;
@@ -1325,6 +1329,13 @@ async function start() {
   });
   $("adaptive-select").addEventListener("change", updateAdaptiveHint);
   $("new-form").addEventListener("submit", startGame);
+  initAssist({
+    api,
+    showMessage,
+    game: () => ui.game,
+    busy: () => ui.busy,
+    redrawBoard: () => ui.game && renderBoard(ui.game, gameInfo(ui.game.game)),
+  });
   $("move-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const input = $("move-input");
