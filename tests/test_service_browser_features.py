@@ -1,7 +1,8 @@
 """The page's in-game features in a real headless Chromium (Debian's ``/usr/bin/chromium``
 through Playwright, as in test_service_browser.py, whose server and browser fixtures these
 tests share): Go's captures and area count; hints on request (chosen when a game starts, not
-offered against an adaptive opponent)."""
+offered against an adaptive opponent); a sign-in link that takes a player to another device
+(a second browser context)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import chess
 
 from sparring.games.chess import action_to_move
 from test_service_browser import (  # noqa: F401 - fixtures
+    STEP_TIMEOUT_MS,
     TINY_AI,
     Api,
     _game_id,
@@ -175,3 +177,85 @@ def test_a_hint_numbers_its_moves_on_a_go_board(page: Any, server: str) -> None:
     page.locator(f"#board [data-move='{hint['candidates'][0]['move']}']").click()
     _wait_plies(page, 2)
     assert page.locator("#board .hint-mark").count() == 0
+
+
+def _device(browser: Any, server: str, width: int = 1200) -> Any:  # noqa: F811 - not fixtures
+    """A page in a browser context of its own: another device."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    tab = context.new_page()
+    tab.set_default_timeout(STEP_TIMEOUT_MS)
+    return tab
+
+
+def test_a_signin_link_takes_the_player_to_another_device(
+    page: Any,  # noqa: F811
+    browser: Any,  # noqa: F811
+    server: str,  # noqa: F811
+) -> None:
+    api = Api(server)
+    token = _new_player(page, "Jo")
+    me = api.call("GET", "/api/me", token=token)
+    game = api.call(
+        "POST", "/api/games", {"game": "connect4", "opponent": TINY_AI, "side": "first"}, token
+    )
+    page.click("#nav-profile")
+    page.click("#signin-make")
+    page.wait_for_selector("#signin-out:not([hidden])")
+    link = page.input_value("#signin-url")
+    assert link.startswith(f"{server}/#signin/") and len(link) > len(server) + 28
+    assert "It works once, until" in page.text_content("#signin-expiry")
+    phone = _device(browser, server, 390)
+    try:
+        phone.goto(link)
+        phone.wait_for_selector("body[data-ready='1']")
+        phone.wait_for_selector("#new-section:not([hidden])")
+        assert phone.text_content("#player-label") == "Jo"
+        assert phone.evaluate("location.hash") == "#new"  # the used code leaves the address
+        other = phone.evaluate("localStorage.getItem('sparring.token')")
+        assert isinstance(other, str) and other != token
+        assert api.call("GET", "/api/me", token=other)["id"] == me["id"]
+        phone.wait_for_selector(f"#my-games [data-game-id='{game['id']}']")  # Jo's game
+        # the link works once: a third device is refused with the server's sentence
+        third = _device(browser, server)
+        try:
+            third.goto(link)
+            third.wait_for_selector("body[data-ready='1']")
+            third.wait_for_selector("#message:not([hidden])")
+            assert third.text_content("#message").startswith("this sign-in code is not valid")
+            assert third.is_visible("#player-section")
+            assert third.evaluate("localStorage.getItem('sparring.token')") is None
+        finally:
+            third.context.close()
+    finally:
+        phone.context.close()
+    # A device that plays as someone else asks first; the link pasted works too.
+    page.click("#signin-make")
+    page.wait_for_function(f"document.getElementById('signin-url').value !== {link!r}")
+    second = page.input_value("#signin-url")
+    laptop = _device(browser, server)
+    try:
+        laptop.goto(server + "/")
+        laptop.wait_for_selector("body[data-ready='1']")
+        _new_player(laptop, "Kai")
+        laptop.goto(second)
+        laptop.wait_for_selector("#signin-section:not([hidden])")
+        assert laptop.text_content("#signin-keep") == "Keep playing as Kai"
+        assert not laptop.is_visible("#new-section")
+        laptop.click("#signin-accept")
+        laptop.wait_for_selector("#new-section:not([hidden])")
+        assert laptop.text_content("#player-label") == "Jo"
+    finally:
+        laptop.context.close()
+    page.click("#signin-make")
+    page.wait_for_function(f"document.getElementById('signin-url').value !== {second!r}")
+    third_link = page.input_value("#signin-url")
+    fresh = _device(browser, server)
+    try:
+        fresh.goto(server + "/")
+        fresh.wait_for_selector("body[data-ready='1']")
+        fresh.fill("#signin-paste", third_link)
+        fresh.click("#signin-form button[type=submit]")
+        fresh.wait_for_selector("#new-section:not([hidden])")
+        assert fresh.text_content("#player-label") == "Jo"
+    finally:
+        fresh.context.close()

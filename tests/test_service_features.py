@@ -1,20 +1,25 @@
 """The service's in-game features against a real server (uvicorn on a loopback port, one
 worker process): Go's captures and area count in the state; hints (off by default, refused
-against an adaptive opponent, the same search's answer as the worker gives in-process)."""
+against an adaptive opponent, the same search's answer as the worker gives in-process);
+one-time sign-in codes that take a player to another device."""
 
 from __future__ import annotations
 
+import datetime
+import hashlib
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import sqlalchemy as sa
 
 from service_server import UCT20, Client, thread_server
 from sparring.games import get_game
 from sparring.service import ServiceSettings, worker
-from sparring.service.app import HINTS_NOT_RATED
+from sparring.service.app import HINTS_NOT_RATED, SIGNIN_MINUTES
 from sparring.service.catalog import build_catalog, hint_settings
 from sparring.service.store import Store
 from sparring.service.views import go_score, hint_view
@@ -124,3 +129,75 @@ def test_no_hints_against_an_adaptive_opponent(base: str) -> None:
     assert over["moves"][0]["analysis"]["move"] == over["moves"][0]["move"]
     bad = ann.post("/api/games", {"game": "connect4", "opponent": UCT20, "hints": "yes"})
     assert bad.status_code == 422 and bad.json()["key"] == "hints"
+
+
+SIGNIN_REFUSED = (
+    "this sign-in code is not valid: it was used already, it expired (a code lasts 10 "
+    "minutes) or it is mistyped; make a new one on the device you play on (Profile, Play on "
+    "another device)"
+)
+
+
+def _code(ann: Client) -> dict[str, Any]:
+    reply = ann.post("/api/me/signin-codes", None)
+    assert reply.status_code == 201, reply.text
+    return dict(reply.json())
+
+
+def _redeem(base: str, code: str) -> httpx.Response:
+    return httpx.post(f"{base}/api/signin", json={"code": code}, timeout=30)
+
+
+def test_a_signin_code_signs_another_device_in_once(server: tuple[str, Path]) -> None:
+    base = server[0]
+    ann = Client(base, "Ann")
+    assert httpx.post(f"{base}/api/me/signin-codes").status_code == 401
+    before = datetime.datetime.now(datetime.UTC)
+    made = _code(ann)
+    code = made["code"]
+    assert len(code) >= 20 and made["path"] == f"/#signin/{code}"
+    assert made["seconds"] == SIGNIN_MINUTES * 60 == 600
+    left = datetime.datetime.fromisoformat(made["expires"]) - before
+    assert 595 <= left.total_seconds() <= 605
+    store = _store(server)
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT * FROM signin_codes")).mappings().all()
+    assert [r["code_hash"] for r in rows] == [hashlib.sha256(code.encode()).hexdigest()]
+    assert all(code not in str(v) for r in rows for v in r.values())  # kept hashed only
+    # the other device: the same player, a token of its own; the first device keeps its own
+    reply = _redeem(base, code)
+    assert reply.status_code == 200, reply.text
+    other = reply.json()
+    assert (other["id"], other["name"]) == (ann.player["id"], "Ann")
+    assert other["token"] != ann.player["token"]
+    me = httpx.get(f"{base}/api/me", headers={"Authorization": f"Bearer {other['token']}"})
+    assert me.json()["id"] == ann.player["id"]
+    game = ann.new_game("connect4", UCT20)
+    games = httpx.get(f"{base}/api/games", headers={"Authorization": f"Bearer {other['token']}"})
+    assert [g["id"] for g in games.json()] == [game["id"]]
+    assert ann.get("/api/me").status_code == 200
+    # once only
+    again = _redeem(base, code)
+    assert again.status_code == 401 and again.json() == {"detail": SIGNIN_REFUSED, "key": None}
+    assert _redeem(base, "x" + code).status_code == 401
+    assert _redeem(base, "").status_code == 422
+    # an expired code is refused
+    late = _code(ann)["code"]
+    past = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=1)).isoformat()
+    with store.transaction() as conn:
+        conn.execute(
+            sa.text("UPDATE signin_codes SET expires = :t WHERE code_hash = :h"),
+            {"t": past, "h": hashlib.sha256(late.encode()).hexdigest()},
+        )
+    assert _redeem(base, late).status_code == 401
+    store.close()
+
+
+def test_a_player_holds_five_unused_codes_at_most(base: str) -> None:
+    bea = Client(base, "Bea")
+    codes = []
+    for _ in range(6):
+        codes.append(_code(bea)["code"])
+        time.sleep(0.01)  # one millisecond apart at least: "oldest" is well defined
+    assert _redeem(base, codes[0]).status_code == 401  # the oldest, retired by the sixth
+    assert [_redeem(base, c).status_code for c in codes[1:]] == [200] * 5

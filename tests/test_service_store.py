@@ -1,5 +1,6 @@
 """The service's store: the versioned schema (a version-1 database is upgraded in place) and
-the rule that a change computed from an old version of a game is never stored.  Every test
+the rule that a change computed from an old version of a game is never stored; one-time
+sign-in codes (used once, even by two requests at once) and the tokens they give.  Every test
 runs on SQLite and on a real PostgreSQL server (:mod:`pg_server`: a fresh schema per test;
 skipped without ``SPARRING_TEST_PG_URL``, failed so under ``SPARRING_CI=1``)."""
 
@@ -47,9 +48,9 @@ def test_a_version_1_database_is_upgraded_keeping_its_rows(db_url: str) -> None:
         tables = set(sa.inspect(conn).get_table_names())
     assert "profiles" not in tables
     engine.dispose()
-    store = Store.open(db_url)  # upgrades 1 -> 4
+    store = Store.open(db_url)  # upgrades 1 -> 5
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 4
+        assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 5
     row = store.game("g1")
     assert (row.opponent_label, row.adaptive_key, row.notices) == ("UCT", None, [])
     assert (row.hints, row.hints_used) == (False, 0)  # a game from before hints: none
@@ -58,10 +59,10 @@ def test_a_version_1_database_is_upgraded_keeping_its_rows(db_url: str) -> None:
     assert store.player_by_token_hash("h1") is not None
     assert store.read_profile("p1") is None
     assert store.estimate_details_of("p1") == []
-    assert SCHEMA_VERSION == 4
+    assert SCHEMA_VERSION == 5
     store.close()
     engine = make_engine(db_url)
-    assert migrate(engine) == 4  # nothing left to do
+    assert migrate(engine) == 5  # nothing left to do
     engine.dispose()
 
 
@@ -124,4 +125,39 @@ def test_profile_changes_in_parallel_lose_none(db_url: str) -> None:
     data = store.read_profile("p1")
     assert data is not None
     assert (data["count"], sorted(data["seen"])) == (threads, list(range(threads)))
+    store.close()
+
+
+def test_a_signin_code_works_once_even_raced(db_url: str) -> None:
+    store = Store.open(db_url)
+    store.add_player("p1", "ann", "h1")
+    store.add_signin_code("p1", "c1", "2999-01-01T00:00:00.000+00:00")
+    store.add_signin_code("p1", "old", "2000-01-01T00:00:00.000+00:00")  # expired
+    assert store.redeem_signin_code("old", "t0") is None
+    barrier = threading.Barrier(2)
+    got: list[object] = []
+
+    def redeem(token_hash: str) -> None:
+        barrier.wait()
+        got.append(store.redeem_signin_code("c1", token_hash))
+
+    racers = [threading.Thread(target=redeem, args=(t,)) for t in ("t1", "t2")]
+    for racer in racers:
+        racer.start()
+    for racer in racers:
+        racer.join()
+    winners = [g for g in got if g is not None]
+    assert len(got) == 2 and len(winners) == 1
+    token = winners[0]["token_hash"]  # type: ignore[index]
+    assert token in ("t1", "t2")
+    player = store.player_by_token_hash(token)
+    assert player is not None and (player["id"], player["token_hash"]) == ("p1", token)
+    assert store.player_by_token_hash("h1") is not None  # the first device's token too
+    assert store.player_by_token_hash("t1" if token == "t2" else "t2") is None
+    assert store.redeem_signin_code("c1", "t3") is None
+    # a new code clears the used and expired ones
+    store.add_signin_code("p1", "c2", "2999-01-01T00:00:00.000+00:00")
+    with store.engine.connect() as conn:
+        left = conn.execute(sa.text("SELECT code_hash FROM signin_codes")).scalars().all()
+    assert left == ["c2"]
     store.close()

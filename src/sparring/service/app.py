@@ -267,6 +267,12 @@ class MoveBody(_Body):
     ply: Annotated[int, Field(ge=0, le=100000, strict=True)]
 
 
+class SigninBody(_Body):
+    """``POST /api/signin``: a one-time sign-in code (``POST /api/me/signin-codes``)."""
+
+    code: Annotated[str, Field(min_length=1, max_length=100)]
+
+
 class PlyBody(_Body):
     """The ply the client believes the game is at (undo, resign)."""
 
@@ -280,6 +286,16 @@ class PlayerCreated(BaseModel):
     id: str
     name: str
     token: str
+
+
+class SigninCode(BaseModel):
+    """A one-time sign-in code for another device: ``path`` (after the server's address)
+    opens the page there and signs in; the code works once, until ``expires``."""
+
+    code: str
+    path: str
+    expires: str
+    seconds: int
 
 
 class Me(BaseModel):
@@ -378,7 +394,7 @@ class ErrorBody(BaseModel):
 
 ERROR_MEANING = {
     400: "The body could not be parsed (e.g. a form body where JSON is expected).",
-    401: "No token, or a token of no player.",
+    401: "No token, or a token of no player (or a sign-in code that is not valid).",
     403: "Another player's game or profile.",
     404: "No such game, or an unknown name (game, player kind, setting, network).",
     409: "The game is at another ply or over, or the state kept in the profile does not fit.",
@@ -1066,6 +1082,44 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         await service.thread(put)
         return {"id": player_id, "name": body.name, "token": token}
 
+    @app.post(
+        "/api/me/signin-codes",
+        status_code=201,
+        response_model=SigninCode,
+        responses=_errors(401),
+    )
+    async def signin_code(caller: Caller) -> dict[str, Any]:
+        """A one-time code that signs another device in as you (``POST /api/signin``, or
+        the page at ``path``): it works once, for :data:`SIGNIN_MINUTES` minutes; the server
+        keeps only its SHA-256."""
+        code = secrets.token_urlsafe(16)
+        expires = (
+            datetime.datetime.now(datetime.UTC) + datetime.timedelta(minutes=SIGNIN_MINUTES)
+        ).isoformat(timespec="milliseconds")
+        await service.thread(service.db.add_signin_code, caller["id"], hash_token(code), expires)
+        return {
+            "code": code,
+            "path": f"/#signin/{code}",
+            "expires": expires,
+            "seconds": SIGNIN_MINUTES * 60,
+        }
+
+    @app.post("/api/signin", response_model=PlayerCreated, responses=_errors(401, body=True))
+    async def signin(body: SigninBody) -> dict[str, Any]:
+        """Sign this device in with a one-time code made on another: the player and a new
+        token of its own (shown only here; the other device keeps its token)."""
+        token = secrets.token_urlsafe(32)
+        row = await service.thread(
+            service.db.redeem_signin_code, hash_token(body.code.strip()), hash_token(token)
+        )
+        if row is None:
+            raise Unauthorized(
+                "this sign-in code is not valid: it was used already, it expired (a code lasts "
+                f"{SIGNIN_MINUTES} minutes) or it is mistyped; make a new one on the device "
+                "you play on (Profile, Play on another device)"
+            )
+        return {"id": row["id"], "name": row["name"], "token": token}
+
     @app.get("/api/me", response_model=Me, responses=_errors(401))
     async def me(caller: Caller) -> dict[str, Any]:
         """Who the token belongs to."""
@@ -1346,6 +1400,8 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     return app
 
 
+SIGNIN_MINUTES = 10
+"""How long a sign-in code for another device works (once)."""
 HINTS_NOT_RATED = (
     "hints are not offered against an adaptive opponent: it estimates your strength from "
     "your moves, and a hint would spoil the estimate"

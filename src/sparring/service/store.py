@@ -24,6 +24,10 @@ Tables
     ``estimate_details``: per estimate of the profile (player, game, time, kind) what the
     profile does not keep: an interval (low, high), the confidence (the strength estimator's
     bootstrap share of its rank), the share within one rank, the games and moves scored.
+    ``player_tokens``: the sha256 of each further token of a player (one per device signed
+    in with a sign-in code), the player, created.
+    ``signin_codes``: the sha256 of each one-time sign-in code, the player, created, expires
+    and used (the time it was used, or null).
 """
 
 from __future__ import annotations
@@ -113,6 +117,26 @@ estimate_details = sa.Table(
 )
 
 
+player_tokens = sa.Table(
+    "player_tokens",
+    METADATA,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("player_id", sa.String(32), sa.ForeignKey("players.id"), nullable=False),
+    sa.Column("created", sa.String(40), nullable=False),
+)
+signin_codes = sa.Table(
+    "signin_codes",
+    METADATA,
+    sa.Column("code_hash", sa.String(64), primary_key=True),
+    sa.Column("player_id", sa.String(32), sa.ForeignKey("players.id"), nullable=False),
+    sa.Column("created", sa.String(40), nullable=False),
+    sa.Column("expires", sa.String(40), nullable=False),
+    sa.Column("used", sa.String(40), nullable=True),
+)
+LIVE_CODES = 5
+"""Sign-in codes a player may hold unused at once (a new one retires the oldest)."""
+
+
 # ---- migrations ---------------------------------------------------------------------------------
 def _v1(conn: Connection) -> None:
     """Version 1: players, games (without the adaptive key and notices), moves."""
@@ -175,7 +199,26 @@ def _v4(conn: Connection) -> None:
     conn.execute(sa.text("ALTER TABLE games ADD COLUMN hints_used INTEGER"))
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4)
+def _v5(conn: Connection) -> None:
+    """Version 5: a player's further tokens (other devices) and one-time sign-in codes."""
+    conn.execute(
+        sa.text(
+            "CREATE TABLE player_tokens (token_hash VARCHAR(64) PRIMARY KEY, "
+            "player_id VARCHAR(32) NOT NULL REFERENCES players(id), "
+            "created VARCHAR(40) NOT NULL)"
+        )
+    )
+    conn.execute(
+        sa.text(
+            "CREATE TABLE signin_codes (code_hash VARCHAR(64) PRIMARY KEY, "
+            "player_id VARCHAR(32) NOT NULL REFERENCES players(id), "
+            "created VARCHAR(40) NOT NULL, expires VARCHAR(40) NOT NULL, used VARCHAR(40))"
+        )
+    )
+    conn.execute(sa.text("CREATE INDEX signin_codes_player ON signin_codes (player_id)"))
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5)
 """``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -377,14 +420,78 @@ class Store:
         return created
 
     def player_by_token_hash(self, token_hash: str) -> dict[str, Any] | None:
-        """The player row whose token hashes to ``token_hash``, or None."""
+        """The player row whose token (its first, or one of another device) hashes to
+        ``token_hash`` (``token_hash`` in the answer is the one asked for), or None."""
         with self.engine.connect() as conn:
             row = (
                 conn.execute(sa.select(players).where(players.c.token_hash == token_hash))
                 .mappings()
                 .first()
             )
-        return None if row is None else dict(row)
+            if row is None:
+                row = (
+                    conn.execute(
+                        sa.select(players)
+                        .join(player_tokens, player_tokens.c.player_id == players.c.id)
+                        .where(player_tokens.c.token_hash == token_hash)
+                    )
+                    .mappings()
+                    .first()
+                )
+        return None if row is None else {**dict(row), "token_hash": token_hash}
+
+    def add_signin_code(self, player_id: str, code_hash: str, expires: str) -> None:
+        """Keep a one-time sign-in code (its hash) of the player until ``expires``; the
+        player's used or expired codes go, and so do the oldest beyond :data:`LIVE_CODES`."""
+        now = now_text()
+        with self.transaction() as conn:
+            conn.execute(
+                signin_codes.delete().where(
+                    signin_codes.c.player_id == player_id,
+                    sa.or_(signin_codes.c.used.is_not(None), signin_codes.c.expires <= now),
+                )
+            )
+            live = conn.execute(
+                sa.select(signin_codes.c.code_hash)
+                .where(signin_codes.c.player_id == player_id)
+                .order_by(signin_codes.c.created.desc(), signin_codes.c.code_hash)
+            ).scalars()
+            retired = list(live)[LIVE_CODES - 1 :]
+            if retired:
+                conn.execute(signin_codes.delete().where(signin_codes.c.code_hash.in_(retired)))
+            conn.execute(
+                signin_codes.insert().values(
+                    code_hash=code_hash, player_id=player_id, created=now, expires=expires
+                )
+            )
+
+    def redeem_signin_code(self, code_hash: str, token_hash: str) -> dict[str, Any] | None:
+        """Use the sign-in code hashing to ``code_hash`` (unused and not expired: it is marked
+        used in the same transaction, so it works once) and give its player the new token
+        hashing to ``token_hash``; the player row, or None when no code fits."""
+        now = now_text()
+        with self.transaction() as conn:
+            used = conn.execute(
+                signin_codes.update()
+                .where(
+                    signin_codes.c.code_hash == code_hash,
+                    signin_codes.c.used.is_(None),
+                    signin_codes.c.expires > now,
+                )
+                .values(used=now)
+            )
+            if used.rowcount != 1:
+                return None
+            player_id = conn.execute(
+                sa.select(signin_codes.c.player_id).where(signin_codes.c.code_hash == code_hash)
+            ).scalar_one()
+            conn.execute(
+                player_tokens.insert().values(
+                    token_hash=token_hash, player_id=player_id, created=now
+                )
+            )
+            row = conn.execute(sa.select(players).where(players.c.id == player_id)).mappings().one()
+        return {**dict(row), "token_hash": token_hash}
 
     # ---- games -------------------------------------------------------------------------------
     def add_game(self, values: Mapping[str, Any]) -> None:

@@ -5,6 +5,7 @@
 
 import { hintsWanted, initAssist, markBoard, renderAssist, syncHintsChoice } from "./hints.js";
 import { renderScore } from "./score.js";
+import { initSignin, signinFromLink } from "./signin.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const TOKEN_KEY = "sparring.token";
@@ -1250,6 +1251,7 @@ function showSection(name) {
 
 async function route() {
   showPlayer();
+  if (await signinFromLink()) return;
   if (!ui.token) {
     for (const s of ["new", "game", "profile"]) $(`${s}-section`).hidden = true;
     $("player-section").hidden = false;
@@ -1329,6 +1331,16 @@ async function start() {
   });
   $("adaptive-select").addEventListener("change", updateAdaptiveHint);
   $("new-form").addEventListener("submit", startGame);
+  initSignin({
+    api,
+    showMessage,
+    remember: (player, token) => rememberPlayer(player, token),
+    me: () => (ui.token ? ui.me : null),
+    route,
+    hideSections: () => {
+      for (const s of ["new", "game", "profile"]) $(`${s}-section`).hidden = true;
+    },
+  });
   initAssist({
     api,
     showMessage,
