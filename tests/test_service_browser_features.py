@@ -2,11 +2,13 @@
 through Playwright, as in test_service_browser.py, whose server and browser fixtures these
 tests share): Go's captures and area count; hints on request (chosen when a game starts, not
 offered against an adaptive opponent); a sign-in link that takes a player to another device
-(a second browser context)."""
+(a second browser context); clocks."""
 
 from __future__ import annotations
 
+import copy
 import json
+import time
 from typing import Any
 
 import chess
@@ -259,3 +261,58 @@ def test_a_signin_link_takes_the_player_to_another_device(
         assert fresh.text_content("#player-label") == "Jo"
     finally:
         fresh.context.close()
+
+
+def test_clocks_count_down_and_a_game_is_lost_on_time(page: Any, server: str) -> None:  # noqa: F811
+    api = Api(server)
+    token = _new_player(page, "Lou")
+    bodies: list[Any] = []
+    page.on(
+        "request",
+        lambda r: (
+            bodies.append(json.loads(r.post_data or "{}"))
+            if r.method == "POST" and r.url.endswith("/api/games")
+            else None
+        ),
+    )
+    page.select_option("#game-select", "othello6")
+    page.select_option("#clock-select", "300+3")
+    page.select_option("#side-select", "first")
+    page.click("#start-game")
+    game_id = _game_id(page)
+    assert bodies[0]["clock"] == {"initial": 300, "increment": 3}
+    assert not _wait_my_turn_or_end(page)
+    sides = next(g for g in api.call("GET", "/api/catalog")["games"] if g["name"] == "othello6")
+    you, ai = sides["sides"]
+    assert page.text_content("#clock-you .clock-who") == f"You ({you})"
+    assert page.text_content("#clock-ai .clock-who") == f"AI ({ai})"
+    assert page.text_content("#clock-control") == "5 min + 3 s a move"
+    assert "running" in page.get_attribute("#clock-you", "class")
+    assert page.text_content("#clock-ai .clock-time") == "5:00"  # not running
+    first = page.text_content("#clock-you .clock-time")
+    assert first in ("5:00", "4:59", "4:58")
+    page.wait_for_function(
+        f"document.querySelector('#clock-you .clock-time').textContent !== {first!r}"
+    )
+    # The person's time runs out (a state with 1.5 s left, as the server would send it):
+    # at zero the page asks the server, which answers with the game lost on time.
+    state = api.call("GET", f"/api/games/{game_id}", token=token)
+    running = copy.deepcopy(state)
+    running["clock"]["left"][0] = 1500
+    lost = copy.deepcopy(state)
+    lost.update(status="over", result=0.0, result_text="AI wins on time", legal=[])
+    lost["clock"].update(left=[0, state["clock"]["left"][1]], running=None, flagged=0)
+    seen: list[float] = []
+
+    def answer(route: Any) -> None:
+        seen.append(time.monotonic())
+        route.fulfill(json=running if len(seen) == 1 else lost)
+
+    page.route(f"**/api/games/{game_id}", answer)
+    page.reload()
+    page.wait_for_selector("#result:not([hidden])")
+    assert len(seen) == 2 and seen[1] - seen[0] >= 1.3
+    assert page.text_content("#result") == "AI wins on time"
+    assert page.text_content("#clock-you .clock-time") == "0:00.0"
+    assert "flagged" in page.get_attribute("#clock-you", "class")
+    assert page.text_content("#clock-control") == "5 min + 3 s a move · your time ran out"

@@ -1,12 +1,14 @@
 """The service's in-game features against a real server (uvicorn on a loopback port, one
 worker process): Go's captures and area count in the state; hints (off by default, refused
 against an adaptive opponent, the same search's answer as the worker gives in-process);
-one-time sign-in codes that take a player to another device."""
+one-time sign-in codes that take a player to another device; clocks (the person's time kept by
+the server, a game lost on time when it runs out, read or not)."""
 
 from __future__ import annotations
 
 import datetime
 import hashlib
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,7 @@ from sparring.games import get_game
 from sparring.service import ServiceSettings, worker
 from sparring.service.app import HINTS_NOT_RATED, SIGNIN_MINUTES
 from sparring.service.catalog import build_catalog, hint_settings
+from sparring.service.clock import now_ms
 from sparring.service.store import Store
 from sparring.service.views import go_score, hint_view
 from sparring.session import GameSession
@@ -201,3 +204,97 @@ def test_a_player_holds_five_unused_codes_at_most(base: str) -> None:
         time.sleep(0.01)  # one millisecond apart at least: "oldest" is well defined
     assert _redeem(base, codes[0]).status_code == 401  # the oldest, retired by the sixth
     assert [_redeem(base, c).status_code for c in codes[1:]] == [200] * 5
+
+
+def _backdate(server: tuple[str, Path], game_id: str, seconds: float) -> dict[str, Any]:
+    """Move the stored clock's running side's start ``seconds`` back (as if that time had
+    passed); the clock as it was."""
+    store = _store(server)
+    clock = store.game(game_id).clock
+    assert clock is not None and clock["since"] is not None
+    moved = {**clock, "since": clock["since"] - seconds * 1000}
+    with store.transaction() as conn:
+        conn.execute(
+            sa.text("UPDATE games SET clock = :c WHERE id = :i"),
+            {"c": json.dumps(moved), "i": game_id},
+        )
+    store.close()
+    return clock
+
+
+def test_a_clock_keeps_the_persons_time_and_ends_the_game_on_time(
+    server: tuple[str, Path],
+) -> None:
+    base = server[0]
+    ann = Client(base, "Cy")
+    assert ann.new_game("connect4", UCT20)["clock"] is None  # no clock unless asked for
+    body = {"game": "connect4", "opponent": UCT20, "clock": {"initial": 60, "increment": 2}}
+    start = now_ms()
+    reply = ann.post("/api/games", body)
+    assert reply.status_code == 201, reply.text
+    state = reply.json()
+    clock = state["clock"]
+    assert (clock["initial"], clock["increment"], clock["running"], clock["flagged"]) == (
+        60, 2, 0, None,
+    )  # fmt: skip
+    assert 55000 <= clock["left"][0] <= 60000 and clock["left"][1] == 60000
+    state = ann.settled(ann.move(state, "4").json()["id"])
+    assert state["ply"] == 2 and state["clock"]["running"] == 0
+    spent = now_ms() - start
+    you, ai = state["clock"]["left"]
+    assert 62000 - spent <= you <= 62000  # charged its time, plus the increment
+    assert 62000 - spent <= ai <= 62000
+    stored = _store(server)
+    row = stored.game(state["id"])
+    stored.close()
+    assert row.clock is not None and row.clock["left"][1] == ai  # the AI's clock stands
+    # The person's time runs out while they think: the next read ends the game on time.
+    _backdate(server, state["id"], 70)
+    over = ann.get(f"/api/games/{state['id']}").json()
+    assert (over["status"], over["result"], over["result_text"]) == ("over", 0.0, "AI wins on time")
+    assert over["clock"] == {
+        "initial": 60, "increment": 2, "left": [0, ai], "running": None, "flagged": 0,
+    }  # fmt: skip
+    assert over["ply"] == 2 and len(over["moves"]) == 2
+    late = ann.move(over, "4")
+    assert (
+        late.status_code == 409 and late.json()["detail"] == "the game is over; no move was played"
+    )
+    history = ann.get("/api/me/profile").json()["games"]
+    assert [g["result"] for g in history if g["id"] == state["id"]] == [0.0]
+    # A move sent after the time ran out is not played: the game is lost on time.
+    second = ann.post("/api/games", body).json()
+    _backdate(server, second["id"], 61)
+    refused = ann.move(second, "4")
+    assert refused.status_code == 409
+    assert refused.json()["detail"] == "your time ran out: the game is lost on time"
+    assert ann.get(f"/api/games/{second['id']}").json()["moves"] == []
+    # A game no one opens is ended on time when the games are listed.
+    third = ann.post("/api/games", body).json()
+    _backdate(server, third["id"], 61)
+    listed = {g["id"]: g for g in ann.get("/api/games").json()}
+    assert (listed[third["id"]]["status"], listed[third["id"]]["result"]) == ("over", 0.0)
+    bad = ann.post("/api/games", {**body, "clock": {"initial": 5}})
+    assert bad.status_code == 422 and bad.json()["key"] == "clock.initial"
+
+
+def test_the_server_ends_a_game_on_time_unread_after_a_restart(tmp_path: Path) -> None:
+    """The clock of a game left running is watched when the server starts: it ends the game
+    on time without any request."""
+    settings = ServiceSettings(data_dir=tmp_path, workers=1, ai_time=AI_TIME)
+    with thread_server(settings) as base:
+        ann = Client(base, "Di")
+        body = {"game": "connect4", "opponent": UCT20, "clock": {"initial": 30}}
+        game = ann.post("/api/games", body).json()
+    _backdate((base, tmp_path), game["id"], 29)  # about one second left
+    with thread_server(settings):
+        deadline = time.monotonic() + 20
+        while True:  # the store, read directly (a request would end the game itself)
+            store = _store(("", tmp_path))
+            row = store.game(game["id"])
+            store.close()
+            if row.status == "over" or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+    assert (row.status, row.result) == ("over", 0.0)
+    assert row.clock is not None and row.clock["flagged"] == 0 and row.clock["left"][0] == 0

@@ -6,6 +6,7 @@ skipped without ``SPARRING_TEST_PG_URL``, failed so under ``SPARRING_CI=1``)."""
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -48,21 +49,21 @@ def test_a_version_1_database_is_upgraded_keeping_its_rows(db_url: str) -> None:
         tables = set(sa.inspect(conn).get_table_names())
     assert "profiles" not in tables
     engine.dispose()
-    store = Store.open(db_url)  # upgrades 1 -> 5
+    store = Store.open(db_url)  # upgrades 1 -> 6
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 5
+        assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 6
     row = store.game("g1")
     assert (row.opponent_label, row.adaptive_key, row.notices) == ("UCT", None, [])
-    assert (row.hints, row.hints_used) == (False, 0)  # a game from before hints: none
+    assert (row.hints, row.hints_used, row.clock) == (False, 0, None)  # older: none of these
     store.count_hint("g1")
     assert store.game("g1").hints_used == 1
     assert store.player_by_token_hash("h1") is not None
     assert store.read_profile("p1") is None
     assert store.estimate_details_of("p1") == []
-    assert SCHEMA_VERSION == 5
+    assert SCHEMA_VERSION == 6
     store.close()
     engine = make_engine(db_url)
-    assert migrate(engine) == 5  # nothing left to do
+    assert migrate(engine) == 6  # nothing left to do
     engine.dispose()
 
 
@@ -160,4 +161,18 @@ def test_a_signin_code_works_once_even_raced(db_url: str) -> None:
     with store.engine.connect() as conn:
         left = conn.execute(sa.text("SELECT code_hash FROM signin_codes")).scalars().all()
     assert left == ["c2"]
+    store.close()
+
+
+def test_games_on_the_clock_are_the_ongoing_ones_whose_person_is_to_move(db_url: str) -> None:
+    store = Store.open(db_url)
+    store.add_player("p1", "ann", "h1")
+    clock = json.dumps({"initial": 60, "increment": 0, "left": [60000, 60000],
+                        "since": 1.0, "flagged": None})  # fmt: skip
+    store.add_game({**game_values("a"), "clock": clock})
+    store.add_game({**game_values("b"), "clock": clock, "to_move": 1})  # the AI's turn
+    store.add_game({**game_values("c"), "clock": clock, "status": "over"})
+    store.add_game(game_values("d"))  # no clock
+    assert [r.id for r in store.games_on_the_clock()] == ["a"]
+    assert store.game("a").clock == json.loads(clock)
     store.close()

@@ -68,6 +68,14 @@ from sparring.service.catalog import (
     kinds_json,
     opponent_for,
 )
+from sparring.service.clock import (
+    TimeControl,
+    after_change,
+    left_now,
+    new_clock,
+    now_ms,
+    out_of_time,
+)
 from sparring.service.store import GameRow, StaleError, Store
 from sparring.service.store import now_text as store_now
 from sparring.service.views import (
@@ -258,6 +266,8 @@ class NewGame(_Body):
     opponent: Opponent = DefaultOpponent(mode="default")
     side: Literal["first", "second", "random"] = "first"
     hints: Annotated[bool, Field(strict=True)] = False
+    clock: TimeControl | None = None
+    """A time control (None: no clock)."""
 
 
 class MoveBody(_Body):
@@ -336,6 +346,12 @@ class GameStateModel(GameSummary):
     hints: dict[str, Any] = Field(
         description="on: hints may be asked for (chosen at the start); offered: false against "
         "an adaptive opponent; used: hints shown so far",
+    )
+    clock: dict[str, Any] | None = Field(
+        None,
+        description="the time control (initial, increment seconds), each side's time left "
+        "now in milliseconds, the side whose time runs (null: none) and the side that lost "
+        "on time (null: none); null without a clock",
     )
     score: dict[str, Any] | None = Field(
         None,
@@ -475,6 +491,9 @@ class Service:
     """Per game: held while its hint is searched (a second request waits and gets it)."""
     hint_cache: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     """Per game: the version of the game its last hint was for, and the hint."""
+    flag_timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
+    """Per game whose person's clock runs: the timer that stores the loss on time when it
+    runs out (the clock is also checked whenever the game is read or changed)."""
 
     @property
     def db(self) -> Store:
@@ -676,6 +695,8 @@ class Service:
         event = self.moved.pop(row.id, None)
         if event is not None:
             event.set()
+        if row.clock is not None:
+            self.watch_clock(row.id, row.human_side, result.get("clock"), int(result["to_move"]))
         if result["over"]:
             self.lane_of.pop(row.id, None)
             self.hint_cache.pop(row.id, None)
@@ -685,12 +706,55 @@ class Service:
             self.background.add(task)
             task.add_done_callback(self.background.discard)
 
+    def watch_clock(
+        self, game_id: str, human: int, clock: dict[str, Any] | None, to_move: int
+    ) -> None:
+        """Set the timer that ends the game on time when the person's clock (running now)
+        runs out; drop the game's earlier timer."""
+        old = self.flag_timers.pop(game_id, None)
+        if old is not None:
+            old.cancel()
+        if clock is None or clock.get("since") is None or to_move != human:
+            return
+        delay = left_now(clock, to_move, now_ms())[human] / 1000 + 0.05
+        loop = asyncio.get_running_loop()
+        self.flag_timers[game_id] = loop.call_later(delay, self._flag_soon, game_id)
+
+    def _flag_soon(self, game_id: str) -> None:
+        self.flag_timers.pop(game_id, None)
+        task = asyncio.get_running_loop().create_task(self._flag(game_id))
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def _flag(self, game_id: str) -> None:
+        try:
+            await self.check_clock(await self.thread(self.db.game, game_id))
+        except asyncio.CancelledError:
+            raise
+        except StaleError:
+            pass  # the person moved just in time (or undid, resigned)
+        except Exception:
+            LOGGER.exception("the clock of game %s failed", game_id)
+
+    async def check_clock(self, row: GameRow) -> GameRow:
+        """``row``, or, when the person's time has run out, the game after its loss on time
+        is stored (as a resignation in the record, ``flagged`` on the clock)."""
+        if row.status != "ongoing" or not out_of_time(
+            row.clock, row.human_side, row.to_move, now_ms()
+        ):
+            return row
+        result = await self.job(worker.resign, row.snapshot, row.human_side, queued=False)
+        result["flagged"] = row.human_side
+        await self.thread(self.store_result, row, result, None)
+        self.after_store(row, result)
+        return await self.thread(self.db.game, row.id)
+
     async def _estimate(self, row: GameRow) -> None:
+        if row.hints_used:
+            return  # a game played with hints says little of the player's own strength
         try:
             rows = await self.thread(self.db.games_of, row.player_id)
             game = self.catalog[row.game].game
-            if row.hints_used:
-                return  # a game played with hints says little of the player's own strength
             finished = [
                 r
                 for r in reversed(rows)
@@ -748,6 +812,17 @@ class Service:
             "status": "over" if over else "ongoing",
             "result": result["result"],
         }
+        if row.clock is not None:
+            clock = after_change(
+                row.clock,
+                row.to_move,
+                moved=by is not None,
+                over=over,
+                now=now_ms(),
+                flagged=result.get("flagged"),
+            )
+            changes["clock"] = json.dumps(clock)
+            result["clock"] = clock
         with self.db.transaction() as conn:
             self.db.apply(conn, row, changes, keep_moves=ply - len(new_moves), new_moves=new_moves)
             if over:
@@ -985,9 +1060,13 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         service.start_workers()
         for row in await asyncio.to_thread(service.db.games_awaiting_ai):
             service.schedule_ai(row)
+        for row in await asyncio.to_thread(service.db.games_on_the_clock):
+            service.watch_clock(row.id, row.human_side, row.clock, row.to_move)
         try:
             yield
         finally:
+            for timer in service.flag_timers.values():
+                timer.cancel()
             await service.shut_down()
 
     app = FastAPI(
@@ -1036,6 +1115,9 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         row = await owned(game_id, caller)
         if row.status != "ongoing":
             raise GameOverError(over)
+        row = await service.check_clock(row)
+        if row.status != "ongoing":
+            raise GameOverError("your time ran out: the game is lost on time")
         if ply != row.ply:
             raise StaleError(
                 f"the game is at ply {row.ply}, not {ply}; reload it (nothing was changed)"
@@ -1235,18 +1317,23 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
                 ),
                 "hints": int(body.hints),
                 "hints_used": 0,
+                "clock": None
+                if body.clock is None
+                else json.dumps(new_clock(body.clock, now_ms())),
             },
         )
         row = await service.thread(service.db.game, game_id)
         if row.ai_to_move:
             service.schedule_ai(row)
+        else:
+            service.watch_clock(row.id, row.human_side, row.clock, row.to_move)
         return await state_of(row)
 
     @app.get("/api/games", response_model=list[GameSummary], responses=_errors(401))
     async def list_games(caller: Caller) -> list[dict[str, Any]]:
         """The caller's games, newest first."""
         rows = await service.thread(service.db.games_of, caller["id"])
-        return [summary(r) for r in rows]
+        return [summary(await service.check_clock(r)) for r in rows]
 
     @app.get(
         "/api/games/{game_id}", response_model=GameStateModel, responses=_errors(401, 403, 404, 422)
@@ -1260,7 +1347,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait
         moved = service.moved_event(game_id)  # (made before the game is read: no move missed)
-        row = await owned(game_id, caller)
+        row = await service.check_clock(await owned(game_id, caller))
         while (
             row.ai_to_move and not service.stop_requested() and (left := deadline - loop.time()) > 0
         ):

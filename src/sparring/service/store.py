@@ -17,7 +17,8 @@ Tables
     ``games``: id, player, game name and parameters (JSON), opponent settings (JSON) and
     label, the adaptive profile key (or null), the person's side, status (``ongoing`` /
     ``over``), the person's score, ply, side to move, version, the latest session snapshot
-    (JSON), created, updated, whether hints are on and how many were shown.
+    (JSON), created, updated, whether hints are on and how many were shown, the clock (JSON,
+    :mod:`sparring.service.clock`; null: no time control).
     ``moves``: game, ply (unique per game: the ply before the move), move, side, played_by
     (``human`` / ``ai``), the AI's analysis (JSON or null).
     ``profiles``: player, the :class:`~sparring.profiles.Profile` JSON, updated.
@@ -82,6 +83,8 @@ games = sa.Table(
     # version 4
     sa.Column("hints", sa.Integer, nullable=True),
     sa.Column("hints_used", sa.Integer, nullable=True),
+    # version 6
+    sa.Column("clock", sa.Text, nullable=True),
 )
 moves = sa.Table(
     "moves",
@@ -218,7 +221,12 @@ def _v5(conn: Connection) -> None:
     conn.execute(sa.text("CREATE INDEX signin_codes_player ON signin_codes (player_id)"))
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5)
+def _v6(conn: Connection) -> None:
+    """Version 6: per game its clock (JSON; null without a time control)."""
+    conn.execute(sa.text("ALTER TABLE games ADD COLUMN clock TEXT"))
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5, _v6)
 """``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -321,6 +329,8 @@ class GameRow:
     """Whether the person may ask for hints (chosen when the game began)."""
     hints_used: int = 0
     """Hints shown in this game."""
+    clock: dict[str, Any] | None = None
+    """The game's clock (:mod:`sparring.service.clock`), or None: no time control."""
 
     @property
     def ai_to_move(self) -> bool:
@@ -349,6 +359,7 @@ def _game_row(row: Any) -> GameRow:
         notices=json.loads(row["notices"]) if row["notices"] else [],
         hints=bool(row["hints"]),
         hints_used=int(row["hints_used"] or 0),
+        clock=json.loads(row["clock"]) if row["clock"] else None,
     )
 
 
@@ -523,6 +534,19 @@ class Store:
             rows = conn.execute(
                 sa.select(games).where(
                     games.c.status == "ongoing", games.c.to_move != games.c.human_side
+                )
+            ).mappings()
+            return [_game_row(r) for r in rows]
+
+    def games_on_the_clock(self) -> list[GameRow]:
+        """Ongoing games with a clock whose person is to move (their clocks are watched
+        when the server starts)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(games).where(
+                    games.c.status == "ongoing",
+                    games.c.clock.is_not(None),
+                    games.c.to_move == games.c.human_side,
                 )
             ).mappings()
             return [_game_row(r) for r in rows]

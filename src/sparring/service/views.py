@@ -15,6 +15,7 @@ from sparring.games.base import Game, State
 from sparring.games.chess import Chess, action_to_move
 from sparring.games.go import Go
 from sparring.profiles import OPPONENT_ELO_ESTIMATE, Profile
+from sparring.service.clock import clock_view, now_ms
 from sparring.service.store import GameRow, MoveRow
 from sparring.session import GameSession
 
@@ -180,7 +181,9 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
         if last is None
         else {k: last[k] for k in ("move", "text", "side", "san") if k in last},
         "moves": moves,
-        "result_text": result_text(session, human),
+        "result_text": "AI wins on time"
+        if row.clock is not None and row.clock.get("flagged") == human
+        else result_text(session, human),
         "opponent": {
             "label": row.opponent_label,
             "settings": row.opponent,
@@ -189,6 +192,7 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
         "cell_of_move": {} if game.name == "chess" else _cells_of_moves(game, state, legal),
         "click": "column" if game.name == "connect4" else "cell",
         "score": go_score(game, state),
+        "clock": clock_view(row.clock, session.to_move, ongoing, now_ms()),
         "hints": {
             "on": row.hints,
             "offered": row.adaptive_key is None,

@@ -3,6 +3,7 @@
 // every board as SVG.  User text (player names, server messages) is only ever set with
 // textContent, never as HTML.
 
+import { initClocks, renderClocks, timeControlWanted } from "./clocks.js";
 import { hintsWanted, initAssist, markBoard, renderAssist, syncHintsChoice } from "./hints.js";
 import { renderScore } from "./score.js";
 import { initSignin, signinFromLink } from "./signin.js";
@@ -324,7 +325,7 @@ async function startGame(event) {
   localStorage.setItem("sparring.lastGame", game);
   $("start-game").disabled = true;
   try {
-    const state = await api("POST", "/api/games", { game, opponent, side: $("side-select").value, hints: hintsWanted() });
+    const state = await api("POST", "/api/games", { game, opponent, side: $("side-select").value, hints: hintsWanted(), clock: timeControlWanted() });
     showMessage("");
     openGame(state);
   } catch (err) {
@@ -492,6 +493,7 @@ function renderGame() {
   renderAfterGame(state, info);
   renderScore(state, info, $("go-score"));
   renderAssist(state, info);
+  renderClocks(state, info);
 }
 
 function renderStatus(state, info) {
@@ -1331,6 +1333,21 @@ async function start() {
   });
   $("adaptive-select").addEventListener("change", updateAdaptiveHint);
   $("new-form").addEventListener("submit", startGame);
+  initClocks({
+    refresh: async () => {
+      const id = ui.game?.id;
+      if (!id) return;
+      const gen = ui.gen;
+      try {
+        const state = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+        if (gen !== ui.gen || ui.busy) return;
+        ui.game = state;
+        renderGame();
+      } catch (err) {
+        showMessage(err.message);
+      }
+    },
+  });
   initSignin({
     api,
     showMessage,
