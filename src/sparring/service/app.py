@@ -65,6 +65,7 @@ from sparring.service.catalog import (
 )
 from sparring.service.store import GameRow, StaleError, Store
 from sparring.service.store import now_text as store_now
+from sparring.service.uploads import add_routes as add_upload_routes
 from sparring.service.views import RANK_ESTIMATE, game_state, profile_view, session_of, summary
 from sparring.strength.dsa import BayesConfig, elo_posterior
 
@@ -1159,6 +1160,8 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             text,
             headers={"Content-Disposition": f'attachment; filename="{row.game}-{row.id}.{ext}"'},
         )
+
+    add_upload_routes(app, service, _player, owned, _errors)  # estimate and review by rank
 
     from fastapi.staticfiles import StaticFiles
 
