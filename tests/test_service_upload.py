@@ -16,6 +16,8 @@ import pytest
 
 from service_server import Client, thread_server
 from sparring.estimation.data import CHESS_RANKS, GO_RANKS
+from sparring.estimation.review import NO_VALUE_NOTE, review_with_network
+from sparring.records import parse_pgn_games
 from sparring.service import ServiceSettings
 from sparring.service.uploads import offer_for
 from upload_games import chess_file, go_file
@@ -149,7 +151,8 @@ def test_a_review_of_an_uploaded_game_marks_the_largest_gaps(base: str) -> None:
     for m in review["marked"]:
         assert m["gap"] == pytest.approx(math.log(m["p_own"]) - math.log(m["p_stronger"]), abs=1e-9)
         assert m["ply"] % 2 == 1 and m["number"] == m["ply"] + 1  # White's moves
-    assert review["values"].startswith("values: the play network's value head")
+    assert review["values"] == NO_VALUE_NOTE and review["marked"][0]["value_played"] is None
+    assert all(m["gap"] > 0 for m in review["marked"])
     assert eve.post("/api/review", body | {"game": 12}).status_code == 422
     top_rank = eve.post("/api/review", body | {"rank": "9d"})
     assert top_rank.status_code == 422 and "no stronger one" in top_rank.json()["detail"]
@@ -169,8 +172,12 @@ def test_a_finished_game_is_reviewed_for_its_player(base: str, tmp_path: Path) -
     assert reply.status_code == 200, reply.text
     review = reply.json()
     assert (review["player"], review["side"], review["moves"]) == ("fay", 0, 4)
-    assert (review["stronger_rank"], len(review["marked"])) == ("1800-2000", 3)
+    assert review["stronger_rank"] == "1800-2000"
     assert all(m["ply"] % 2 == 0 for m in review["marked"])
+    # the same review as the game's record gives here
+    text = fay.get(f"/api/games/{state['id']}/record").text
+    (record,) = parse_pgn_games(text, f"chess-{state['id']}.pgn")
+    assert review == review_with_network(record, 0, "1400-1600", 2, 3).to_json()
     four = fay.new_game("connect4")
     other = fay.post(f"/api/games/{four['id']}/review", {"rank": "3d"})
     assert other.status_code == 422 and other.json()["key"] == "game"

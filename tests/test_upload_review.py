@@ -188,22 +188,27 @@ def test_the_marked_moves_are_those_of_largest_likelihood_gap() -> None:
     review = review_game(record, 0, GO_RANKS, "3d", steps=3, top=3, policy=policy)
     assert calls == [(3, 6), (3, 3)]
     assert (review.own_rank, review.stronger_rank, review.moves) == ("3d", "6d", 3)
-    assert [r.text for r in review.marked] == ["Q4", "D4", "K10"]
-    assert [r.ply for r in review.marked] == [2, 0, 4]
-    assert [r.gap for r in review.marked] == pytest.approx(
-        [math.log(10), math.log(2), math.log(0.5 / 0.6)], abs=1e-12
-    )
-    assert [r.p_own for r in review.marked] == pytest.approx([0.2, 0.6, 0.5], abs=1e-12)
-    assert [r.p_stronger for r in review.marked] == pytest.approx([0.02, 0.3, 0.6], abs=1e-12)
-    assert [r.preferred_text for r in review.marked] == ["D16", "Q16", "K10"]
-    assert review.marked[0].p_preferred == pytest.approx(0.98, abs=1e-12)
+    # K10's gap, log(0.5 / 0.6), is negative: 6d likes it more, so it is not marked
+    assert [r.text for r in review.marked] == ["Q4", "D4"]
+    assert [r.ply for r in review.marked] == [2, 0]
+    assert [r.gap for r in review.marked] == pytest.approx([math.log(10), math.log(2)], abs=1e-12)
+    assert [r.p_own for r in review.marked] == pytest.approx([0.2, 0.6], abs=1e-12)
+    assert [r.p_stronger for r in review.marked] == pytest.approx([0.02, 0.3], abs=1e-12)
+    assert [r.preferred_text for r in review.marked] == ["D16", "Q16"]
+    assert [r.p_preferred for r in review.marked] == pytest.approx([0.98, 0.7], abs=1e-12)
     assert review.marked[0].value_played is None and not review.values  # no value function
-    top2 = review_game(record, 0, GO_RANKS, "3d", steps=3, top=2, policy=policy)
-    assert [r.text for r in top2.marked] == ["Q4", "D4"]
+    top1 = review_game(record, 0, GO_RANKS, "3d", steps=3, top=1, policy=policy)
+    assert [r.text for r in top1.marked] == ["Q4"]
+    # White's moves under the same tables: in each row the other move's point holds Black's
+    # stone already, so the legal-move mask leaves White's move alone at probability 1 for
+    # both ranks (gap 0): nothing to mark
+    white = review_game(record, 1, GO_RANKS, "3d", steps=3, top=3, policy=policy)
+    assert (white.moves, white.marked) == (3, [])
 
 
 def test_gap_ties_and_the_stronger_rank() -> None:
     assert largest_gaps(np.log([0.5, 0.5, 0.9]), np.log([0.25, 0.25, 0.9]), 2) == [0, 1]
+    assert largest_gaps(np.log([0.5, 0.2, 0.9]), np.log([0.25, 0.4, 0.9]), 3) == [0]
     assert stronger_rank(GO_RANKS, "1-2K", 2) == (9, 7, None)
     i, j, note = stronger_rank(GO_RANKS, "8d", 3)
     assert (i, j) == (1, 0)
@@ -224,7 +229,7 @@ def test_review_command_prints_the_marked_moves_of_a_game(tmp_path: Path) -> Non
     path.write_text(text)
     starts = [i + 1 for i, line in enumerate(text.splitlines()) if line.startswith("(;")]
     args = ["review", str(path), "-p", "alice", "--rank", "3d", "--stronger", "2", "--top", "4"]
-    result = CliRunner().invoke(app, [*args, "--game", "2"])
+    result = CliRunner().invoke(app, [*args, "--game", "2", "--values"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == (

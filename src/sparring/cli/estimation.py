@@ -441,8 +441,12 @@ def review(
         typer.Option(help="A play network's shipped name or file (default go-play / chess-play)."),
     ] = None,
     values: Annotated[
-        bool, typer.Option(help="Also the network's value after the move and after the preferred.")
-    ] = True,
+        bool,
+        typer.Option(
+            help="Also the play network's value head after the move and after the preferred "
+            "one (a weak judge: see the model card)."
+        ),
+    ] = False,
 ) -> None:
     """Review a player's games by rank: their moves where a player a few ranks stronger would
     most likely have played differently, by the play network's move probabilities at the two
@@ -452,7 +456,7 @@ def review(
     from sparring.estimation.shipped import default_estimator
     from sparring.estimation.upload import describe_duplicates, find_player, parse_uploads
 
-    uploaded = parse_uploads(_upload_files(files))
+    uploaded = parse_uploads(_upload_files(files), max_games=10**9)
     name, how = find_player(uploaded.records, player)
     if uploaded.duplicates:
         console.print(describe_duplicates(uploaded.duplicates), highlight=False, soft_wrap=True)

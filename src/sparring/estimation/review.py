@@ -10,13 +10,16 @@ moves ``a`` the review compares the player's own rank ``r`` with the rank ``k`` 
 
 A large gap is a move that is typical of rank ``r`` and untypical of the stronger rank: the
 stronger players' network disliked it most, relative to the player's own.  The moves with the
-largest gaps are marked, with the stronger rank's preferred move (its most probable legal move)
-beside each.  Both probabilities are over the legal moves only.
+largest gaps are marked (only moves with a positive gap: a move the stronger rank likes at least
+as much is not one it would play differently), with the stronger rank's preferred move (its most
+probable legal move) beside each.  Both probabilities are over the legal moves only.
 
-Beside them, the play network's value head at the stronger rank judges the position after the
-move played and after the preferred one, from the mover's side (-1 .. 1): the network's own
-judgement, without a search (the search's value is not computed here: it would cost a search
-per marked move).
+The search's value of the two moves is not computed (it would cost a search per marked move).
+On request (``values=True``) the play network's value head at the stronger rank judges the
+position after the move played and after the preferred one, from the mover's side (-1 .. 1);
+it is a weak judge (the model card, ``models/estimators/README.md``, measures both heads: Go's
+correlates 0.37 with the result, chess's predicts worse than a constant), so the service does
+not show it.
 """
 
 from __future__ import annotations
@@ -49,8 +52,9 @@ PLAY_NETWORK = {"go": "go-play", "chess": "chess-play"}
 """The shipped play network each game's review uses by default."""
 VALUE_NOTE = (
     "values: the play network's value head at the stronger rank after each move, from the "
-    "mover's side (-1 lost .. 1 won); no search (the search's value is omitted)"
+    "mover's side (-1 lost .. 1 won), a weak judge (see the model card); no search"
 )
+NO_VALUE_NOTE = "values: omitted (neither the search's nor the network's value of the moves)"
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,7 @@ class Review:
             "moves": self.moves,
             "marked": [m.to_json() for m in self.marked],
             "notes": list(self.notes),
-            "values": VALUE_NOTE if self.values else "values: not computed",
+            "values": VALUE_NOTE if self.values else NO_VALUE_NOTE,
         }
 
     def describe(self) -> str:
@@ -136,15 +140,17 @@ class Review:
             *self.notes,
         ]
         for m in self.marked:
+            black = self.game == "chess" and self.side == 1  # chess: "21... Nf6"
             line = (
-                f"move {m.number} {m.text}: p {m.p_own:.1%} at {self.own_rank}, "
+                f"move {m.number}{'...' if black else ''} {m.text}: p {m.p_own:.1%} at "
+                f"{self.own_rank}, "
                 f"{m.p_stronger:.1%} at {self.stronger_rank} (gap {m.gap:.2f}); "
                 f"{self.stronger_rank} prefers {m.preferred_text} ({m.p_preferred:.1%})"
             )
             if m.value_played is not None and m.value_preferred is not None:
                 line += f"; value {m.value_played:+.2f} played, {m.value_preferred:+.2f} preferred"
             lines.append(line)
-        lines.append(VALUE_NOTE if self.values else "values: not computed")
+        lines.append(VALUE_NOTE if self.values else NO_VALUE_NOTE)
         return "\n".join(lines)
 
 
@@ -159,11 +165,11 @@ def legal_log_policy(
 
 
 def largest_gaps(log_own: FloatArray, log_stronger: FloatArray, top: int) -> list[int]:
-    """Indices of the ``top`` largest ``log_own - log_stronger`` (largest first; a tie goes to
-    the earlier move)."""
+    """Indices of the ``top`` largest positive ``log_own - log_stronger`` (largest first; a
+    tie goes to the earlier move)."""
     gaps = np.asarray(log_own, dtype=np.float64) - np.asarray(log_stronger, dtype=np.float64)
     order = np.argsort(-gaps, kind="stable")
-    return [int(i) for i in order[: max(0, top)]]
+    return [int(i) for i in order[: max(0, top)] if gaps[i] > 0]
 
 
 def stronger_rank(ranks: Sequence[str], own: str, steps: int) -> tuple[int, int, str | None]:
@@ -341,7 +347,7 @@ def review_with_network(
     steps: int = 3,
     top: int = 5,
     network: str | Path | None = None,
-    values: bool = True,
+    values: bool = False,
 ) -> Review:
     """:func:`review_game` with a shipped play network (default :data:`PLAY_NETWORK`)."""
     game = "go" if record_game(record).name == "go" else "chess"
@@ -361,6 +367,7 @@ def review_with_network(
 
 
 __all__ = [
+    "NO_VALUE_NOTE",
     "PLAY_NETWORK",
     "VALUE_NOTE",
     "PolicyFn",

@@ -163,15 +163,17 @@ def review_upload(
 
 
 def review_record(
-    game: str, text: str, side: int, rank: str, stronger: int, top: int
+    game: str, text: str, source: str, side: int, rank: str, stronger: int, top: int
 ) -> dict[str, Any]:
     """``POST /api/games/{id}/review``: the one game of ``text`` (SGF or PGN, as the service
-    exports it) reviewed for ``side``."""
+    exports it, named ``source``) reviewed for ``side``."""
     from sparring.estimation.review import review_with_network
     from sparring.estimation.upload import Record
     from sparring.records import parse_pgn_games, parse_sgf_games
 
-    records: list[Record] = list(parse_sgf_games(text) if game == "go" else parse_pgn_games(text))
+    records: list[Record] = list(
+        parse_sgf_games(text, source) if game == "go" else parse_pgn_games(text, source)
+    )
     record = records[0]
     try:
         return review_with_network(record, side, rank, stronger, top).to_json()
@@ -256,9 +258,8 @@ def _go_offer(estimate: str) -> dict[str, Any]:
             "label": report.label,
             "notice": (
                 f"Your estimate, {estimate}, is stronger than every Go level measured here "
-                f"({ladder_words}the estimator's ranks are {SCALE_WORDS['go']}). Offered: "
-                "the strongest level, the nearest that exists; it is likely much weaker "
-                "than you."
+                f"({ladder_words}the estimate is a rank of the Fox Go server). The strongest "
+                "level is the nearest that exists; it is likely much weaker than you."
             ),
         }
     rank, _ = min(ladder, key=lambda rv: (min(abs(rv[1] - low), abs(rv[1] - high)), rv[1]))
@@ -423,6 +424,7 @@ def add_routes(
             review_record,
             row.game,
             text,
+            f"{row.game}-{row.id}.{'sgf' if row.game == 'go' else 'pgn'}",
             row.human_side,
             body.rank,
             body.stronger,
