@@ -3,6 +3,9 @@
 // every board as SVG.  User text (player names, server messages) is only ever set with
 // textContent, never as HTML.
 
+import { initUpload, showUpload } from "./upload.js";
+import { showGameReview } from "./review.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const TOKEN_KEY = "sparring.token";
 const PLAYER_KEY = "sparring.player";
@@ -139,6 +142,7 @@ function showPlayer() {
   $("player-label").textContent = known ? ui.me.name : "";
   $("nav-new").hidden = !known;
   $("nav-profile").hidden = !known;
+  $("nav-upload").hidden = !known;
 }
 
 async function createPlayer(event) {
@@ -566,6 +570,7 @@ function renderAfterGame(state, info) {
     downloads.append(button);
   }
   renderAnalysis(state, info);
+  showGameReview(state);
 }
 
 async function downloadRecord(state, format) {
@@ -1237,14 +1242,14 @@ function plotSeries(points) {
 // ---------------------------------------------------------------- sections and routing
 
 function showSection(name) {
-  for (const s of ["new", "game", "profile"]) $(`${s}-section`).hidden = s !== name;
+  for (const s of ["new", "game", "profile", "upload"]) $(`${s}-section`).hidden = s !== name;
   document.body.dataset.view = name;
 }
 
 async function route() {
   showPlayer();
   if (!ui.token) {
-    for (const s of ["new", "game", "profile"]) $(`${s}-section`).hidden = true;
+    for (const s of ["new", "game", "profile", "upload"]) $(`${s}-section`).hidden = true;
     $("player-section").hidden = false;
     document.body.dataset.view = "player";
     return;
@@ -1261,6 +1266,11 @@ async function route() {
   if (hash === "profile") {
     showSection("profile");
     await showProfile();
+    return;
+  }
+  if (hash === "upload") {
+    showSection("upload");
+    showUpload();
     return;
   }
   showSection("new");
@@ -1305,6 +1315,7 @@ async function start() {
   $("nav-profile").addEventListener("click", () => {
     location.hash = "#profile";
   });
+  initUpload();
   $("home-link").addEventListener("click", (event) => {
     event.preventDefault();
     location.hash = ui.token ? "#new" : "";
