@@ -174,6 +174,8 @@ def review_record(
     records: list[Record] = list(
         parse_sgf_games(text, source) if game == "go" else parse_pgn_games(text, source)
     )
+    if not records:
+        raise BadValueError("the game's record could not be read back", "game")
     record = records[0]
     try:
         return review_with_network(record, side, rank, stronger, top).to_json()

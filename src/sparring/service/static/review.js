@@ -53,7 +53,8 @@ function moveNumber(review, m) {
 function ratio(gap) {
   // exp(gap): how many times less likely the stronger rank is to play the move
   const r = Math.exp(Number(gap));
-  return `${r < 10 ? r.toFixed(1) : Math.round(r)}×`;
+  const digits = r < 1.1 ? 2 : r < 10 ? 1 : 0;
+  return `${r.toFixed(digits)}×`;
 }
 
 function value(x) {
