@@ -121,6 +121,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "estimation",
         "Estimate a player's rank (Go) or Elo band (chess) from their games.",
     ),
+    "review": (
+        "estimation",
+        "Review a player's games by rank: their moves where a player a few ranks stronger would\n"
+        "most likely have played differently, by the play network's move probabilities at the two\n"
+        "ranks.",
+    ),
     "scale-fit": (
         "estimation",
         "Fit a strength scale: the measured Elo of the human-like search per value of one knob\n"

@@ -388,7 +388,93 @@ def estimate(
         )
     if errors:
         console.print(f"({len(errors)} broken record(s) skipped, first: {errors[0]})")
-    console.print(result.describe(), highlight=False)
+    console.print(result.describe(), highlight=False, soft_wrap=True)
+
+
+def _upload_files(files: list[Path]) -> list[Any]:
+    """The texts of record files (a folder: its ``*.sgf`` and ``*.pgn`` files) as uploads."""
+    from sparring.estimation.upload import UploadedFile
+
+    out = []
+    for path in files:
+        if not path.exists():
+            raise MissingResourceError(f"game file {str(path)!r} does not exist")
+        inside = (
+            sorted(p for p in path.iterdir() if p.suffix.lower() in (".sgf", ".pgn"))
+            if path.is_dir()
+            else [path]
+        )
+        for f in inside:
+            out.append(UploadedFile(str(f), f.read_bytes().decode("utf-8", "replace")))
+    return out
+
+
+def review(
+    files: Annotated[
+        list[Path], typer.Argument(help="SGF (Go 19x19) or PGN (chess) files or folders.")
+    ],
+    player: Annotated[
+        str | None,
+        typer.Option(
+            "--player",
+            "-p",
+            help="The player's name in the records (default: the one name in every game).",
+        ),
+    ] = None,
+    rank: Annotated[
+        str | None,
+        typer.Option(
+            help="The player's rank (Go: 9d .. 3-5k) or band (chess: 2400-2600 .. 1000-1200); "
+            "default: the shipped estimator's estimate from these games."
+        ),
+    ] = None,
+    stronger: Annotated[
+        int, typer.Option(min=1, help="Compare with the rank (or band) this many steps up.")
+    ] = 3,
+    top: Annotated[int, typer.Option(min=1, help="Moves marked per game.")] = 5,
+    game: Annotated[
+        int | None,
+        typer.Option(min=1, help="Review only the player's N-th game (1: the first); default all."),
+    ] = None,
+    network: Annotated[
+        str | None,
+        typer.Option(help="A play network's shipped name or file (default go-play / chess-play)."),
+    ] = None,
+    values: Annotated[
+        bool,
+        typer.Option(
+            help="Also the play network's value head after the move and after the preferred "
+            "one (a weak judge: see the model card)."
+        ),
+    ] = False,
+) -> None:
+    """Review a player's games by rank: their moves where a player a few ranks stronger would
+    most likely have played differently, by the play network's move probabilities at the two
+    ranks."""
+    from sparring.estimation.predict import estimate_player, find_player_games
+    from sparring.estimation.review import review_with_network
+    from sparring.estimation.shipped import default_estimator
+    from sparring.estimation.upload import describe_duplicates, find_player, parse_uploads
+
+    uploaded = parse_uploads(_upload_files(files), max_games=10**9)
+    name, how = find_player(uploaded.records, player)
+    if uploaded.duplicates:
+        console.print(describe_duplicates(uploaded.duplicates), highlight=False, soft_wrap=True)
+    games = find_player_games(uploaded.records, name)
+    if rank is None:
+        est = estimate_player(uploaded.records, name, default_estimator(uploaded.game))
+        rank = est.rank_name
+        console.print(
+            f"{name} ({how}): estimated {rank} from {len(est.games)} game(s); reviewed at {rank}",
+            highlight=False,
+        )
+    if game is not None:
+        if game > len(games):
+            raise BadValueError(f"--game {game}: {name} has {len(games)} game(s)", key="--game")
+        games = [games[game - 1]]
+    for record, side in games:
+        result = review_with_network(record, side, rank, stronger, top, network, values)
+        console.print(result.describe(), highlight=False, soft_wrap=True)
 
 
 def se_policy(
@@ -789,4 +875,5 @@ def register(app: typer.Typer) -> None:
     app.command("se-match")(se_match)
     app.command("se-strength")(se_strength)
     app.command("estimate")(estimate)
+    app.command("review")(review)
     app.command("scale-fit")(scale_fit)

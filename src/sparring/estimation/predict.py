@@ -36,6 +36,7 @@ import torch
 from sparring.errors import SparringError
 from sparring.estimation.data import PairSet, Record, record_game, record_players
 from sparring.estimation.model import StrengthNet, load_strength_model
+from sparring.estimation.upload import Duplicate, describe_duplicates, unique_games
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -623,6 +624,9 @@ class Estimate:
     games: list[PlayerGame]
     resampled: str
     """What the bootstrap resampled: ``games`` or ``moves`` (one game)."""
+    duplicates: list[Duplicate] = field(default_factory=list)
+    """Games whose content repeats an earlier one (:func:`~sparring.estimation.upload.game_key`),
+    counted once."""
 
     @property
     def rank_name(self) -> str:
@@ -655,6 +659,8 @@ class Estimate:
             f"confidence: {self.confidence:.0%} on {self.rank_name}, {self.within_one:.0%} within "
             f"one {what} ({self.ranks[lo]}..{self.ranks[hi]}); bootstrap over the {self.resampled}",
         ]
+        if self.duplicates:
+            lines.append(describe_duplicates(self.duplicates))
         if self.resampled == "moves":
             lines.append(
                 "one game: resampling its moves ignores how a player varies from game to game, "
@@ -702,7 +708,9 @@ def estimate_player(
     seed: int = 0,
 ) -> Estimate:
     """Estimate ``player``'s rank from their moves in ``records`` with a strength model file
-    that holds reference scores (written by ``sparring se-eval``)."""
+    that holds reference scores (written by ``sparring se-eval``).  A game whose content
+    repeats an earlier one (:func:`~sparring.estimation.upload.unique_games`: a file copied
+    under another name) is counted once, and listed in :attr:`Estimate.duplicates`."""
     model, meta = load_strength_model(model_path)
     refs_meta = meta.get("references")
     if model.config.kind == "play":
@@ -714,6 +722,7 @@ def estimate_player(
         raise SparringError(
             f"{model_path}: no reference scores; use an SE model evaluated by 'sparring se-eval'"
         )
+    records, duplicates = unique_games(records)
     games = find_player_games(records, player)
     if not games:
         seen: dict[str, int] = {}
@@ -788,6 +797,7 @@ def estimate_player(
         probabilities=votes / votes.sum(),
         games=scored,
         resampled=resampled,
+        duplicates=duplicates,
     )
 
 

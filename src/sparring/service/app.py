@@ -78,6 +78,7 @@ from sparring.service.clock import (
 )
 from sparring.service.store import GameRow, StaleError, Store
 from sparring.service.store import now_text as store_now
+from sparring.service.uploads import add_routes as add_upload_routes
 from sparring.service.views import (
     RANK_ESTIMATE,
     game_state,
@@ -1478,6 +1479,8 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             text,
             headers={"Content-Disposition": f'attachment; filename="{row.game}-{row.id}.{ext}"'},
         )
+
+    add_upload_routes(app, service, _player, owned, _errors)  # estimate and review by rank
 
     from fastapi.staticfiles import StaticFiles
 

@@ -7,6 +7,8 @@ import { initClocks, renderClocks, timeControlWanted } from "./clocks.js";
 import { hintsWanted, initAssist, markBoard, renderAssist, syncHintsChoice } from "./hints.js";
 import { renderScore } from "./score.js";
 import { initSignin, signinFromLink } from "./signin.js";
+import { initUpload, showUpload } from "./upload.js";
+import { showGameReview } from "./review.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const TOKEN_KEY = "sparring.token";
@@ -144,6 +146,7 @@ function showPlayer() {
   $("player-label").textContent = known ? ui.me.name : "";
   $("nav-new").hidden = !known;
   $("nav-profile").hidden = !known;
+  $("nav-upload").hidden = !known;
 }
 
 async function createPlayer(event) {
@@ -575,6 +578,7 @@ function renderAfterGame(state, info) {
     downloads.append(button);
   }
   renderAnalysis(state, info);
+  showGameReview(state);
 }
 
 async function downloadRecord(state, format) {
@@ -1247,7 +1251,7 @@ function plotSeries(points) {
 // ---------------------------------------------------------------- sections and routing
 
 function showSection(name) {
-  for (const s of ["new", "game", "profile"]) $(`${s}-section`).hidden = s !== name;
+  for (const s of ["new", "game", "profile", "upload"]) $(`${s}-section`).hidden = s !== name;
   document.body.dataset.view = name;
 }
 
@@ -1255,7 +1259,7 @@ async function route() {
   showPlayer();
   if (await signinFromLink()) return;
   if (!ui.token) {
-    for (const s of ["new", "game", "profile"]) $(`${s}-section`).hidden = true;
+    for (const s of ["new", "game", "profile", "upload"]) $(`${s}-section`).hidden = true;
     $("player-section").hidden = false;
     document.body.dataset.view = "player";
     return;
@@ -1272,6 +1276,11 @@ async function route() {
   if (hash === "profile") {
     showSection("profile");
     await showProfile();
+    return;
+  }
+  if (hash === "upload") {
+    showSection("upload");
+    showUpload();
     return;
   }
   showSection("new");
@@ -1316,6 +1325,7 @@ async function start() {
   $("nav-profile").addEventListener("click", () => {
     location.hash = "#profile";
   });
+  initUpload();
   $("home-link").addEventListener("click", (event) => {
     event.preventDefault();
     location.hash = ui.token ? "#new" : "";
