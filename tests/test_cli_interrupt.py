@@ -47,7 +47,7 @@ def test_main_exits_130_on_ctrl_c(
             _interrupted_as_typer_does()
         _interrupted_in_compiled_code()
 
-    monkeypatch.setattr(cli, "app", fake_app)
+    monkeypatch.setattr(cli, "_app_for", lambda argv: fake_app)  # what main() runs
     monkeypatch.setattr(sys, "argv", ["sparring", "match"])
     with pytest.raises(SystemExit) as info:
         cli.main()
@@ -62,6 +62,6 @@ def test_main_keeps_other_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     def fake_app() -> None:
         raise SystemError("a real bug")
 
-    monkeypatch.setattr(cli, "app", fake_app)
+    monkeypatch.setattr(cli, "_app_for", lambda argv: fake_app)  # what main() runs
     with pytest.raises(SystemError, match="a real bug"):
         cli.main()
