@@ -94,6 +94,8 @@ def test_catalog_shows_the_levels_and_the_kinds(base: str) -> None:
     assert games["connect4"]["levels"]["adaptive"] == ["bayes", "intra", "alphadda1-floor"]
     go = games["go"]["levels"]
     assert go["ranks"] == [f"{n}k" for n in range(20, 8, -1)]  # the handicap ladder
+    rung = go["rank_levels"][8]  # each rank with its games and seconds a move
+    assert rung["rank"] == "12k" and rung["games"] == 400 and 0 < rung["seconds"] < 1
     assert go["adaptive"] == []  # no calibration: no adaptive opponent
     assert go["estimator_ranks"][0] == "9d"  # the estimator's ranks, for the profile
     low, high = ExternalScale.read(default_scale("go")).elo_range  # Go's Elo: on GNU Go's scale

@@ -102,6 +102,7 @@ class GameInfo:
             "levels": {
                 "elo": elo,
                 "ranks": [r.rank for r in table.ranks] or None,
+                "rank_levels": [_row_json(r) for r in table.ranks] or None,
                 "strongest": None if table.strongest is None else _row_json(table.strongest),
                 "adaptive": self.adaptive,
                 "estimator_ranks": list(game_ranks(g.name)) if g.name in ("go", "chess") else None,
