@@ -324,12 +324,15 @@ def play(
         start = game.parse_position(position) if position is not None else None
         human = 1 if second else 0
         players = (None, ai) if human == 0 else (ai, None)
-        names = ("You", ai.name) if human == 0 else (ai.name, "You")
+        # the opponent by its level where one was asked ("AI (12 kyu)"), else its name
+        level = None if report is None or report.level is None else report.label.split(" (")[0]
+        them = ai.name if level is None else f"AI ({level})"
+        names = ("You", them) if human == 0 else (them, "You")
         session = GameSession(game, players, start=start, names=names)
         order = "moves first" if session.to_move == human else "moves second"
-        console.print(f"You are {game.side_label(human)} ({order}) against {ai.name}.")
+        console.print(f"You are {game.side_label(human)} ({order}) against {them}.")
         try:
-            _play_loop(session, human, ai.name, save)
+            _play_loop(session, human, them, save)
         except BaseException as exc:
             if not is_interrupt(exc):
                 raise
@@ -348,7 +351,7 @@ def play(
         if score_line is not None:
             console.print(score_line)
         score = session.score_for(human)
-        console.print("You win!" if score == 1 else "Draw." if score == 0.5 else f"{ai.name} wins.")
+        console.print("You win!" if score == 1 else "Draw." if score == 0.5 else f"{them} wins.")
     if save is not None:
         _save(session, save)
     if person is not None and profile is not None and session.is_over:
