@@ -172,12 +172,10 @@ def hint_settings(info: GameInfo) -> PlayerSettings:
     19x19, chess: the default AI there plays random playouts) its strongest measured level,
     a fixed search of a few dozen simulations.  (Bounded in time by the server's AI time.)"""
     from sparring.nn.zoo import default_model
-    from sparring.players.settings import default_ai
 
-    name = info.game.name
-    if default_model(name) is None and info.table.strongest is not None:
+    if default_model(info.game.name) is None and info.table.strongest is not None:
         return resolve_level(info.game, Level.strongest())[0]
-    return default_ai(name, HINT_SIMULATIONS)
+    return resolve_level(info.game, Level.strongest(simulations=HINT_SIMULATIONS))[0]
 
 
 def opponent_for(info: GameInfo, level: Level | None) -> tuple[PlayerSettings, LevelReport]:
