@@ -796,18 +796,9 @@ def _heldout_lines(evals: list[RunEvaluation]) -> list[str]:
     return lines
 
 
-def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
-    """Plots, ``report.md`` and ``results.json`` for the evaluated runs; the report's path."""
-    if not evals:
-        raise SparringError("nothing to report: no run was evaluated")
-    out.mkdir(parents=True, exist_ok=True)
-    plot_accuracy(evals, game, out / "accuracy.png")
-    plot_per_rank(evals, out / "per_rank.png")
-    plot_score_by_move(evals, out / "score_by_move.png")
-    has_references_plot = plot_references(evals, out / "references.png")
+def _intro_lines(evals: list[RunEvaluation], game: str, n_max: int) -> list[str]:
+    """The report's title, how it measures and the table of runs."""
     cfg = evals[0].config
-    n_max = min(ev.config.eval_max_games for ev in evals)
-    cols = [k for k in REPORT_N if k <= n_max]
     lines = [
         f"# Strength estimation: {game}",
         "",
@@ -834,6 +825,12 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
             f"| {ev.run} | {ev.kind} | {ev.step} | {ev.pairs_seen} | {ev.train_seconds:.0f} "
             f"| {ev.pairs['val']} | {ev.pairs['cand']} |"
         )
+    return lines
+
+
+def _accuracy_lines(evals: list[RunEvaluation], cols: list[int], n_max: int) -> list[str]:
+    """The accuracy tables against N (exact, within one rank) of every method."""
+    lines: list[str] = []
     for within, title in ((False, "exact rank"), (True, "within one rank")):
         lines += ["", f"## Accuracy, {title}, against the number of games N", ""]
         lines.append("| method | " + " | ".join(f"N={k}" for k in cols) + " | N for 80% |")
@@ -847,8 +844,13 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                     + " | ".join(_pct(float(curve[k - 1])) for k in cols)
                     + f" | {reach if reach else '> ' + str(n_max)} |"
                 )
-    lines += ["", "## Per-rank exact accuracy (Fig. 8 analogue)", ""]
-    show = [k for k in (1, 15, 100) if k <= n_max]
+    return lines
+
+
+def _per_rank_lines(evals: list[RunEvaluation], show: list[int]) -> list[str]:
+    """Fig. 8's table (exact accuracy per rank at the N of ``show``) and the whole held-out
+    players' accuracy."""
+    lines = ["", "## Per-rank exact accuracy (Fig. 8 analogue)", ""]
     head = [f"{_label(m, evals)} N={k}" for ev in evals for m in ev.methods for k in show]
     lines.append("| rank | " + " | ".join(head) + " |")
     lines.append("| --- " * (len(head) + 1) + "|")
@@ -864,44 +866,104 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                 lines.append(
                     f"* {_label(m, evals)}: {_pct(m.player_accuracy)} of {m.players} players"
                 )
-    lines += _separation_lines(evals, game)
+    return lines
+
+
+def _reference_lines(evals: list[RunEvaluation]) -> list[str]:
+    """The table of references, their line, the held-out and the training means (SE runs)."""
     refs = [ev for ev in evals if ev.references is not None]
-    if refs:
-        lines += [
-            "",
-            "## Reference composite scores (candidate set) and held-out means",
-            "",
-            "Mean score per rank over all pairs of the candidate games (the paper's references; "
-            "`line`: their least-squares line over the rank index, `reference_fit`) and of "
-            "the held-out games, each with its standard error from a bootstrap over the players "
-            "(each game goes with its player who has the most games in the set; 1,000 "
-            "resamples, so one player's shared level counts once), and of a sample of "
-            "training pairs (`eval_train_sample` per rank; far from the others where the "
-            "network has memorised its training games).  "
-            "Where two neighbours' references are closer than about twice "
-            "their errors, their order is partly an accident of the candidate sample, and a "
-            "reference that sits far from the held-out mean of its rank misleads every large-N "
-            "prediction for that rank.",
-            "",
-        ]
-        parts = ("mean", "line", "held-out", "train")
-        head = [f"{LABELS[ev.kind]} {part}" for ev in refs for part in parts]
-        lines.append("| rank | " + " | ".join(head) + " |")
-        lines.append("| --- " * (len(head) + 1) + "|")
-        for r, name in enumerate(evals[0].ranks):
-            vals = []
-            for ev in refs:
-                assert ev.references is not None
-                vals.append(_with_error(ev.references[r], ev.reference_error, r))
-                line = ev.fitted_references.get("line")
-                vals.append("-" if line is None else f"{line[r]:+.3f}")
-                if ev.held_out_means is None:
-                    vals.append("-")
-                else:
-                    vals.append(_with_error(ev.held_out_means[r], ev.held_out_error, r))
-                vals.append("-" if ev.train_means is None else f"{ev.train_means[r]:+.3f}")
-            lines.append(f"| {name} | " + " | ".join(vals) + " |")
-    lines += [
+    if not refs:
+        return []
+    lines = [
+        "",
+        "## Reference composite scores (candidate set) and held-out means",
+        "",
+        "Mean score per rank over all pairs of the candidate games (the paper's references; "
+        "`line`: their least-squares line over the rank index, `reference_fit`) and of "
+        "the held-out games, each with its standard error from a bootstrap over the players "
+        "(each game goes with its player who has the most games in the set; 1,000 "
+        "resamples, so one player's shared level counts once), and of a sample of "
+        "training pairs (`eval_train_sample` per rank; far from the others where the "
+        "network has memorised its training games).  "
+        "Where two neighbours' references are closer than about twice "
+        "their errors, their order is partly an accident of the candidate sample, and a "
+        "reference that sits far from the held-out mean of its rank misleads every large-N "
+        "prediction for that rank.",
+        "",
+    ]
+    parts = ("mean", "line", "held-out", "train")
+    head = [f"{LABELS[ev.kind]} {part}" for ev in refs for part in parts]
+    lines.append("| rank | " + " | ".join(head) + " |")
+    lines.append("| --- " * (len(head) + 1) + "|")
+    for r, name in enumerate(evals[0].ranks):
+        vals = []
+        for ev in refs:
+            assert ev.references is not None
+            vals.append(_with_error(ev.references[r], ev.reference_error, r))
+            line = ev.fitted_references.get("line")
+            vals.append("-" if line is None else f"{line[r]:+.3f}")
+            if ev.held_out_means is None:
+                vals.append("-")
+            else:
+                vals.append(_with_error(ev.held_out_means[r], ev.held_out_error, r))
+            vals.append("-" if ev.train_means is None else f"{ev.train_means[r]:+.3f}")
+        lines.append(f"| {name} | " + " | ".join(vals) + " |")
+    return lines
+
+
+def _run_json(ev: RunEvaluation, game: str, show: list[int]) -> dict[str, Any]:
+    """One run's record of ``results.json``."""
+    return {
+        "run": str(ev.run),
+        "kind": ev.kind,
+        "step": ev.step,
+        "pairs": ev.pairs,
+        "pairs_seen": ev.pairs_seen,
+        "train_seconds": ev.train_seconds,
+        "val_units_per_rank": ev.val_units,
+        "heldout": ev.heldout,
+        "dropped_units_per_rank": ev.dropped_units,
+        "reference_fit": None if ev.kind == "sl" else ev.config.reference_fit,
+        "reference_fit_chosen_on": None if ev.kind == "sl" else _chosen_on(ev),
+        "references": None if ev.references is None else ev.references.tolist(),
+        "reference_fits": {k: _tolist(v) for k, v in ev.fitted_references.items()},
+        "reference_error": _tolist(ev.reference_error),
+        "held_out_means": _tolist(ev.held_out_means),
+        "held_out_error": _tolist(ev.held_out_error),
+        "train_means": _tolist(ev.train_means),
+        "separation": _separation_json(ev.separation, game),
+        "methods": {
+            m.name: {
+                "mean_exact": _tolist(m.curves.mean_exact),
+                "mean_within1": _tolist(m.curves.mean_within1),
+                "per_rank_exact_at": {str(k): _tolist(m.curves.exact[:, k - 1]) for k in show},
+                "games_to_80": m.curves.games_to_reach(0.8),
+                "player_accuracy": m.player_accuracy,
+                "players": m.players,
+            }
+            for m in ev.methods
+        },
+    }
+
+
+def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
+    """Plots, ``report.md`` and ``results.json`` for the evaluated runs; the report's path."""
+    if not evals:
+        raise SparringError("nothing to report: no run was evaluated")
+    out.mkdir(parents=True, exist_ok=True)
+    plot_accuracy(evals, game, out / "accuracy.png")
+    plot_per_rank(evals, out / "per_rank.png")
+    plot_score_by_move(evals, out / "score_by_move.png")
+    has_references_plot = plot_references(evals, out / "references.png")
+    n_max = min(ev.config.eval_max_games for ev in evals)
+    cols = [k for k in REPORT_N if k <= n_max]
+    show = [k for k in (1, 15, 100) if k <= n_max]
+    lines = [
+        *_intro_lines(evals, game, n_max),
+        *_accuracy_lines(evals, cols, n_max),
+        *_per_rank_lines(evals, show),
+        *_separation_lines(evals, game),
+        *_reference_lines(evals),
         "",
         f"Paper (Chen, Shih & Wu 2025): {PAPER[game]['text']}",
         "",
@@ -916,45 +978,7 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
         lines += ["![references](references.png)", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines))
-    results = {
-        "game": game,
-        "runs": [
-            {
-                "run": str(ev.run),
-                "kind": ev.kind,
-                "step": ev.step,
-                "pairs": ev.pairs,
-                "pairs_seen": ev.pairs_seen,
-                "train_seconds": ev.train_seconds,
-                "val_units_per_rank": ev.val_units,
-                "heldout": ev.heldout,
-                "dropped_units_per_rank": ev.dropped_units,
-                "reference_fit": None if ev.kind == "sl" else ev.config.reference_fit,
-                "reference_fit_chosen_on": None if ev.kind == "sl" else _chosen_on(ev),
-                "references": None if ev.references is None else ev.references.tolist(),
-                "reference_fits": {k: _tolist(v) for k, v in ev.fitted_references.items()},
-                "reference_error": _tolist(ev.reference_error),
-                "held_out_means": _tolist(ev.held_out_means),
-                "held_out_error": _tolist(ev.held_out_error),
-                "train_means": _tolist(ev.train_means),
-                "separation": _separation_json(ev.separation, game),
-                "methods": {
-                    m.name: {
-                        "mean_exact": _tolist(m.curves.mean_exact),
-                        "mean_within1": _tolist(m.curves.mean_within1),
-                        "per_rank_exact_at": {
-                            str(k): _tolist(m.curves.exact[:, k - 1]) for k in show
-                        },
-                        "games_to_80": m.curves.games_to_reach(0.8),
-                        "player_accuracy": m.player_accuracy,
-                        "players": m.players,
-                    }
-                    for m in ev.methods
-                },
-            }
-            for ev in evals
-        ],
-    }
+    results = {"game": game, "runs": [_run_json(ev, game, show) for ev in evals]}
     (out / "results.json").write_text(json.dumps(results, indent=1))
     return path
 
