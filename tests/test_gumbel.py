@@ -121,8 +121,6 @@ def transformed_q(
 # Improved policy: softmax(log P + sigma) = P * exp(sigma) / sum
 #   = (0.25 e^5.2, 0.25, 0.3 e^(13/15), 0.2 e^(13/15)) / 46.7576 = (0.96921, 0.00535, 0.01526,
 #   0.01018) to 5 places.
-
-
 PRIORS = [0.25, 0.25, 0.3, 0.2]
 VISITS = [2, 1, 0, 0]
 W = [1.0, -0.1, 0.0, 0.0]
