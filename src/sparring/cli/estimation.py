@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -28,7 +29,7 @@ from sparring.errors import (
 )
 
 if TYPE_CHECKING:
-    from sparring.experiments.se_strength import SEStrengthConfig
+    from sparring.experiments.se_strength import SEStrengthConfig, SEStrengthResult
 
 console = Console()
 
@@ -759,6 +760,11 @@ def se_strength(
                     backend=runner,
                 )
         paths = write_report(result, out, command)
+    _print_se_result(result, paths)
+
+
+def _print_se_result(result: SEStrengthResult, paths: Mapping[str, Path]) -> None:
+    """The games played and stored, and the files written."""
     console.print(
         f"{result.played} games played now, {result.skipped} already stored"
         + ("" if result.complete else " (incomplete: re-run to go on)")
