@@ -21,7 +21,7 @@ torch = pytest.importorskip("torch")
 
 import shared_data  # noqa: E402
 from sparring.errors import ConfigError, SparringError  # noqa: E402
-from sparring.estimation.baselines import sl_method, sl_sum_predict, sl_vote_predict  # noqa: E402
+from sparring.estimation.baselines import sl_method  # noqa: E402
 from sparring.estimation.data import (  # noqa: E402
     CHESS_RANKS,
     GO_RANKS,
@@ -49,7 +49,8 @@ from sparring.estimation.predict import (  # noqa: E402
     rank_means_with_error,
     rank_separation,
     reference_scores,
-    se_method,
+    se_decide,
+    se_features,
     unit_groups,
 )
 from sparring.estimation.train import (  # noqa: E402
@@ -292,7 +293,7 @@ def test_rank_prediction_picks_the_nearest_mean() -> None:
     pair_unit = np.repeat(np.arange(120), 10)
     pair_beta = refs[unit_rank[pair_unit]] + rng.normal(0, 0.05, pair_unit.size)
     units = Units(pair_unit, unit_rank, np.full(120, 10))
-    feats, decide = se_method(pair_beta, units, refs)
+    feats, decide = se_features(pair_beta, units), se_decide(refs)
     curves = accuracy_curves(feats, unit_rank, decide, 4, max_games=40, draws=20)
     assert curves.exact.shape == (4, 40) and np.all(curves.exact == 1.0)
     assert curves.with_replacement == [True] * 4  # 30 units per rank < 40 games
@@ -360,7 +361,7 @@ def test_rank_separation_matches_its_gaussian_model() -> None:
     assert sep.ideal_exact(round(sep.games_for(0.8))) == pytest.approx(0.8, abs=0.01)
     assert sep.d_prime_for(0.8, 15) == pytest.approx(2 * 1.28155 / math.sqrt(15), rel=1e-4)
     # and the measured accuracy of an interior rank with references at the true means agrees
-    feats, decide = se_method(betas, units, np.asarray(means))
+    feats, decide = se_features(betas, units), se_decide(np.asarray(means))
     curves = accuracy_curves(feats, units.rank, decide, 6, max_games=26, draws=400, seed=1)
     interior = curves.exact[1:-1, 25].mean()
     assert interior == pytest.approx(sep.ideal_exact(26), abs=0.06)
@@ -375,7 +376,7 @@ def test_cross_fitted_references_never_use_the_predicted_games() -> None:
     means = [4.5, 3.0, 1.5, 0.0]
     betas, units = _gaussian_games([m - 1.5 for m in means], 0.3, 40, 4, seed=2)
     groups = np.arange(units.size) // 4  # players of 4 games each, 10 per rank
-    feats, decide = se_method(betas, units, np.asarray(means))
+    feats, decide = se_features(betas, units), se_decide(np.asarray(means))
     candidate = accuracy_curves(feats, units.rank, decide, 4, max_games=30, draws=50)
     crossed = cross_fitted_curves(betas, units, groups, 4, repeats=3, max_games=30, draws=50)
     assert crossed is not None
@@ -391,13 +392,17 @@ def test_cross_fitted_references_never_use_the_predicted_games() -> None:
 def test_sl_sum_and_vote_follow_the_paper() -> None:
     probs = np.array([[0.6, 0.4, 0.0], [0.6, 0.4, 0.0], [0.0, 0.1, 0.9]])
     lp = np.log(np.maximum(probs, 1e-12))
-    assert sl_vote_predict(lp) == 0  # two votes for rank 0
-    assert sl_sum_predict(lp) == 0  # sums 1.2, 0.9, 0.9
     lp2 = np.log(np.array([[0.51, 0.49], [0.51, 0.49], [0.01, 0.99]]))
-    assert sl_vote_predict(lp2) == 0 and sl_sum_predict(lp2) == 1
-    units = Units(np.array([0, 0, 0]), np.array([0]), np.array([3]))
-    for name, want in (("SL_sum", 1), ("SL_vote", 0)):
-        feats, decide = sl_method(lp2, units, name)
+    units = Units(np.array([0, 0, 0]), np.array([0]), np.array([3]))  # one unit of 3 pairs
+    # lp: two votes for rank 0, and the sums 1.2, 0.9, 0.9; lp2: two votes for rank 0, but
+    # the sums 1.03, 1.97
+    for log_probs, name, want in (
+        (lp, "SL_vote", 0),
+        (lp, "SL_sum", 0),
+        (lp2, "SL_vote", 0),
+        (lp2, "SL_sum", 1),
+    ):
+        feats, decide = sl_method(log_probs, units, name)
         assert int(decide(feats)[0]) == want
 
 

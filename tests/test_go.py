@@ -466,7 +466,6 @@ def test_a_move_out_of_turn_hands_the_move_over_and_clears_the_ko() -> None:
 
 def test_game_spec_names_only_the_parameters_that_differ() -> None:
     from sparring.games import game_spec, get_game
-    from sparring.records.movelist import parse_move_list
     from sparring.session import GameSession
 
     assert game_spec(get_game("go13")) == "go13"
@@ -476,4 +475,3 @@ def test_game_spec_names_only_the_parameters_that_differ() -> None:
     session.play(3)
     written = session.export("moves")
     assert "# game: go13:komi=6.5" in written
-    assert parse_move_list(written).game == "go13:komi=6.5"

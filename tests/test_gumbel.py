@@ -17,11 +17,11 @@ from sparring.search.evaluator import UniformEvaluator
 from sparring.search.gumbel import (
     GumbelRoot,
     GumbelRun,
+    _sigma_into,
     considered_visit_sequence,
     considered_visit_table,
     improved_policy,
     prior_logits,
-    transformed_q,
 )
 from sparring.search.puct import (
     EDGE_FLOAT_FIELDS,
@@ -87,6 +87,30 @@ def test_table_rows_are_the_sequences_and_bad_arguments_raise() -> None:
 
 
 # ---- completed Q, sigma, improved policy --------------------------------------------------
+
+
+def transformed_q(
+    visits: list[int],
+    q: list[float],
+    priors: list[float],
+    network_value: float,
+    c_visit: float = 50.0,
+    c_scale: float = 1.0,
+) -> np.ndarray:
+    """``sigma(completedQ)`` of one root (the module doc's "Completed Q"), as the search's
+    kernel computes it."""
+    out = np.zeros(len(visits), dtype=np.float64)
+    _sigma_into(
+        np.asarray(visits, dtype=np.int64),
+        np.asarray(q, dtype=np.float64),
+        np.asarray(priors, dtype=np.float64),
+        float(network_value),
+        float(c_visit),
+        float(c_scale),
+        out,
+    )
+    return out
+
 
 # Four root children: priors P = (0.25, 0.25, 0.3, 0.2), visits N = (2, 1, 0, 0),
 # W = (1.0, -0.1) for the visited ones, so q = (0.5, -0.1); network value v = -0.6.

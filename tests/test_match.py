@@ -37,8 +37,6 @@ from sparring.evaluation.ratings import GameResults, fit_elo, incremental_elo
 from sparring.evaluation.report import (
     elo_markdown,
     pair_stats,
-    paper_wld_markdown,
-    player_totals,
     plot_elo,
     report_markdown,
     wld_markdown,
@@ -189,8 +187,6 @@ def test_tournament_round_robin() -> None:
     assert len(stats) == 6
     for s in stats:
         assert s.first.games == s.second.games == 1
-    totals = player_totals(result.records)
-    assert sum(t.score for t in totals.values()) == pytest.approx(6.0)
 
 
 def test_specs_are_validated_before_playing(tmp_path: Path) -> None:
@@ -279,8 +275,6 @@ def test_reports(tmp_path: Path) -> None:
     table = wld_markdown(stats)
     assert table.count("\n") == 2 + 6
     assert "| Random | R2 |" in table
-    paper = paper_wld_markdown(stats, ["R2", "R3"], role="first")
-    assert paper.splitlines()[0].startswith("| Opponent | R2 win | R2 loss | R2 draw | R3 win")
     results = GameResults.from_records(result.records, names=result.labels)
     fit = fit_elo(results)
     k8 = dict(zip(results.names, incremental_elo(results).tolist(), strict=True))

@@ -12,7 +12,6 @@ from sparring.evaluation.ratings import (
     Anchor,
     GameResults,
     default_anchor,
-    elo_update,
     expected_score,
     fit_elo,
     incremental_elo,
@@ -169,13 +168,6 @@ def test_expected_score_eq16() -> None:
     assert expected_score(1500, 1500) == 0.5
     assert expected_score(1900, 1500) == pytest.approx(10 / 11)
     assert expected_score(1500, 1900) == pytest.approx(1 / 11)
-
-
-def test_elo_update_eq17_hand_computed() -> None:
-    # Eq. 17 with N_G = 5 games, N_win = 3, e(A) = 1500, e(B) = 1400, K = 8:
-    # p = 1 / (1 + 10**(-100/400)) = 0.640065; e' = 1500 + 8 (3 - 5 * 0.640065) = 1498.3974
-    assert elo_update(1500, 1400, wins=3, games=5) == pytest.approx(1498.3974, abs=1e-4)
-    assert elo_update(1500, 1500, wins=1) == 1504.0
 
 
 def test_incremental_elo_hand_computed() -> None:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import math
-
 import pytest
 
 from sparring.strength import FixedController, MoveContext, StrengthController
-from sparring.strength.controller import setting_from_record, setting_record
 from sparring.strength.selection import StrengthSetting
 
 
@@ -36,21 +32,3 @@ def test_move_context_win_rate_and_checks() -> None:
     for bad in ((-1, 0, None), (0, 2, None), (0, 0, 1.5)):
         with pytest.raises(ValueError):
             MoveContext(*bad)
-
-
-def test_setting_records_round_trip_through_json() -> None:
-    for setting in (
-        StrengthSetting(math.inf),
-        StrengthSetting(-math.inf, 0.1, 1.5),
-        StrengthSetting(0.5, 0.02),
-    ):
-        record = json.loads(json.dumps(setting_record(setting)))
-        assert setting_from_record(record) == setting
-    assert setting_record(StrengthSetting(-math.inf, 0.1, 2.0)) == {
-        "z": "-inf",
-        "rth": 0.1,
-        "floor": 2.0,
-    }
-    for bad in ({"rth": 0.1}, {"z": True, "rth": 0.1}, {"z": 1.0, "rth": "x"}):
-        with pytest.raises(ValueError, match="bad strength setting record"):
-            setting_from_record(bad)

@@ -12,7 +12,7 @@ from sparring.players import make_player
 from sparring.players.base import RandomPlayer
 from sparring.players.uct import UCTPlayer
 from sparring.rng import new_rng_state
-from sparring.search.uct import tree_capacity, uct_benchmark, uct_search
+from sparring.search.uct import tree_capacity, uct_search
 
 GAMES = ("connect4", "othello6", "othello", "tictactoe")
 
@@ -158,11 +158,3 @@ def test_registry() -> None:
         make_player("uct:open=0", game)
     with pytest.raises(ValueError):
         uct_search(game, game.initial_state(), 10, new_rng_state(0), n_open=0)
-
-
-def test_benchmark_runs() -> None:
-    game = get_game("connect4")
-    rate = uct_benchmark(game.kernels, game.initial_state(), 2000, new_rng_state(1))
-    assert rate > 0
-    othello = get_game("othello")  # buffer sizes are looked up from the kernels
-    assert uct_benchmark(othello.kernels, othello.initial_state(), 500, new_rng_state(1)) > 0

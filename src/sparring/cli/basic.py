@@ -315,11 +315,8 @@ def play(
             record_format_for(game, save)
         settings, report = opponent_settings(game.name, opponent, elo, rank, level)
         ai = build_player(settings, game, seed)
-        if report is not None and report.level is not None:
-            seconds = "" if report.seconds is None else f", about {report.seconds:.2f} s a move"
-            console.print(f"Level: {report.label}{seconds}.")
-        if report is not None and report.notice:
-            console.print(f"[yellow]{report.notice}[/yellow]")
+        if report is not None:
+            _print_level(report)
         person = None if profile is None else load_or_new(profile)[0]
         start = game.parse_position(position) if position is not None else None
         human = 1 if second else 0
@@ -345,19 +342,33 @@ def play(
         console.print("\ninterrupted; game abandoned")
         raise typer.Exit(130) from None
     if session.is_over:
-        if session.resigned is None:
-            console.print(game.render(session.state))
-        score_line = _go_score(session)
-        if score_line is not None:
-            console.print(score_line)
-        score = session.score_for(human)
-        console.print("You win!" if score == 1 else "Draw." if score == 0.5 else f"{them} wins.")
+        _print_result(session, human, them)
     if save is not None:
         _save(session, save)
     if person is not None and profile is not None and session.is_over:
         person.record_game(session, human, record=None if save is None else str(save))
         save_profile(person, profile)
         console.print(f"game added to the profile {profile}")
+
+
+def _print_level(report: LevelReport) -> None:
+    """The AI's level and seconds a move, and the level's notice, if any."""
+    if report.level is not None:
+        seconds = "" if report.seconds is None else f", about {report.seconds:.2f} s a move"
+        console.print(f"Level: {report.label}{seconds}.")
+    if report.notice:
+        console.print(f"[yellow]{report.notice}[/yellow]")
+
+
+def _print_result(session: GameSession, human: int, ai_name: str) -> None:
+    """The final position (unless a side resigned), Go's score and who won."""
+    if session.resigned is None:
+        console.print(session.game.render(session.state))
+    score_line = _go_score(session)
+    if score_line is not None:
+        console.print(score_line)
+    score = session.score_for(human)
+    console.print("You win!" if score == 1 else "Draw." if score == 0.5 else f"{ai_name} wins.")
 
 
 def _estimate_line(state: PlayerState | None) -> str:

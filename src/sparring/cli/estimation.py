@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -26,6 +27,9 @@ from sparring.errors import (
     MissingResourceError,
     UnknownGameError,
 )
+
+if TYPE_CHECKING:
+    from sparring.experiments.se_strength import SEStrengthConfig, SEStrengthResult
 
 console = Console()
 
@@ -724,16 +728,9 @@ def se_strength(
     game = _game(game_name)
     if round_robin and z_fit:
         raise ConfigError("give --round-robin or --z-fit, not both")
-    mode = "round-robin" if round_robin else "z-fit" if z_fit else "anchor"
-    extra: dict[str, Any] = {}
-    if z_grid is not None:
-        try:
-            extra["z_grid"] = tuple(float(z) for z in z_grid.split(",") if z.strip())
-        except ValueError:
-            raise ConfigError(f"--z-grid {z_grid!r}: expected numbers, comma-separated") from None
     config = SEStrengthConfig(
         game=game,
-        mode=mode,
+        mode="round-robin" if round_robin else "z-fit" if z_fit else "anchor",
         programs=tuple(program or ()),
         ranks=parse_ranks(game, ranks) if ranks is not None else (),
         anchor=anchor,
@@ -741,25 +738,14 @@ def se_strength(
         games=games,
         seed=seed,
         workers=workers,
-        **extra,
+        **_z_grid(z_grid),
     )
     db_path = store or out / STORE_NAME
-    pairings = config.pairings()
-    if not plan:
-        check_output_dir(out, "--out")
-        check_output_file(db_path, "--store")
     if plan:
-        for p in pairings:
-            console.print(f"{p.spec_a}  vs  {p.spec_b}", highlight=False)
-        done = 0
-        if db_path.exists():
-            with GameStore(db_path) as db:
-                done = sum(min(db.count(c.run_key), games) for c in config.series_configs())
-        console.print(
-            f"{len(pairings)} pairings x {games} games = {len(pairings) * games} games; "
-            f"{done} stored in {db_path}"
-        )
+        _print_se_plan(config, db_path)
         return
+    check_output_dir(out, "--out")
+    check_output_file(db_path, "--store")
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with exit_on_interrupt(db_path):
         with backend_from_options(backend, ray_address) as runner:
@@ -774,12 +760,47 @@ def se_strength(
                     backend=runner,
                 )
         paths = write_report(result, out, command)
+    _print_se_result(result, paths)
+
+
+def _print_se_result(result: SEStrengthResult, paths: Mapping[str, Path]) -> None:
+    """The games played and stored, and the files written."""
     console.print(
         f"{result.played} games played now, {result.skipped} already stored"
         + ("" if result.complete else " (incomplete: re-run to go on)")
     )
     for path in paths.values():
         console.print(f"wrote {path}", highlight=False)
+
+
+def _z_grid(text: str | None) -> dict[str, Any]:
+    """``--z-grid``'s values as :class:`SEStrengthConfig`'s ``z_grid`` (none: its default)."""
+    from sparring.errors import ConfigError
+
+    if text is None:
+        return {}
+    try:
+        return {"z_grid": tuple(float(z) for z in text.split(",") if z.strip())}
+    except ValueError:
+        raise ConfigError(f"--z-grid {text!r}: expected numbers, comma-separated") from None
+
+
+def _print_se_plan(config: SEStrengthConfig, db_path: Path) -> None:
+    """``--plan``: the pairings, and the games to play and already stored."""
+    from sparring.evaluation.store import GameStore
+
+    pairings = config.pairings()
+    for p in pairings:
+        console.print(f"{p.spec_a}  vs  {p.spec_b}", highlight=False)
+    done = 0
+    games = config.games
+    if db_path.exists():
+        with GameStore(db_path) as db:
+            done = sum(min(db.count(c.run_key), games) for c in config.series_configs())
+    console.print(
+        f"{len(pairings)} pairings x {games} games = {len(pairings) * games} games; "
+        f"{done} stored in {db_path}"
+    )
 
 
 def scale_fit(

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -28,6 +29,10 @@ from sparring.cli.common import (
     default_ladder,
 )
 from sparring.errors import ConfigError, MissingResourceError
+
+if TYPE_CHECKING:
+    from sparring.experiments.calibration import CalibrationResult
+    from sparring.strength.target import Calibration
 
 console = Console()
 
@@ -56,6 +61,38 @@ def _names(text: str | None) -> tuple[str, ...] | None:
     return tuple(s.strip() for s in text.split(",") if s.strip())
 
 
+_LadderOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Ladder file fixing the Elo scale (default: the repository's "
+        "docs/results/baselines-GAME.json when it exists, wherever the command runs)."
+    ),
+]
+_LinkNearestOpt = Annotated[
+    int,
+    typer.Option(
+        min=0,
+        help="Also link every setting a target Elo can choose (z curve, floor) to this "
+        "many ladder players nearest its first rating (0: none).",
+    ),
+]
+_MergeFloorOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="An existing calibration file: write it with this run's points but its "
+        "baseline put in (replacing its points of the same setting), e.g. after a "
+        "floor-only run or a run of more z values."
+    ),
+]
+_PoolFloorOpt = Annotated[
+    bool,
+    typer.Option(
+        help="With --merge-floor: pool a floor point measured in both files (inverse-"
+        "variance weights; e.g. the same levels on another seed) instead of replacing it."
+    ),
+]
+
+
 def calibrate(
     game_name: Annotated[str, typer.Argument(help="Game, e.g. connect4.")],
     base: Annotated[
@@ -76,13 +113,7 @@ def calibrate(
     games: Annotated[int, typer.Option(min=1, help="Games per setting vs the baseline.")] = 200,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
     seed: Annotated[int, typer.Option(min=0, help="Base seed of every match.")] = 0,
-    ladder: Annotated[
-        Path | None,
-        typer.Option(
-            help="Ladder file fixing the Elo scale (default: the repository's "
-            "docs/results/baselines-GAME.json when it exists, wherever the command runs)."
-        ),
-    ] = None,
+    ladder: _LadderOpt = None,
     no_ladder: Annotated[
         bool, typer.Option("--no-ladder", help="Relative scale: the baseline at Elo 0.")
     ] = False,
@@ -97,14 +128,7 @@ def calibrate(
         str, typer.Option(help="Ladder player specs z=+inf plays (default: none).")
     ] = "",
     link_games: Annotated[int, typer.Option(min=1, help="Games per ladder link.")] = 50,
-    link_nearest: Annotated[
-        int,
-        typer.Option(
-            min=0,
-            help="Also link every setting a target Elo can choose (z curve, floor) to this "
-            "many ladder players nearest its first rating (0: none).",
-        ),
-    ] = 0,
+    link_nearest: _LinkNearestOpt = 0,
     store: Annotated[Path, typer.Option(help="SQLite game store (resumable).")] = Path(
         "runs/strength.sqlite"
     ),
@@ -115,21 +139,8 @@ def calibrate(
         Path | None,
         typer.Option(help="Where to write the calibration file (default OUT/calibration.json)."),
     ] = None,
-    merge_floor: Annotated[
-        Path | None,
-        typer.Option(
-            help="An existing calibration file: write it with this run's points but its "
-            "baseline put in (replacing its points of the same setting), e.g. after a "
-            "floor-only run or a run of more z values."
-        ),
-    ] = None,
-    pool_floor: Annotated[
-        bool,
-        typer.Option(
-            help="With --merge-floor: pool a floor point measured in both files (inverse-"
-            "variance weights; e.g. the same levels on another seed) instead of replacing it."
-        ),
-    ] = False,
+    merge_floor: _MergeFloorOpt = None,
+    pool_floor: _PoolFloorOpt = False,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
     backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
@@ -148,13 +159,7 @@ def calibrate(
         from sparring.strength.target import load_calibration
 
         previous = load_calibration(merge_floor)
-    ladder_path: str | None = None
-    if not no_ladder:
-        if ladder is not None:
-            ladder_path = str(ladder)
-        else:
-            default = default_ladder(game_name, "--ladder (or --no-ladder)")
-            ladder_path = None if default is None else str(default)
+    ladder_path = _ladder_path(game_name, ladder, no_ladder)
     config = CalibrationConfig(
         game=game_name,
         base=base,
@@ -186,13 +191,36 @@ def calibrate(
             result = run_calibration(config, db, console=console, progress=progress, backend=runner)
     command = ("sparring calibrate " + " ".join(sys.argv[2:])).strip()
     paths = write_report(result, out_dir, command=command, calibration_path=calibration)
-    if previous is not None:
-        from sparring.experiments.calibration import merge_floor as merge
-        from sparring.strength.target import save_calibration
+    if previous is not None and merge_floor is not None:
+        _save_merged(previous, result.calibration, paths["calibration"], merge_floor, pool_floor)
+    _print_calibration(result, paths)
 
-        save_calibration(merge(previous, result.calibration, pool=pool_floor), paths["calibration"])
-        how = "pooled with" if pool_floor else "with"
-        console.print(f"{paths['calibration']}: {merge_floor}'s points {how} this run's")
+
+def _ladder_path(game_name: str, ladder: Path | None, no_ladder: bool) -> str | None:
+    """The ladder file of ``--ladder``, else the repository's default ladder of the game;
+    None with ``--no-ladder``."""
+    if no_ladder:
+        return None
+    if ladder is not None:
+        return str(ladder)
+    default = default_ladder(game_name, "--ladder (or --no-ladder)")
+    return None if default is None else str(default)
+
+
+def _save_merged(
+    previous: Calibration, update: Calibration, path: Path, merge_floor: Path, pool: bool
+) -> None:
+    """Write ``previous`` with this run's points put in (``--merge-floor``) to ``path``."""
+    from sparring.experiments.calibration import merge_floor as merge
+    from sparring.strength.target import save_calibration
+
+    save_calibration(merge(previous, update, pool=pool), path)
+    how = "pooled with" if pool else "with"
+    console.print(f"{path}: {merge_floor}'s points {how} this run's")
+
+
+def _print_calibration(result: CalibrationResult, paths: Mapping[str, Path]) -> None:
+    """The table of measured settings, the strength analyses' H and the files written."""
     table = Table("z", "R_th", "floor", "games", "score", "Elo", "± 95%", title=result.scale)
     for p in result.points:
         table.add_row(

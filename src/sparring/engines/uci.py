@@ -81,7 +81,7 @@ from sparring.engines.common import (
     value_to_cp,
     value_to_winrate,
 )
-from sparring.engines.front import STYLES, uci_elo_range, uci_identity, uci_option_lines
+from sparring.engines.front import STYLES, uci_elo_range, uci_identity
 from sparring.errors import SparringError
 from sparring.games import get_game
 from sparring.games.base import State
@@ -193,11 +193,6 @@ def parse_opponent(text: str) -> Opponent:
         if not 0 <= rating <= 4000:
             raise UCIError(f"option UCI_Opponent: rating {rating} outside 0..4000")
     return Opponent(title, rating, words[1].lower() == "computer", " ".join(words[2:]))
-
-
-def option_lines() -> list[str]:
-    """The ``option`` lines the engine sends after ``uci``."""
-    return uci_option_lines()
 
 
 @dataclass

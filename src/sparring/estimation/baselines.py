@@ -52,17 +52,4 @@ def sl_method(log_probs: FloatArray, units: Units, method: str) -> tuple[FloatAr
     raise ValueError(f"unknown SL method {method!r}; one of {SL_METHODS}")
 
 
-def sl_sum_predict(log_probs: FloatArray) -> int:
-    """SL_sum over the pairs of one sample (``[n_pairs, n_ranks]`` log-probabilities)."""
-    return int(np.exp(np.asarray(log_probs)).sum(axis=0).argmax())
-
-
-def sl_vote_predict(log_probs: FloatArray) -> int:
-    """SL_vote over the pairs of one sample: the most frequent per-pair prediction (ties: the
-    larger probability sum)."""
-    lp = np.asarray(log_probs)
-    votes = np.bincount(lp.argmax(axis=1), minlength=lp.shape[1]).astype(np.float64)
-    return int((votes + TIE_WEIGHT * np.exp(lp).sum(axis=0)).argmax())
-
-
-__all__ = ["SL_METHODS", "sl_method", "sl_sum_predict", "sl_vote_predict"]
+__all__ = ["SL_METHODS", "sl_method"]

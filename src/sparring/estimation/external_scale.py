@@ -272,14 +272,6 @@ def default_scale(game_name: str) -> Path:
     return ESTIMATOR_DIR / SCALE_FILES.get(game_name, f"{game_name}-stockfish-scale.json")
 
 
-def shipped_range(game_name: str) -> tuple[float, float] | None:
-    """The Elo range of ``game_name``'s shipped scale (None: none shipped)."""
-    path = default_scale(game_name)
-    if not path.is_file():
-        return None
-    return ExternalScale.read(path).elo_range
-
-
 __all__ = [
     "KNOBS",
     "SCALE_FIELDS",
@@ -292,5 +284,4 @@ __all__ = [
     "default_scale",
     "monotone_fit",
     "scale_search",
-    "shipped_range",
 ]

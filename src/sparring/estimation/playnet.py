@@ -13,14 +13,12 @@ human-like kinds ``human-mcts`` and ``sa-mcts`` play it with ``model=PATH,rank=R
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import numpy.typing as npt
 import torch
 
 from sparring.errors import IncompatibleError, MissingResourceError
-from sparring.estimation.model import StrengthNet, load_strength_model
+from sparring.estimation.model import StrengthNet
 from sparring.estimation.symmetry import symmetric_evaluation
 from sparring.search.evaluator import (
     LegalBatch,
@@ -104,11 +102,4 @@ def play_evaluator(
     return PlayNetEvaluator(model, config.ranks.index(rank), symmetric=symmetric)
 
 
-def load_play_evaluator(game_name: str, path: Path, rank: str) -> PlayNetEvaluator:
-    """:func:`play_evaluator` of the network in ``path``
-    (:func:`~sparring.estimation.model.load_strength_model` raises for a bad file)."""
-    model, _ = load_strength_model(path)
-    return play_evaluator(model, game_name, rank, str(path))
-
-
-__all__ = ["PlayNetEvaluator", "load_play_evaluator", "play_evaluator"]
+__all__ = ["PlayNetEvaluator", "play_evaluator"]

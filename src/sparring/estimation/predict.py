@@ -291,13 +291,6 @@ def se_decide(references: FloatArray) -> Decide:
     return decide
 
 
-def se_method(
-    betas: FloatArray, units: Units, references: FloatArray, aggregate: str = "move"
-) -> tuple[FloatArray, Decide]:
-    """:func:`se_features` and :func:`se_decide` together."""
-    return se_features(betas, units, aggregate), se_decide(references)
-
-
 # ---- accuracy against the number of games ----------------------------------------------------
 @dataclass
 class Curves:
@@ -826,6 +819,5 @@ __all__ = [
     "score_by_move",
     "score_pairset",
     "score_planes",
-    "se_method",
     "unit_sums",
 ]

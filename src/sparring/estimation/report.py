@@ -241,6 +241,195 @@ def split_heldout(
     )
 
 
+@dataclass
+class _ScoredSets:
+    """A run's evaluated pair sets and the model's scores of their pairs."""
+
+    cand: PairSet
+    cand_scores: FloatArray
+    val: PairSet
+    val_scores: FloatArray
+    train: PairSet | None = None
+    """A sample of the training pairs (``eval_train_sample`` per rank; none for SL)."""
+    train_scores: FloatArray | None = None
+
+
+def _load_run(run: Path, overrides: dict[str, Any] | None) -> tuple[SEConfig, Any, dict[str, Any]]:
+    """The config (with ``overrides``), the strength model and its metadata of a run."""
+    if not (run / "config.json").is_file() or not (run / "model.pt").is_file():
+        raise SparringError(f"{run} is not a strength-estimator run (no config.json / model.pt)")
+    data = json.loads((run / "config.json").read_text())
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    cfg = SEConfig.from_mapping(data)
+    model, meta = load_strength_model(run / "model.pt")
+    if model.config.kind == "play":
+        raise SparringError(
+            f"{run} holds a play network (rank as an input, no strength head): se-eval rates "
+            "strength estimators; its held-out policy and value are in the run's log.jsonl"
+        )
+    return cfg, model, meta
+
+
+def _score_sets(
+    run: Path, cfg: SEConfig, model: Any, step: int, show_progress: bool
+) -> _ScoredSets:
+    """Score the candidate and held-out sets (and a training sample) of a run."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    folder = build_dataset(cfg.data_config(), show_progress=show_progress)
+    cand = load_split(folder, "cand").subset_per_unit(cfg.eval_pairs_per_side, cfg.seed)
+    val = load_split(folder, "val").subset_per_unit(cfg.eval_pairs_per_side, cfg.seed + 1)
+    if len(val) == 0:
+        raise SparringError(f"{run}: the held-out set is empty (val_fraction = 0?)")
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        disable=not show_progress,
+    )
+    with progress:
+        scored = _ScoredSets(
+            cand,
+            _scores(run, "cand", step, model, cand, cfg, progress),
+            val,
+            _scores(run, "val", step, model, val, cfg, progress),
+        )
+        if cfg.eval_train_sample > 0 and model.config.kind != "sl":
+            train = load_split(folder, "train").sample_per_rank(cfg.eval_train_sample, cfg.seed)
+            scored.train = train
+            scored.train_scores = _scores(run, "train", step, model, train, cfg, progress)
+    return scored
+
+
+def _sl_methods(
+    result: RunEvaluation, val_scores: FloatArray, units: Units, val: PairSet, kw: dict[str, Any]
+) -> None:
+    """SL_sum and SL_vote of an SL classifier's held-out scores."""
+    n = len(result.ranks)
+    for name in ("SL_sum", "SL_vote"):
+        feats, decide = sl_method(val_scores, units, name)
+        curves = accuracy_curves(feats, units.rank, decide, n, **kw)
+        acc, players = _player_accuracy(_pair_features(val_scores, name), decide, val)
+        result.methods.append(MethodResult(name, result.run.name, curves, acc, players))
+
+
+def _choose_fit(
+    result: RunEvaluation,
+    cfg: SEConfig,
+    choose: tuple[PairSet, FloatArray],
+    means: FloatArray,
+) -> SEConfig:
+    """The config with the reference form that predicts the choose part best (recorded in
+    ``result``)."""
+    choose_pairs, choose_scores = choose
+    result.choice = choose_reference_fit(
+        choose_scores[:, 0],
+        make_units(choose_pairs, cfg.eval_unit),
+        means,
+        cfg.eval_aggregate,
+        REFERENCE_FITS,
+        cfg.eval_max_games,
+        cfg.eval_draws,
+        cfg.seed,
+    )
+    cfg = dataclasses.replace(cfg, reference_fit=result.choice.chosen)
+    result.config = cfg
+    return cfg
+
+
+def _se_methods(
+    result: RunEvaluation,
+    cfg: SEConfig,
+    means: FloatArray,
+    val_scores: FloatArray,
+    units: Units,
+    val: PairSet,
+    kw: dict[str, Any],
+) -> None:
+    """The estimator with each form of references (the config's first: its method is the
+    summary's), then with cross-fitted references (``eval_cross_fit``)."""
+    n = len(result.ranks)
+    label = LABELS[result.kind]
+    vb = val_scores[:, :1]
+    pair_features = np.concatenate([vb, np.ones_like(vb)], 1)
+    feats = se_features(val_scores[:, 0], units, cfg.eval_aggregate)
+    for fit in sorted(REFERENCE_FITS, key=lambda f: f != cfg.reference_fit):
+        result.fitted_references[fit] = fit_references(means, fit)
+        decide = se_decide(result.fitted_references[fit])
+        curves = accuracy_curves(feats, units.rank, decide, n, **kw)
+        acc, players = _player_accuracy(pair_features, decide, val)
+        name = label if fit == "mean" else f"{label} ({fit})"
+        result.methods.append(MethodResult(name, result.run.name, curves, acc, players))
+    if cfg.eval_cross_fit > 0:
+        groups = unit_groups(val, units, cfg.eval_unit)
+        curves_cf = cross_fitted_curves(
+            val_scores[:, 0],
+            units,
+            groups,
+            n,
+            cfg.reference_fit,
+            cfg.eval_aggregate,
+            folds=2,
+            repeats=cfg.eval_cross_fit,
+            **kw,
+        )
+        if curves_cf is not None:
+            name = f"{label} (held-out refs)"
+            result.methods.append(MethodResult(name, result.run.name, curves_cf))
+
+
+def _score_statistics(
+    result: RunEvaluation, cfg: SEConfig, scored: _ScoredSets, val_scores: FloatArray, val: PairSet
+) -> None:
+    """The rank separation, the references' and the held-out means' standard errors, the
+    training sample's means and the candidates' score by move number."""
+    n = len(result.ranks)
+    cand = scored.cand
+    betas = scored.cand_scores[:, 0]
+    val_games = make_units(val, "game")
+    result.separation = rank_separation(val_scores[:, 0], val_games, n)
+    if cfg.eval_aggregate == "move":
+        cand_games = make_units(cand, "game")
+        _, result.reference_error = rank_means_with_error(
+            betas, cand_games, n, seed=cfg.seed, groups=unit_groups(cand, cand_games)
+        )
+        result.held_out_means, result.held_out_error = rank_means_with_error(
+            val_scores[:, 0], val_games, n, seed=cfg.seed + 1, groups=unit_groups(val, val_games)
+        )
+    if scored.train is not None and scored.train_scores is not None:
+        train_rank = scored.train.rank.astype(np.int64)
+        result.train_means = reference_scores(scored.train_scores[:, 0], train_rank, n)
+    result.by_move = score_by_move(betas, cand.move_number, cand.rank.astype(np.int64), n)
+
+
+def _save_estimator(result: RunEvaluation, model: Any, meta: dict[str, Any], cand: PairSet) -> None:
+    """``RUN/estimator.pt``: the model with its references and evaluation summary."""
+    cfg = result.config
+    assert result.references is not None and result.by_move is not None
+    moves, by_move = result.by_move
+    meta_out = dict(meta)
+    meta_out["references"] = {
+        "ranks": list(result.ranks),
+        "scores": result.fitted_references[cfg.reference_fit].tolist(),
+        "fit": cfg.reference_fit,
+        "means": result.references.tolist(),
+        "aggregate": cfg.eval_aggregate,
+        "source": "candidating",
+        "pairs": len(cand),
+        "chosen_on": _chosen_on(result),
+        "by_move": {
+            "first_move": moves.tolist(),
+            "scores": [[None if np.isnan(x) else float(x) for x in row] for row in by_move],
+        },
+    }
+    meta_out["evaluation"] = _summary(result.methods[0], cfg)
+    meta_out["evaluation"]["heldout"] = (
+        "report part of the held-out players" if result.heldout == "split" else "all held-out games"
+    )
+    save_strength_model(result.run / "estimator.pt", model, meta_out)
+
+
 def evaluate_run(
     run: Path,
     overrides: dict[str, Any] | None = None,
@@ -261,42 +450,12 @@ def evaluate_run(
         raise BadValueError(
             f"heldout must be one of {', '.join(HELDOUT)}, not {heldout!r}", key="heldout"
         )
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     run = Path(run)
-    if not (run / "config.json").is_file() or not (run / "model.pt").is_file():
-        raise SparringError(f"{run} is not a strength-estimator run (no config.json / model.pt)")
-    data = json.loads((run / "config.json").read_text())
-    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    cfg = SEConfig.from_mapping(data)
-    model, meta = load_strength_model(run / "model.pt")
-    if model.config.kind == "play":
-        raise SparringError(
-            f"{run} holds a play network (rank as an input, no strength head): se-eval rates "
-            "strength estimators; its held-out policy and value are in the run's log.jsonl"
-        )
+    cfg, model, meta = _load_run(run, overrides)
     step = int(meta.get("step", 0))
-    folder = build_dataset(cfg.data_config(), show_progress=show_progress)
-    cand = load_split(folder, "cand").subset_per_unit(cfg.eval_pairs_per_side, cfg.seed)
-    val = load_split(folder, "val").subset_per_unit(cfg.eval_pairs_per_side, cfg.seed + 1)
-    if len(val) == 0:
-        raise SparringError(f"{run}: the held-out set is empty (val_fraction = 0?)")
-    ranks = cand.ranks
-    n = len(ranks)
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        disable=not show_progress,
-    )
-    with progress:
-        cand_scores = _scores(run, "cand", step, model, cand, cfg, progress)
-        val_scores = _scores(run, "val", step, model, val, cfg, progress)
-        train: PairSet | None = None
-        if cfg.eval_train_sample > 0 and model.config.kind != "sl":
-            train = load_split(folder, "train").sample_per_rank(cfg.eval_train_sample, cfg.seed)
-            train_scores = _scores(run, "train", step, model, train, cfg, progress)
+    scored = _score_sets(run, cfg, model, step, show_progress)
+    cand, val, val_scores = scored.cand, scored.val, scored.val_scores
+    n = len(cand.ranks)
     choose: tuple[PairSet, FloatArray] | None = None
     if heldout == "split":
         choose, (val, val_scores), dropped = split_heldout(val, val_scores, cfg.eval_unit)
@@ -307,7 +466,7 @@ def evaluate_run(
         config=cfg,
         kind=model.config.kind,
         step=step,
-        ranks=ranks,
+        ranks=cand.ranks,
         methods=[],
         val_units=np.bincount(units.rank, minlength=n).tolist(),
         pairs={"train": int(meta.get("train_pairs", 0)), "val": len(val), "cand": len(cand)},
@@ -320,94 +479,16 @@ def evaluate_run(
         result.dropped_units = dropped
     kw = {"max_games": cfg.eval_max_games, "draws": cfg.eval_draws, "seed": cfg.seed}
     if model.config.kind == "sl":
-        for name in ("SL_sum", "SL_vote"):
-            feats, decide = sl_method(val_scores, units, name)
-            curves = accuracy_curves(feats, units.rank, decide, n, **kw)
-            acc, players = _player_accuracy(_pair_features(val_scores, name), decide, val)
-            result.methods.append(MethodResult(name, run.name, curves, acc, players))
+        _sl_methods(result, val_scores, units, val, kw)
         return result
-    betas = cand_scores[:, 0]
     cand_units = make_units(cand, cfg.eval_unit) if cfg.eval_aggregate == "game" else None
-    means = reference_scores(betas, cand.rank.astype(np.int64), n, cand_units)
+    means = reference_scores(scored.cand_scores[:, 0], cand.rank.astype(np.int64), n, cand_units)
     if choose is not None and choose_fit:
-        choose_pairs, choose_scores = choose
-        result.choice = choose_reference_fit(
-            choose_scores[:, 0],
-            make_units(choose_pairs, cfg.eval_unit),
-            means,
-            cfg.eval_aggregate,
-            REFERENCE_FITS,
-            cfg.eval_max_games,
-            cfg.eval_draws,
-            cfg.seed,
-        )
-        cfg = dataclasses.replace(cfg, reference_fit=result.choice.chosen)
-        result.config = cfg
-    vb = val_scores[:, :1]
-    pair_features = np.concatenate([vb, np.ones_like(vb)], 1)
-    label = LABELS[model.config.kind]
-    fitted: dict[str, FloatArray] = {}
-    feats = se_features(val_scores[:, 0], units, cfg.eval_aggregate)
-    # the fit whose references estimator.pt keeps comes first (its method is the summary's)
-    for fit in sorted(REFERENCE_FITS, key=lambda f: f != cfg.reference_fit):
-        fitted[fit] = fit_references(means, fit)
-        decide = se_decide(fitted[fit])
-        curves = accuracy_curves(feats, units.rank, decide, n, **kw)
-        acc, players = _player_accuracy(pair_features, decide, val)
-        name = label if fit == "mean" else f"{label} ({fit})"
-        result.methods.append(MethodResult(name, run.name, curves, acc, players))
-    val_games = units if cfg.eval_unit == "game" else make_units(val, "game")
-    val_groups = unit_groups(val, val_games)
-    if cfg.eval_cross_fit > 0:
-        curves_cf = cross_fitted_curves(
-            val_scores[:, 0],
-            units,
-            val_groups if cfg.eval_unit == "game" else unit_groups(val, units, cfg.eval_unit),
-            n,
-            cfg.reference_fit,
-            cfg.eval_aggregate,
-            folds=2,
-            repeats=cfg.eval_cross_fit,
-            **kw,
-        )
-        if curves_cf is not None:
-            result.methods.append(MethodResult(f"{label} (held-out refs)", run.name, curves_cf))
-    result.separation = rank_separation(val_scores[:, 0], val_games, n)
-    refs = fitted[cfg.reference_fit]
+        cfg = _choose_fit(result, cfg, choose, means)
+    _se_methods(result, cfg, means, val_scores, units, val, kw)
     result.references = means
-    result.fitted_references = fitted
-    if cfg.eval_aggregate == "move":
-        cand_games = make_units(cand, "game")
-        _, result.reference_error = rank_means_with_error(
-            betas, cand_games, n, seed=cfg.seed, groups=unit_groups(cand, cand_games)
-        )
-        result.held_out_means, result.held_out_error = rank_means_with_error(
-            val_scores[:, 0], val_games, n, seed=cfg.seed + 1, groups=val_groups
-        )
-    if train is not None:
-        result.train_means = reference_scores(train_scores[:, 0], train.rank.astype(np.int64), n)
-    result.by_move = score_by_move(betas, cand.move_number, cand.rank.astype(np.int64), n)
-    moves, by_move = result.by_move
-    meta_out = dict(meta)
-    meta_out["references"] = {
-        "ranks": list(ranks),
-        "scores": refs.tolist(),
-        "fit": cfg.reference_fit,
-        "means": means.tolist(),
-        "aggregate": cfg.eval_aggregate,
-        "source": "candidating",
-        "pairs": len(cand),
-        "chosen_on": _chosen_on(result),
-        "by_move": {
-            "first_move": moves.tolist(),
-            "scores": [[None if np.isnan(x) else float(x) for x in row] for row in by_move],
-        },
-    }
-    meta_out["evaluation"] = _summary(result.methods[0], cfg)
-    meta_out["evaluation"]["heldout"] = (
-        "report part of the held-out players" if heldout == "split" else "all held-out games"
-    )
-    save_strength_model(run / "estimator.pt", model, meta_out)
+    _score_statistics(result, cfg, scored, val_scores, val)
+    _save_estimator(result, model, meta, cand)
     return result
 
 
@@ -715,18 +796,9 @@ def _heldout_lines(evals: list[RunEvaluation]) -> list[str]:
     return lines
 
 
-def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
-    """Plots, ``report.md`` and ``results.json`` for the evaluated runs; the report's path."""
-    if not evals:
-        raise SparringError("nothing to report: no run was evaluated")
-    out.mkdir(parents=True, exist_ok=True)
-    plot_accuracy(evals, game, out / "accuracy.png")
-    plot_per_rank(evals, out / "per_rank.png")
-    plot_score_by_move(evals, out / "score_by_move.png")
-    has_references_plot = plot_references(evals, out / "references.png")
+def _intro_lines(evals: list[RunEvaluation], game: str, n_max: int) -> list[str]:
+    """The report's title, how it measures and the table of runs."""
     cfg = evals[0].config
-    n_max = min(ev.config.eval_max_games for ev in evals)
-    cols = [k for k in REPORT_N if k <= n_max]
     lines = [
         f"# Strength estimation: {game}",
         "",
@@ -753,6 +825,12 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
             f"| {ev.run} | {ev.kind} | {ev.step} | {ev.pairs_seen} | {ev.train_seconds:.0f} "
             f"| {ev.pairs['val']} | {ev.pairs['cand']} |"
         )
+    return lines
+
+
+def _accuracy_lines(evals: list[RunEvaluation], cols: list[int], n_max: int) -> list[str]:
+    """The accuracy tables against N (exact, within one rank) of every method."""
+    lines: list[str] = []
     for within, title in ((False, "exact rank"), (True, "within one rank")):
         lines += ["", f"## Accuracy, {title}, against the number of games N", ""]
         lines.append("| method | " + " | ".join(f"N={k}" for k in cols) + " | N for 80% |")
@@ -766,8 +844,13 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                     + " | ".join(_pct(float(curve[k - 1])) for k in cols)
                     + f" | {reach if reach else '> ' + str(n_max)} |"
                 )
-    lines += ["", "## Per-rank exact accuracy (Fig. 8 analogue)", ""]
-    show = [k for k in (1, 15, 100) if k <= n_max]
+    return lines
+
+
+def _per_rank_lines(evals: list[RunEvaluation], show: list[int]) -> list[str]:
+    """Fig. 8's table (exact accuracy per rank at the N of ``show``) and the whole held-out
+    players' accuracy."""
+    lines = ["", "## Per-rank exact accuracy (Fig. 8 analogue)", ""]
     head = [f"{_label(m, evals)} N={k}" for ev in evals for m in ev.methods for k in show]
     lines.append("| rank | " + " | ".join(head) + " |")
     lines.append("| --- " * (len(head) + 1) + "|")
@@ -783,44 +866,104 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
                 lines.append(
                     f"* {_label(m, evals)}: {_pct(m.player_accuracy)} of {m.players} players"
                 )
-    lines += _separation_lines(evals, game)
+    return lines
+
+
+def _reference_lines(evals: list[RunEvaluation]) -> list[str]:
+    """The table of references, their line, the held-out and the training means (SE runs)."""
     refs = [ev for ev in evals if ev.references is not None]
-    if refs:
-        lines += [
-            "",
-            "## Reference composite scores (candidate set) and held-out means",
-            "",
-            "Mean score per rank over all pairs of the candidate games (the paper's references; "
-            "`line`: their least-squares line over the rank index, `reference_fit`) and of "
-            "the held-out games, each with its standard error from a bootstrap over the players "
-            "(each game goes with its player who has the most games in the set; 1,000 "
-            "resamples, so one player's shared level counts once), and of a sample of "
-            "training pairs (`eval_train_sample` per rank; far from the others where the "
-            "network has memorised its training games).  "
-            "Where two neighbours' references are closer than about twice "
-            "their errors, their order is partly an accident of the candidate sample, and a "
-            "reference that sits far from the held-out mean of its rank misleads every large-N "
-            "prediction for that rank.",
-            "",
-        ]
-        parts = ("mean", "line", "held-out", "train")
-        head = [f"{LABELS[ev.kind]} {part}" for ev in refs for part in parts]
-        lines.append("| rank | " + " | ".join(head) + " |")
-        lines.append("| --- " * (len(head) + 1) + "|")
-        for r, name in enumerate(evals[0].ranks):
-            vals = []
-            for ev in refs:
-                assert ev.references is not None
-                vals.append(_with_error(ev.references[r], ev.reference_error, r))
-                line = ev.fitted_references.get("line")
-                vals.append("-" if line is None else f"{line[r]:+.3f}")
-                if ev.held_out_means is None:
-                    vals.append("-")
-                else:
-                    vals.append(_with_error(ev.held_out_means[r], ev.held_out_error, r))
-                vals.append("-" if ev.train_means is None else f"{ev.train_means[r]:+.3f}")
-            lines.append(f"| {name} | " + " | ".join(vals) + " |")
-    lines += [
+    if not refs:
+        return []
+    lines = [
+        "",
+        "## Reference composite scores (candidate set) and held-out means",
+        "",
+        "Mean score per rank over all pairs of the candidate games (the paper's references; "
+        "`line`: their least-squares line over the rank index, `reference_fit`) and of "
+        "the held-out games, each with its standard error from a bootstrap over the players "
+        "(each game goes with its player who has the most games in the set; 1,000 "
+        "resamples, so one player's shared level counts once), and of a sample of "
+        "training pairs (`eval_train_sample` per rank; far from the others where the "
+        "network has memorised its training games).  "
+        "Where two neighbours' references are closer than about twice "
+        "their errors, their order is partly an accident of the candidate sample, and a "
+        "reference that sits far from the held-out mean of its rank misleads every large-N "
+        "prediction for that rank.",
+        "",
+    ]
+    parts = ("mean", "line", "held-out", "train")
+    head = [f"{LABELS[ev.kind]} {part}" for ev in refs for part in parts]
+    lines.append("| rank | " + " | ".join(head) + " |")
+    lines.append("| --- " * (len(head) + 1) + "|")
+    for r, name in enumerate(evals[0].ranks):
+        vals = []
+        for ev in refs:
+            assert ev.references is not None
+            vals.append(_with_error(ev.references[r], ev.reference_error, r))
+            line = ev.fitted_references.get("line")
+            vals.append("-" if line is None else f"{line[r]:+.3f}")
+            if ev.held_out_means is None:
+                vals.append("-")
+            else:
+                vals.append(_with_error(ev.held_out_means[r], ev.held_out_error, r))
+            vals.append("-" if ev.train_means is None else f"{ev.train_means[r]:+.3f}")
+        lines.append(f"| {name} | " + " | ".join(vals) + " |")
+    return lines
+
+
+def _run_json(ev: RunEvaluation, game: str, show: list[int]) -> dict[str, Any]:
+    """One run's record of ``results.json``."""
+    return {
+        "run": str(ev.run),
+        "kind": ev.kind,
+        "step": ev.step,
+        "pairs": ev.pairs,
+        "pairs_seen": ev.pairs_seen,
+        "train_seconds": ev.train_seconds,
+        "val_units_per_rank": ev.val_units,
+        "heldout": ev.heldout,
+        "dropped_units_per_rank": ev.dropped_units,
+        "reference_fit": None if ev.kind == "sl" else ev.config.reference_fit,
+        "reference_fit_chosen_on": None if ev.kind == "sl" else _chosen_on(ev),
+        "references": None if ev.references is None else ev.references.tolist(),
+        "reference_fits": {k: _tolist(v) for k, v in ev.fitted_references.items()},
+        "reference_error": _tolist(ev.reference_error),
+        "held_out_means": _tolist(ev.held_out_means),
+        "held_out_error": _tolist(ev.held_out_error),
+        "train_means": _tolist(ev.train_means),
+        "separation": _separation_json(ev.separation, game),
+        "methods": {
+            m.name: {
+                "mean_exact": _tolist(m.curves.mean_exact),
+                "mean_within1": _tolist(m.curves.mean_within1),
+                "per_rank_exact_at": {str(k): _tolist(m.curves.exact[:, k - 1]) for k in show},
+                "games_to_80": m.curves.games_to_reach(0.8),
+                "player_accuracy": m.player_accuracy,
+                "players": m.players,
+            }
+            for m in ev.methods
+        },
+    }
+
+
+def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
+    """Plots, ``report.md`` and ``results.json`` for the evaluated runs; the report's path."""
+    if not evals:
+        raise SparringError("nothing to report: no run was evaluated")
+    out.mkdir(parents=True, exist_ok=True)
+    plot_accuracy(evals, game, out / "accuracy.png")
+    plot_per_rank(evals, out / "per_rank.png")
+    plot_score_by_move(evals, out / "score_by_move.png")
+    has_references_plot = plot_references(evals, out / "references.png")
+    n_max = min(ev.config.eval_max_games for ev in evals)
+    cols = [k for k in REPORT_N if k <= n_max]
+    show = [k for k in (1, 15, 100) if k <= n_max]
+    lines = [
+        *_intro_lines(evals, game, n_max),
+        *_accuracy_lines(evals, cols, n_max),
+        *_per_rank_lines(evals, show),
+        *_separation_lines(evals, game),
+        *_reference_lines(evals),
         "",
         f"Paper (Chen, Shih & Wu 2025): {PAPER[game]['text']}",
         "",
@@ -835,45 +978,7 @@ def write_report(evals: list[RunEvaluation], out: Path, game: str) -> Path:
         lines += ["![references](references.png)", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines))
-    results = {
-        "game": game,
-        "runs": [
-            {
-                "run": str(ev.run),
-                "kind": ev.kind,
-                "step": ev.step,
-                "pairs": ev.pairs,
-                "pairs_seen": ev.pairs_seen,
-                "train_seconds": ev.train_seconds,
-                "val_units_per_rank": ev.val_units,
-                "heldout": ev.heldout,
-                "dropped_units_per_rank": ev.dropped_units,
-                "reference_fit": None if ev.kind == "sl" else ev.config.reference_fit,
-                "reference_fit_chosen_on": None if ev.kind == "sl" else _chosen_on(ev),
-                "references": None if ev.references is None else ev.references.tolist(),
-                "reference_fits": {k: _tolist(v) for k, v in ev.fitted_references.items()},
-                "reference_error": _tolist(ev.reference_error),
-                "held_out_means": _tolist(ev.held_out_means),
-                "held_out_error": _tolist(ev.held_out_error),
-                "train_means": _tolist(ev.train_means),
-                "separation": _separation_json(ev.separation, game),
-                "methods": {
-                    m.name: {
-                        "mean_exact": _tolist(m.curves.mean_exact),
-                        "mean_within1": _tolist(m.curves.mean_within1),
-                        "per_rank_exact_at": {
-                            str(k): _tolist(m.curves.exact[:, k - 1]) for k in show
-                        },
-                        "games_to_80": m.curves.games_to_reach(0.8),
-                        "player_accuracy": m.player_accuracy,
-                        "players": m.players,
-                    }
-                    for m in ev.methods
-                },
-            }
-            for ev in evals
-        ],
-    }
+    results = {"game": game, "runs": [_run_json(ev, game, show) for ev in evals]}
     (out / "results.json").write_text(json.dumps(results, indent=1))
     return path
 

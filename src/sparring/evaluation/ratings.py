@@ -328,15 +328,6 @@ def fit_elo(
 
 
 # ---- AlphaDDA appendix 5 ---------------------------------------------------------------------
-def elo_update(elo_a: float, elo_b: float, wins: float, games: int = 1, k: float = 8.0) -> float:
-    """AlphaDDA Eq. 17: A's rating after ``games`` games against B in which A scored ``wins``.
-
-    ``e'(A) = e(A) + K (N_win - N_G p(A defeats B))`` with ``K = 8`` in the paper; a draw
-    counts as half a win.
-    """
-    return elo_a + k * (wins - games * expected_score(elo_a, elo_b))
-
-
 def incremental_elo(
     results: GameResults,
     *,

@@ -2,8 +2,7 @@
 
 * Win/loss/draw rates per ordered player pair, for the row player as first player, as second
   player and overall (AlphaDDA Tables 5-13 report these three views): :func:`pair_stats`,
-  shown by :func:`wld_rich_table` / :func:`wld_markdown` (one row per pair) and
-  :func:`paper_wld_markdown` (the paper's layout: opponents as rows, subjects as column groups).
+  shown by :func:`wld_rich_table` / :func:`wld_markdown` (one row per pair).
 * Elo ratings (maximum likelihood with a confidence interval, and optionally the AlphaDDA K=8
   ratings): :func:`elo_rich_table`, :func:`elo_markdown`, :func:`plot_elo`.  A player that
   lost (or won) every game has no finite maximum-likelihood rating: its cell shows the bound
@@ -102,18 +101,6 @@ def pair_stats(records: Iterable[GameRecord]) -> list[PairStats]:
     return [PairStats(p, o, f, s) for (p, o), (f, s) in counts.items()]
 
 
-def player_totals(records: Iterable[GameRecord]) -> dict[str, WLD]:
-    """Overall win/loss/draw counts of every player over all its games."""
-    totals: dict[str, WLD] = {}
-    for stats in pair_stats(records):
-        total = totals.get(stats.player, WLD())
-        overall = stats.overall
-        totals[stats.player] = WLD(
-            total.wins + overall.wins, total.losses + overall.losses, total.draws + overall.draws
-        )
-    return totals
-
-
 def _rate_cells(wld: WLD) -> list[str]:
     return [f"{rate:.2f}" for rate in wld.rates()]
 
@@ -178,31 +165,6 @@ def _markdown(header: Sequence[str], rows: Sequence[Sequence[str]], right_from: 
 def wld_markdown(stats: Sequence[PairStats]) -> str:
     """The table of :func:`wld_rich_table` as GitHub markdown."""
     return _markdown(_WLD_HEADER, _wld_rows(stats), right_from=2)
-
-
-def paper_wld_markdown(
-    stats: Sequence[PairStats], subjects: Sequence[str], role: Role = "overall"
-) -> str:
-    """AlphaDDA Tables 5-13 layout as markdown: one row per opponent, and for every subject
-    player (column group) its win, loss and draw rates against that opponent, over all games
-    (``role="overall"``, Tables 5, 8, 11), as first player (Tables 6, 9, 12) or as second
-    player (Tables 7, 10, 13).  Empty cells mark pairs that did not meet."""
-    by_pair = {(s.player, s.opponent): s for s in stats}
-    opponents: list[str] = []
-    for s in stats:
-        if s.player in subjects and s.opponent not in opponents:
-            opponents.append(s.opponent)
-    header = ["Opponent"]
-    for subject in subjects:
-        header += [f"{subject} win", f"{subject} loss", f"{subject} draw"]
-    rows = []
-    for opponent in opponents:
-        row = [opponent]
-        for subject in subjects:
-            pair = by_pair.get((subject, opponent))
-            row += _rate_cells(pair.role(role)) if pair else ["", "", ""]
-        rows.append(row)
-    return _markdown(header, rows, right_from=1)
 
 
 def _perfect(fit: EloFit, i: int) -> str | None:

@@ -63,7 +63,7 @@ from sparring.experiments.strength_analysis import (
     fit_logistic,
     root_visits_of,
 )
-from sparring.games import get_game
+from sparring.games import Game, get_game
 from sparring.players import make_player
 from sparring.players.cache import PlayerCache
 from sparring.players.registry import PlayerSpec
@@ -336,116 +336,172 @@ def _ladder_rungs(
         raise ConfigError(f"{what}: {exc}") from None
 
 
-def run_calibration(
-    config: CalibrationConfig,
-    store: GameStore,
-    *,
-    console: Console | None = None,
-    progress: bool = False,
-    backend: Backend | None = None,
-) -> CalibrationResult:
-    """Play (or resume) every match of ``config`` into ``store`` and compute the results;
-    ``backend`` plays the games (None: the local pool of ``config.workers`` processes)."""
-    game = get_game(config.game)
-    ladder = read_ladder(Path(config.ladder)) if config.ladder is not None else None
-    if ladder is not None and ladder.game != config.game:
-        raise ConfigError(f"the ladder {config.ladder} is for {ladder.game}, not {config.game}")
-    baseline_rungs = _ladder_rungs(ladder, config.ladder_opponents, "ladder opponents")
-    floor_rungs = _ladder_rungs(ladder, config.floor_opponents, "floor opponents")
-    top_rungs = _ladder_rungs(ladder, config.top_opponents, "top opponents")
+_LinkPlan = list[tuple[StrengthSetting, LadderPlayer]]
+
+
+class _Games:
+    """The calibration's matches as they are played: the counts, each setting's games
+    against the baseline, the ladder links and every game's ``(label a, label b, score of
+    a)`` for the rating fit."""
+
+    def __init__(
+        self,
+        config: CalibrationConfig,
+        store: GameStore,
+        specs: Mapping[StrengthSetting, str],
+        labels: Mapping[StrengthSetting, str],
+        *,
+        console: Console | None,
+        progress: bool,
+        backend: Backend | None,
+    ) -> None:
+        self.config, self.store, self.specs, self.labels = config, store, specs, labels
+        self.console, self.backend = console, backend
+        self.show = progress and console is not None
+        self.played = self.skipped = 0
+        self.by_setting: dict[StrengthSetting, list[GameRecord]] = {}
+        self.links: dict[StrengthSetting, dict[str, tuple[int, float]]] = {}
+        self.results: list[tuple[str, str, float]] = []
+
+    def match(self, spec_a: str, spec_b: str, games: int) -> RunResult:
+        mc = MatchConfig(
+            game=self.config.game,
+            spec_a=spec_a,
+            spec_b=spec_b,
+            games=games,
+            seed=self.config.seed,
+            workers=self.config.workers,
+        )
+        run = run_match(
+            mc, self.store, progress=self.show, console=self.console, backend=self.backend
+        )
+        self.played, self.skipped = self.played + run.played, self.skipped + run.skipped
+        return run
+
+    def play_grid(self, settings: Sequence[StrengthSetting]) -> None:
+        """Every setting but the baseline against the baseline."""
+        baseline = self.config.baseline
+        for setting in settings:
+            if setting == baseline:
+                continue
+            run = self.match(self.specs[setting], self.specs[baseline], self.config.games)
+            self.by_setting[setting] = list(run.records)
+            self.results += [
+                (self.labels[setting], self.labels[baseline], r.score_a) for r in run.records
+            ]
+
+    def play_links(self, plan: Sequence[tuple[StrengthSetting, LadderPlayer]]) -> None:
+        """Each setting of ``plan`` against its ladder player."""
+        for setting, rung in plan:
+            run = self.match(self.specs[setting], rung.spec, self.config.link_games)
+            scores = [r.score_a for r in run.records]
+            self.links.setdefault(setting, {})[rung.spec] = (len(scores), float(np.mean(scores)))
+            self.results.extend((self.labels[setting], f"ladder:{rung.name}", s) for s in scores)
+
+
+def _grid_players(
+    config: CalibrationConfig, game: Game
+) -> tuple[list[StrengthSetting], dict[StrengthSetting, str], dict[StrengthSetting, str]]:
+    """The settings measured, their specs and their players' names (which must differ)."""
     settings = config.settings()
     specs = {s: config.spec(s) for s in settings}
     cache = PlayerCache()  # the grid's players share one network and calibration
     labels = {s: make_player(spec, game, 0, cache).name for s, spec in specs.items()}
     if len(set(labels.values())) != len(labels):
         raise ConfigError("two settings of the grid have the same player name")
-    baseline = config.baseline
-    show = progress and console is not None
+    return settings, specs, labels
 
-    def match(spec_a: str, spec_b: str, games: int) -> RunResult:
-        mc = MatchConfig(
-            game=config.game,
-            spec_a=spec_a,
-            spec_b=spec_b,
-            games=games,
-            seed=config.seed,
-            workers=config.workers,
-        )
-        return run_match(mc, store, progress=show, console=console, backend=backend)
 
-    played = skipped = 0
-    by_setting: dict[StrengthSetting, list[GameRecord]] = {}
-    results: list[tuple[str, str, float]] = []  # (label a, label b, score of a)
-    for setting in settings:
-        if setting == baseline:
-            continue
-        run = match(specs[setting], specs[baseline], config.games)
-        played, skipped = played + run.played, skipped + run.skipped
-        by_setting[setting] = list(run.records)
-        results += [(labels[setting], labels[baseline], r.score_a) for r in run.records]
-
-    links: dict[StrengthSetting, dict[str, tuple[int, float]]] = {}
-    link_plan: list[tuple[StrengthSetting, LadderPlayer]] = [(baseline, r) for r in baseline_rungs]
+def _link_plan(
+    config: CalibrationConfig, ladder: Ladder | None, settings: Sequence[StrengthSetting]
+) -> _LinkPlan:
+    """The baseline against its ladder opponents, ``z = -inf`` and the floor against the
+    floor opponents, ``z = +inf`` against the top opponents."""
+    baseline_rungs = _ladder_rungs(ladder, config.ladder_opponents, "ladder opponents")
+    floor_rungs = _ladder_rungs(ladder, config.floor_opponents, "floor opponents")
+    top_rungs = _ladder_rungs(ladder, config.top_opponents, "top opponents")
+    plan: _LinkPlan = [(config.baseline, r) for r in baseline_rungs]
     for setting in settings:
         if setting.z == -INF and math.isclose(setting.rth, config.baseline_rth):
-            link_plan += [(setting, r) for r in floor_rungs]
+            plan += [(setting, r) for r in floor_rungs]
         if setting.z == INF:
-            link_plan += [(setting, r) for r in top_rungs]
+            plan += [(setting, r) for r in top_rungs]
+    return plan
 
-    def play_links(plan: Sequence[tuple[StrengthSetting, LadderPlayer]]) -> None:
-        nonlocal played, skipped
-        for setting, rung in plan:
-            run = match(specs[setting], rung.spec, config.link_games)
-            played, skipped = played + run.played, skipped + run.skipped
-            scores = [r.score_a for r in run.records]
-            links.setdefault(setting, {})[rung.spec] = (len(scores), float(np.mean(scores)))
-            results.extend((labels[setting], f"ladder:{rung.name}", s) for s in scores)
 
-    play_links(link_plan)
-    if ladder is not None and link_plan and config.link_nearest > 0:
-        first = fit_with_fixed(
-            results, {f"ladder:{r.name}": r.elo for _, r in link_plan}, config.prior_draws
-        )
-        nearest_plan = [
-            (s, rung)
-            for s in settings
-            if s.floor > 0.0 or _main_or_top(s, config)
-            for rung in ladder.nearest(first.rating(labels[s]), config.link_nearest)
-            if rung.spec not in links.get(s, {})
-        ]
-        play_links(nearest_plan)
-        link_plan += nearest_plan
+def _nearest_plan(
+    config: CalibrationConfig,
+    ladder: Ladder,
+    settings: Sequence[StrengthSetting],
+    games: _Games,
+    link_plan: _LinkPlan,
+) -> _LinkPlan:
+    """Every setting a target Elo can choose against the ``link_nearest`` ladder players
+    rated nearest to it by a first fit (the links it already played left out)."""
+    first = fit_with_fixed(
+        games.results, {f"ladder:{r.name}": r.elo for _, r in link_plan}, config.prior_draws
+    )
+    return [
+        (s, rung)
+        for s in settings
+        if s.floor > 0.0 or _main_or_top(s, config)
+        for rung in ladder.nearest(first.rating(games.labels[s]), config.link_nearest)
+        if rung.spec not in games.links.get(s, {})
+    ]
 
+
+def _fixed_ratings(
+    config: CalibrationConfig,
+    ladder: Ladder | None,
+    link_plan: _LinkPlan,
+    labels: Mapping[StrengthSetting, str],
+) -> tuple[dict[str, float], str]:
+    """The ratings held fixed in the fit and the scale's description: the linked ladder
+    players', else the baseline's at 0."""
     if ladder is not None and link_plan:
-        fixed = {f"ladder:{r.name}": r.elo for _, r in link_plan}
         scale = (
             f"the baseline ladder {Path(config.ladder or '').name} ({ladder.anchor}; ladder "
             "ratings held fixed)"
         )
-    else:
-        fixed = {labels[baseline]: 0.0}
-        scale = f"relative: the baseline SA({baseline.label()}) = 0"
-    fit = fit_with_fixed(results, fixed, config.prior_draws)
+        return {f"ladder:{r.name}": r.elo for _, r in link_plan}, scale
+    baseline = config.baseline
+    return {labels[baseline]: 0.0}, f"relative: the baseline SA({baseline.label()}) = 0"
 
-    # Recorded positions: each setting's own moves in its games against the baseline.
+
+def _recorded_positions(
+    games: _Games, game: Game, baseline: StrengthSetting
+) -> tuple[dict[StrengthSetting, Positions], Positions]:
+    """Each setting's own moves in its games against the baseline, and every recorded
+    position of those games (the baseline's moves too)."""
+    labels = games.labels
     positions: dict[StrengthSetting, Positions] = {
         s: Positions.from_vectors(root_visits_of(records, game, labels[s]))
-        for s, records in by_setting.items()
+        for s, records in games.by_setting.items()
     }
     every = [
         v
-        for s, records in by_setting.items()
+        for s, records in games.by_setting.items()
         for label in (labels[s], labels[baseline])
         for v in root_visits_of(records, game, label)
     ]
-    all_positions = Positions.from_vectors(every)
+    return positions, Positions.from_vectors(every)
 
+
+def _point_results(
+    config: CalibrationConfig,
+    settings: Sequence[StrengthSetting],
+    games: _Games,
+    fit: BradleyTerryFit,
+    positions: Mapping[StrengthSetting, Positions],
+) -> list[PointResult]:
+    """Every setting's rating, games against the baseline and mean number of candidates."""
+    labels = games.labels
     top = config.canonical(StrengthSetting(INF, config.baseline_rth))
     has_top = top in settings
     points: list[PointResult] = []
     for s in settings:
         label = labels[s]
-        records = by_setting.get(s, [])
+        records = games.by_setting.get(s, [])
         rel = rel_se = None
         if has_top:
             rel = fit.rating(label) - fit.rating(labels[top])
@@ -458,7 +514,7 @@ def run_calibration(
         points.append(
             PointResult(
                 setting=s,
-                spec=specs[s],
+                spec=games.specs[s],
                 label=label,
                 elo=fit.rating(label),
                 stderr=fit.rating_stderr(label),
@@ -468,18 +524,30 @@ def run_calibration(
                 elo_vs_top_stderr=rel_se,
                 positions=0 if pos is None else len(pos),
                 candidates=cands,
-                links=links.get(s, {}),
+                links=games.links.get(s, {}),
             )
         )
+    return points
 
+
+def _z_curve_fits(
+    config: CalibrationConfig, points: Sequence[PointResult]
+) -> tuple[LinearFit | None, LogisticFit | None]:
+    """Fig. 1: the linear and logistic fits of Elo on ``z`` at the main threshold."""
     main = [p for p in points if p.setting.floor == 0.0 and _main_or_top(p.setting, config)]
     z_main = [p.setting.z for p in main]
     elo_main = [p.elo for p in main]
     low = next((p.elo for p in main if p.setting.z == -INF), None)
     high = next((p.elo for p in main if p.setting.z == INF), None)
-    linear = fit_linear(z_main, elo_main)
-    logistic = fit_logistic(z_main, elo_main, low, high)
+    return fit_linear(z_main, elo_main), fit_logistic(z_main, elo_main, low, high)
 
+
+def _threshold_analyses(
+    config: CalibrationConfig,
+    positions: Mapping[StrengthSetting, Positions],
+    points: Sequence[PointResult],
+) -> dict[float, ThresholdAnalysis]:
+    """Table 2 / Fig. 4: the strength analysis of each ``R_th`` with recorded positions."""
     analyses: dict[float, ThresholdAnalysis] = {}
     for rth in sorted(set(config.rth_values)):
         data = [
@@ -495,26 +563,48 @@ def run_calibration(
         }
         if data:
             analyses[rth] = analyze_threshold(Positions.from_vectors(data), rth, empirical)
+    return analyses
 
+
+def run_calibration(
+    config: CalibrationConfig,
+    store: GameStore,
+    *,
+    console: Console | None = None,
+    progress: bool = False,
+    backend: Backend | None = None,
+) -> CalibrationResult:
+    """Play (or resume) every match of ``config`` into ``store`` and compute the results;
+    ``backend`` plays the games (None: the local pool of ``config.workers`` processes)."""
+    game = get_game(config.game)
+    ladder = read_ladder(Path(config.ladder)) if config.ladder is not None else None
+    if ladder is not None and ladder.game != config.game:
+        raise ConfigError(f"the ladder {config.ladder} is for {ladder.game}, not {config.game}")
+    link_plan = _link_plan(config, ladder, config.settings())
+    settings, specs, labels = _grid_players(config, game)
+    games = _Games(
+        config, store, specs, labels, console=console, progress=progress, backend=backend
+    )
+    games.play_grid(settings)
+    games.play_links(link_plan)
+    if ladder is not None and link_plan and config.link_nearest > 0:
+        nearest_plan = _nearest_plan(config, ladder, settings, games, link_plan)
+        games.play_links(nearest_plan)
+        link_plan += nearest_plan
+
+    fixed, scale = _fixed_ratings(config, ladder, link_plan, labels)
+    fit = fit_with_fixed(games.results, fixed, config.prior_draws)
+    positions, all_positions = _recorded_positions(games, game, config.baseline)
+    points = _point_results(config, settings, games, fit, positions)
+    linear, logistic = _z_curve_fits(config, points)
+    analyses = _threshold_analyses(config, positions, points)
     cand = average_candidates(all_positions, CANDIDATE_RTH)
     calibration = Calibration(
         game=config.game,
         base=config.base_options,
-        baseline=baseline,
+        baseline=config.baseline,
         scale=scale,
-        points=tuple(
-            CalibrationPoint(
-                setting=p.setting,
-                spec=p.spec,
-                label=p.label,
-                elo=p.elo,
-                stderr=p.stderr,
-                games=p.games,
-                score=p.score,
-                candidates=p.candidates,
-            )
-            for p in points
-        ),
+        points=tuple(_calibration_point(p) for p in points),
         games_per_point=config.games,
         model_sha256=_model_hash(game.name, config.base_options),
         summary=_summary(config, points, linear, logistic, analyses, ladder),
@@ -530,8 +620,21 @@ def run_calibration(
         candidates_rth=CANDIDATE_RTH,
         candidates=tuple(float(c) for c in cand),
         analyses=analyses,
-        played=played,
-        skipped=skipped,
+        played=games.played,
+        skipped=games.skipped,
+    )
+
+
+def _calibration_point(p: PointResult) -> CalibrationPoint:
+    return CalibrationPoint(
+        setting=p.setting,
+        spec=p.spec,
+        label=p.label,
+        elo=p.elo,
+        stderr=p.stderr,
+        games=p.games,
+        score=p.score,
+        candidates=p.candidates,
     )
 
 

@@ -1,6 +1,6 @@
 """Game records: readers of human games in Go SGF (:func:`read_sgf_games`) and chess PGN
 (:func:`read_pgn_games`), and writers of SGF (:func:`write_sgf`), PGN (:func:`write_pgn`) and
-plain move lists of any game (:func:`write_move_list`, read back by :func:`parse_move_list`).
+plain move lists of any game (:func:`write_move_list`).
 
 Both readers are generators that never stop at a broken record: it is reported as a
 :class:`RecordError` (file, line, reason) and skipped.  Pass a list as ``errors=`` to collect
@@ -12,19 +12,16 @@ A path may name a file or a folder (its ``*.sgf`` / ``*.pgn`` files, in name ord
 from __future__ import annotations
 
 from sparring.records.common import RecordError, RecordFileError, RecordWarning
-from sparring.records.movelist import MoveList, MoveListError, parse_move_list, write_move_list
+from sparring.records.movelist import write_move_list
 from sparring.records.pgn import ChessRecord, parse_pgn_games, read_pgn_games, write_pgn
 from sparring.records.sgf import GoRecord, parse_sgf_games, read_sgf_games, write_sgf
 
 __all__ = [
     "ChessRecord",
     "GoRecord",
-    "MoveList",
-    "MoveListError",
     "RecordError",
     "RecordFileError",
     "RecordWarning",
-    "parse_move_list",
     "parse_pgn_games",
     "parse_sgf_games",
     "read_pgn_games",

@@ -23,7 +23,7 @@ follows DeepMind's ``mctx`` (``gumbel_muzero_policy``); the notation is the pape
   (the best half survives each phase because the weaker ones are never brought up to the next
   level).  ``m = 1`` (or a single legal move): every simulation visits the top action.
 * **Completed Q** (Appendix D, ``mctx``'s ``qtransform_completed_by_mix_value`` with
-  rescaling; :func:`transformed_q`).  A visited root child has ``q(a) = W(a) / N(a)`` (the root
+  rescaling).  A visited root child has ``q(a) = W(a) / N(a)`` (the root
   player's value, in ``[-1, 1]``); an unvisited one gets the mixed value
   ``v_mix = (v + sum_b N(b) * sum_{b visited} P(b) q(b) / sum_{b visited} P(b)) / (1 + sum_b N(b))``
   with ``v`` the network's value of the root (``v_mix = v`` when nothing is visited).  The
@@ -233,33 +233,6 @@ def _plan_trees(
         )
 
 
-def transformed_q(
-    visits: npt.ArrayLike,
-    q: npt.ArrayLike,
-    priors: npt.ArrayLike,
-    network_value: float,
-    c_visit: float = 50.0,
-    c_scale: float = 1.0,
-) -> npt.NDArray[np.float64]:
-    """``sigma(completedQ)`` of one root (module doc): the completed values (``q`` where
-    visited, the mixed value elsewhere; ``q`` of unvisited children is ignored), rescaled
-    min-max to ``[0, 1]`` and multiplied by ``(c_visit + max_b N(b)) * c_scale``."""
-    n = np.ascontiguousarray(visits, dtype=np.int64)
-    out = np.zeros(len(n), dtype=np.float64)
-    if len(n) == 0:
-        return out
-    _sigma_into(
-        n,
-        np.ascontiguousarray(q, dtype=np.float64),
-        np.ascontiguousarray(priors, dtype=np.float64),
-        float(network_value),
-        float(c_visit),
-        float(c_scale),
-        out,
-    )
-    return out
-
-
 def prior_logits(priors: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """``log P`` with ``P`` floored at the smallest positive float32 (module doc)."""
     return np.log(np.maximum(np.asarray(priors, dtype=np.float64), _PRIOR_FLOOR))
@@ -420,5 +393,4 @@ __all__ = [
     "considered_visit_table",
     "improved_policy",
     "prior_logits",
-    "transformed_q",
 ]

@@ -979,6 +979,144 @@ def _python_no_encode(state: State, out: np.ndarray) -> None:  # pragma: no cove
     """Placeholder encoder of the Python path (planes are written by ``Game.encode``)."""
 
 
+@dataclass(frozen=True)
+class _Kernels:
+    """The root and leaf kernels of one search, bound to the game's rules."""
+
+    init_roots: Callable[..., int]
+    select_leaves: Callable[..., int]
+    encoded: bool
+    """Whether the kernels write the leaves' input planes (else ``Game.encode`` does)."""
+
+
+def _search_kernels(game: Game, hook: ScoreHook | None) -> _Kernels:
+    """The compiled kernels over the game's compiled rules, or the same kernels run as Python
+    over its Python rules."""
+    if not is_compiled(game.kernels):
+        return _Kernels(_python_init_roots(game), _python_select_leaves(game, hook), False)
+    kernels = kernel_addresses(game.kernels)
+    use_encode = kernels.has_encode
+    init_roots = functools.partial(
+        _compiled_init_roots(), kernels.legal_moves.address, kernels.status.address,
+        kernels.to_move.address, kernels.encode.address, use_encode,
+    )  # fmt: skip
+    select_leaves = functools.partial(
+        _compiled_select_leaves(hook is not None), kernels.legal_moves.address,
+        kernels.play.address,
+        kernels.status.address, kernels.to_move.address, kernels.encode.address,
+        use_encode, hook.address if hook is not None else 0,
+    )  # fmt: skip
+    return _Kernels(init_roots, select_leaves, use_encode)
+
+
+def _expand(
+    trees: _Trees, evaluator: Evaluator, n: int, encoded: bool, uses_aux: bool, counted: bool
+) -> None:
+    """Evaluate the first ``n`` queued leaves, expand them and back their values up
+    (``counted``: as simulations; the roots are not)."""
+    priors, values, aux = _evaluate(evaluator, trees, n, encoded, uses_aux)
+    _expand_and_backup(
+        trees.node_i, trees.node_f, trees.edge_i, trees.edge_f, trees.counters,
+        trees.tree_done, counted, n, priors, values, aux,
+        trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
+        trees.leaf_moves, trees.leaf_nmoves,
+    )  # fmt: skip
+
+
+def _expand_roots(
+    trees: _Trees,
+    roots: np.ndarray,
+    kernels: _Kernels,
+    evaluator: Evaluator,
+    uses_aux: bool,
+    config: PUCTConfig,
+    generator: np.random.Generator,
+) -> tuple[npt.NDArray[np.bool_], list[npt.NDArray[np.float32]]]:
+    """Evaluate and expand the roots (not counted as simulations), set the ongoing trees'
+    targets and add the exploration noise; which roots are ongoing and their priors."""
+    n = kernels.init_roots(
+        roots, trees.node_i, trees.node_f, trees.node_state, trees.tree_nodes,
+        trees.leaf_path_nodes, trees.leaf_depth, trees.leaf_tree,
+        trees.planes, trees.legal, trees.leaf_states, trees.leaf_moves, trees.leaf_nmoves,
+    )  # fmt: skip
+    trees.reserve_edges(n)
+    if n > 0:
+        _expand(trees, evaluator, n, kernels.encoded, uses_aux, False)
+    n_trees = len(roots)
+    ongoing = trees.node_i[:n_trees, N_STATUS] == ONGOING
+    trees.tree_target[ongoing] = config.simulations
+    root_priors: list[npt.NDArray[np.float32]] = []
+    for t in range(n_trees):
+        start, count = trees.node_i[t, N_EDGE_START], trees.node_i[t, N_EDGE_COUNT]
+        p = trees.edge_f[start : start + count, E_PRIOR].astype(np.float32)
+        root_priors.append(p)
+        if config.dirichlet_alpha is not None and ongoing[t] and count > 0:
+            noise = generator.dirichlet(np.full(count, config.dirichlet_alpha))
+            eps = config.noise_fraction
+            trees.edge_f[start : start + count, E_PRIOR] = (1.0 - eps) * p + eps * noise
+    return ongoing, root_priors
+
+
+def _simulate(
+    trees: _Trees,
+    kernels: _Kernels,
+    evaluator: Evaluator,
+    config: PUCTConfig,
+    root_picks: npt.NDArray[np.int64],
+    plan: RootPlanRun | None,
+    clock: LimitClock | None,
+    report_priors: npt.NDArray[np.float32] | None,
+) -> None:
+    """Run the simulations in rounds of one network batch until every tree reaches its
+    target or ``clock`` stops the search; with ``report_priors`` (the first root's priors) the
+    first tree is reported between rounds."""
+    hook = config.score_hook
+    uses_aux = hook is not None and hook.uses_aux
+    params = hook.params_array() if hook is not None else np.zeros(1, dtype=np.float64)
+    n_trees = len(trees.tree_done)
+    context = (
+        hook.context_array(n_trees) if hook is not None else np.zeros((n_trees, 1), np.float64)
+    )
+    unvisited = np.nan if config.first_play_parent else config.unvisited_q  # nan: the node's
+    coefficients = np.array([config.c_puct, unvisited, config.virtual_loss], dtype=np.float64)
+    interruptible = clock is not None and clock.interruptible
+    batch_seconds = 0.0  # a running mean of a round's duration (with a limit)
+    began = 0.0
+    while True:
+        active = int(np.count_nonzero(trees.tree_done < trees.tree_target))
+        if active == 0:
+            break
+        if interruptible and clock is not None:
+            now = time.perf_counter()
+            if began > 0.0:
+                last = now - began
+                batch_seconds = last if batch_seconds == 0.0 else 0.7 * batch_seconds + 0.3 * last
+            if clock.hit(int(trees.counters[0]), 0.5 * batch_seconds):
+                break
+            began = now
+        trees.reserve_edges(active * config.leaves_per_batch)
+        if plan is not None:
+            _plan_round(plan, trees, root_picks)
+        n = kernels.select_leaves(
+            params, context, root_picks,
+            trees.node_i, trees.node_f, trees.node_state, trees.edge_i, trees.edge_f,
+            trees.counters, trees.tree_done, trees.tree_target, trees.tree_nodes,
+            coefficients,
+            trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
+            trees.planes, trees.legal, trees.leaf_states, trees.leaf_moves, trees.leaf_nmoves,
+        )  # fmt: skip
+        if n == 0:
+            continue
+        _expand(trees, evaluator, n, kernels.encoded, uses_aux, True)
+        if (
+            report_priors is not None
+            and clock is not None
+            and trees.tree_done[0] < trees.tree_target[0]
+            and clock.due()
+        ):
+            clock.report(_snapshot(trees, report_priors, config, trees.game), "puct")
+
+
 def search_batch(
     game: Game,
     states: Sequence[State] | npt.NDArray[np.generic],
@@ -1011,7 +1149,6 @@ def search_batch(
         config = replace(config, simulations=limit.cap(config.simulations))
     if clock is None and limit is not None:
         clock = limit.start()
-    interruptible = clock is not None and clock.interruptible
     reporting = clock is not None and clock.reports and len(states) == 1
     if clock is not None:
         clock.budget = config.simulations
@@ -1022,111 +1159,21 @@ def search_batch(
         raise TypeError("the PUCT search needs flat uint64 positions of one game")
     hook = config.score_hook
     uses_aux = hook is not None and hook.uses_aux
-    params = hook.params_array() if hook is not None else np.zeros(1, dtype=np.float64)
-    compiled = is_compiled(game.kernels)
+    kernels = _search_kernels(game, hook)
     generator = _as_generator(rng)
     trees = _Trees(game, roots, config)
     n_trees = len(roots)
-    context = (
-        hook.context_array(n_trees) if hook is not None else np.zeros((n_trees, 1), np.float64)
+    ongoing, root_priors = _expand_roots(
+        trees, roots, kernels, evaluator, uses_aux, config, generator
     )
-    init_roots: Callable[..., int]
-    select_leaves: Callable[..., int]
-    if compiled:
-        kernels = kernel_addresses(game.kernels)
-        use_encode = kernels.has_encode
-        init_roots = functools.partial(
-            _compiled_init_roots(), kernels.legal_moves.address, kernels.status.address,
-            kernels.to_move.address, kernels.encode.address, use_encode,
-        )  # fmt: skip
-        select_leaves = functools.partial(
-            _compiled_select_leaves(hook is not None), kernels.legal_moves.address,
-            kernels.play.address,
-            kernels.status.address, kernels.to_move.address, kernels.encode.address,
-            use_encode, hook.address if hook is not None else 0,
-        )  # fmt: skip
-    else:
-        use_encode = False
-        init_roots = _python_init_roots(game)
-        select_leaves = _python_select_leaves(game, hook)
-
-    # The roots: evaluate, expand (not counted as simulations), add the exploration noise.
-    n = init_roots(
-        roots, trees.node_i, trees.node_f, trees.node_state, trees.tree_nodes,
-        trees.leaf_path_nodes, trees.leaf_depth, trees.leaf_tree,
-        trees.planes, trees.legal, trees.leaf_states, trees.leaf_moves, trees.leaf_nmoves,
-    )  # fmt: skip
-    trees.reserve_edges(n)
-    if n > 0:
-        priors, values, aux = _evaluate(evaluator, trees, n, use_encode, uses_aux)
-        _expand_and_backup(
-            trees.node_i, trees.node_f, trees.edge_i, trees.edge_f, trees.counters,
-            trees.tree_done, False, n, priors, values, aux,
-            trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
-            trees.leaf_moves, trees.leaf_nmoves,
-        )  # fmt: skip
-    ongoing = trees.node_i[:n_trees, N_STATUS] == ONGOING
-    trees.tree_target[ongoing] = config.simulations
-    root_priors: list[npt.NDArray[np.float32]] = []
-    for t in range(n_trees):
-        start, count = trees.node_i[t, N_EDGE_START], trees.node_i[t, N_EDGE_COUNT]
-        p = trees.edge_f[start : start + count, E_PRIOR].astype(np.float32)
-        root_priors.append(p)
-        if config.dirichlet_alpha is not None and ongoing[t] and count > 0:
-            noise = generator.dirichlet(np.full(count, config.dirichlet_alpha))
-            eps = config.noise_fraction
-            trees.edge_f[start : start + count, E_PRIOR] = (1.0 - eps) * p + eps * noise
     plan = None
     if config.root_plan is not None:
         plan = config.root_plan.begin(trees.arrays(), config, generator)
         root_picks = np.full((n_trees, max(config.simulations, 1)), PICK_WAIT, dtype=np.int64)
     else:
         root_picks = _draw_root_picks(trees, ongoing, config, generator)
-
-    # The simulations.
-    unvisited = np.nan if config.first_play_parent else config.unvisited_q  # nan: the node's
-    coefficients = np.array([config.c_puct, unvisited, config.virtual_loss], dtype=np.float64)
-    batch_seconds = 0.0  # a running mean of a round's duration (with a limit)
-    began = 0.0
-    while True:
-        active = int(np.count_nonzero(trees.tree_done < trees.tree_target))
-        if active == 0:
-            break
-        if interruptible and clock is not None:
-            now = time.perf_counter()
-            if began > 0.0:
-                last = now - began
-                batch_seconds = last if batch_seconds == 0.0 else 0.7 * batch_seconds + 0.3 * last
-            if clock.hit(int(trees.counters[0]), 0.5 * batch_seconds):
-                break
-            began = now
-        trees.reserve_edges(active * config.leaves_per_batch)
-        if plan is not None:
-            _plan_round(plan, trees, root_picks)
-        n = select_leaves(
-            params, context, root_picks,
-            trees.node_i, trees.node_f, trees.node_state, trees.edge_i, trees.edge_f,
-            trees.counters, trees.tree_done, trees.tree_target, trees.tree_nodes,
-            coefficients,
-            trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
-            trees.planes, trees.legal, trees.leaf_states, trees.leaf_moves, trees.leaf_nmoves,
-        )  # fmt: skip
-        if n == 0:
-            continue
-        priors, values, aux = _evaluate(evaluator, trees, n, use_encode, uses_aux)
-        _expand_and_backup(
-            trees.node_i, trees.node_f, trees.edge_i, trees.edge_f, trees.counters,
-            trees.tree_done, True, n, priors, values, aux,
-            trees.leaf_path_nodes, trees.leaf_path_edges, trees.leaf_depth, trees.leaf_tree,
-            trees.leaf_moves, trees.leaf_nmoves,
-        )  # fmt: skip
-        if (
-            reporting
-            and clock is not None
-            and trees.tree_done[0] < trees.tree_target[0]
-            and clock.due()
-        ):
-            clock.report(_snapshot(trees, root_priors[0], config, game), "puct")
+    report_priors = root_priors[0] if reporting else None
+    _simulate(trees, kernels, evaluator, config, root_picks, plan, clock, report_priors)
 
     lines = np.zeros((n_trees, game.max_game_length + 1), dtype=np.int64)
     lengths = _principal_variations(trees.node_i, trees.edge_i, n_trees, lines)

@@ -69,10 +69,9 @@ import numpy.typing as npt
 from numba.extending import register_jitable
 
 from sparring.errors import GameOverError
-from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import DRAW, FIRST_WINS, ONGOING, Game, Kernels, State
 from sparring.rng import RngState
-from sparring.search.kernels import KERNEL_TYPES, STATE_TYPE, as_state, check_compiled, is_compiled
+from sparring.search.kernels import KERNEL_TYPES, STATE_TYPE, as_state, is_compiled
 from sparring.search.limit import ChunkSizer, Limit, LimitClock
 from sparring.search.pyrules import DEFAULT_PLAYOUT_PLIES, capped_playout
 from sparring.search.stats import RootStats
@@ -427,51 +426,11 @@ UCTResult = RootStats
 """UCT's result: the shared root-statistics record (old name)."""
 
 
-def uct_benchmark(
-    kernels: Kernels,
-    state: State,
-    simulations: int,
-    rng: RngState,
-    c: float = DEFAULT_C,
-    n_open: int = DEFAULT_N_OPEN,
-    num_actions: int | None = None,
-    max_game_length: int | None = None,
-) -> float:
-    """Simulations per second of one compiled search of ``simulations`` from ``state``.
-
-    ``num_actions`` and ``max_game_length`` (buffer sizes) are looked up among the built-in
-    games whose kernels are ``kernels``; give them for another game.  A short search is run
-    first so that compilation (or loading from numba's disk cache) is not timed; the timed
-    part is the single compiled call, tree allocation included.
-    """
-    check_compiled(kernels, "UCT")
-    if num_actions is None or max_game_length is None:
-        game = _builtin_game_with(kernels)
-        num_actions = game.num_actions if num_actions is None else num_actions
-        max_game_length = game.max_game_length if max_game_length is None else max_game_length
-    if simulations < 1 or n_open < 1:
-        raise ValueError("simulations and n_open must be >= 1")
-    depth = max_game_length + 1
-    _run(None, kernels, state, 10, rng, c, n_open, num_actions, depth)
-    start = time.perf_counter()
-    _run(None, kernels, state, simulations, rng, c, n_open, num_actions, depth)
-    return simulations / (time.perf_counter() - start)
-
-
-def _builtin_game_with(kernels: Kernels) -> Game:
-    for name in GAME_NAMES:
-        game = get_game(name)
-        if game.kernels is kernels or tuple(game.kernels) == tuple(kernels):
-            return game
-    raise ValueError("unknown kernels: pass num_actions and max_game_length")
-
-
 __all__ = [
     "DEFAULT_C",
     "DEFAULT_N_OPEN",
     "EPSILON",
     "UCTResult",
     "tree_capacity",
-    "uct_benchmark",
     "uct_search",
 ]

@@ -24,13 +24,11 @@ This module is part of the strength core: it imports nothing from players or eva
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
-from sparring.strength.selection import StrengthSetting, format_z, parse_z
+from sparring.strength.selection import StrengthSetting
 
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 """A value that :func:`json.dumps` writes and :func:`json.loads` reads back unchanged (the
@@ -138,35 +136,10 @@ class FixedController(StrengthController):
         return f"FixedController({self.fixed.label()})"
 
 
-def setting_record(setting: StrengthSetting) -> dict[str, JsonValue]:
-    """A setting as JSON values (``z`` as ``"+inf"`` / ``"-inf"`` when infinite), for the
-    state records of controllers that move the setting."""
-    z: JsonValue = setting.z if math.isfinite(setting.z) else format_z(setting.z)
-    return {"z": z, "rth": setting.rth, "floor": setting.floor}
-
-
-def setting_from_record(data: Mapping[str, JsonValue]) -> StrengthSetting:
-    """The inverse of :func:`setting_record`; :class:`ValueError` if malformed."""
-    if "z" not in data or "rth" not in data:
-        raise ValueError(f"bad strength setting record {dict(data)!r}: needs z and rth")
-    z = data["z"]
-    z_value = parse_z(z) if isinstance(z, str) else _number(z, "z")
-    rth = _number(data["rth"], "rth")
-    return StrengthSetting(z_value, rth, _number(data.get("floor", 0.0), "floor"))
-
-
-def _number(value: JsonValue, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"bad strength setting record: {what} must be a number, not {value!r}")
-    return float(value)
-
-
 __all__ = [
     "ControllerState",
     "FixedController",
     "JsonValue",
     "MoveContext",
     "StrengthController",
-    "setting_from_record",
-    "setting_record",
 ]
