@@ -148,8 +148,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": (
         "serve",
         "Serve the game page and the HTTP API (/api, documented at /openapi.json); open the\n"
-        "printed address in a browser.  Ctrl-C stops the server; games continue after a\n"
-        "restart.",
+        "printed address in a browser.  Ctrl-C or SIGTERM stops the server (exit status 0);\n"
+        "games continue after a restart, with the AI moves that were in flight.",
     ),
     "gtp": (
         "engines",
