@@ -19,8 +19,8 @@ import numpy as np
 
 from sparring.games import get_game
 from sparring.nn.evaluators import make_evaluator
+from sparring.nn.loading import network_file
 from sparring.nn.model import load_model
-from sparring.players.alphazero import network_file
 from sparring.training.selfplay import CALIBRATION_POSITIONS, random_positions
 
 

@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from sparring.estimation.engine_value import StockfishValue
 from sparring.games.chess import Chess
+from sparring.players.engine_value import StockfishValue
 from sparring.players.external import find_program
 
 

@@ -23,8 +23,8 @@ import torch
 import torch.nn.functional as F
 
 from sparring.estimation.data import ranks_for
-from sparring.estimation.model import StrengthNetConfig, build_strength_model
 from sparring.estimation.train import to_channels_last
+from sparring.nn.strength_net import StrengthNetConfig, build_strength_model
 
 
 def step_seconds(

@@ -27,12 +27,12 @@ from pathlib import Path
 import numpy as np
 
 import sparring.kinds  # noqa: F401  (registers the player kinds)
-from sparring.estimation.human_like import load_strength_evaluator
-from sparring.estimation.semcts import CentredStrengthEvaluator, RankTarget, StrengthEvaluator
-from sparring.estimation.shipped import resolve_estimator
 from sparring.games.base import Game, State
 from sparring.games.chess import Chess
 from sparring.games.go import Go
+from sparring.nn.estimators import resolve_estimator
+from sparring.nn.strength_eval import CentredStrengthEvaluator, RankTarget, StrengthEvaluator
+from sparring.players.human_mcts import load_strength_evaluator
 from sparring.players.registry import make_player
 from sparring.records import read_pgn_games, read_sgf_games
 from sparring.search.puct import PUCTConfig, search

@@ -14,7 +14,7 @@ import argparse
 import tarfile
 from pathlib import Path
 
-from sparring.estimation.model import load_strength_model, save_strength_model
+from sparring.nn.strength_net import load_strength_model, save_strength_model
 
 
 def main() -> int:

@@ -25,8 +25,8 @@ import numpy as np
 from sparring.games import get_game
 from sparring.games.base import Game, Outcome
 from sparring.nn.evaluators import make_evaluator
+from sparring.nn.loading import network_file
 from sparring.nn.model import load_model
-from sparring.players.alphazero import network_file
 from sparring.search.evaluator import Evaluator
 from sparring.search.puct import PUCTConfig, search_batch
 from sparring.training.selfplay import best_move

@@ -18,8 +18,8 @@ from head_to_head import play, summarize  # research/ is on the path of a script
 
 from sparring.games import get_game
 from sparring.nn.evaluators import make_evaluator
+from sparring.nn.loading import network_file
 from sparring.nn.model import load_model
-from sparring.players.alphazero import network_file
 from sparring.search.puct import PUCTConfig
 from sparring.training.selfplay import CALIBRATION_POSITIONS, random_positions
 

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 import sparring.kinds  # noqa: F401  (the player kinds, for parse_player)
-from sparring.estimation.external_scale import ExternalScale, default_scale
 from sparring.experiments.external_scale import stored_results
+from sparring.players.external_scale import ExternalScale, default_scale
 from sparring.players.registry import parse_player
 
 

@@ -30,13 +30,13 @@ import torch
 
 import sparring.estimation.train as T
 from sparring.estimation.data import GO_RANKS, PairSet, load_split
-from sparring.estimation.model import (
+from sparring.nn.estimators import resolve_estimator
+from sparring.nn.strength_net import (
     StrengthNet,
     StrengthNetConfig,
     build_strength_model,
     load_strength_model,
 )
-from sparring.estimation.shipped import resolve_estimator
 
 RUNS = Path("/work/runs/sematch")
 

@@ -26,8 +26,8 @@ import torch
 from scipy.stats import spearmanr
 
 from sparring.estimation.heldout import held_out_positions, legal_move_scores
-from sparring.estimation.model import load_strength_model
-from sparring.estimation.shipped import resolve_estimator
+from sparring.nn.estimators import resolve_estimator
+from sparring.nn.strength_net import load_strength_model
 
 
 def main() -> None:

@@ -34,8 +34,8 @@ import torch
 import torch.nn.functional as F
 
 from sparring.estimation.data import load_split
-from sparring.estimation.model import StrengthNet, load_strength_model
-from sparring.estimation.shipped import resolve_estimator
+from sparring.nn.estimators import resolve_estimator
+from sparring.nn.strength_net import StrengthNet, load_strength_model
 
 
 def main() -> None:

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 
 from sparring.estimation.data import load_split
-from sparring.estimation.model import load_strength_model, save_strength_model
-from sparring.estimation.shipped import ESTIMATOR_DIR
+from sparring.nn.estimators import ESTIMATOR_DIR
+from sparring.nn.strength_net import load_strength_model, save_strength_model
 
 
 def main() -> None:

@@ -98,7 +98,7 @@ def test_play_opponent_settings_defaults_and_target_elo() -> None:
 def test_play_go_and_chess_levels_come_from_the_resolver() -> None:
     from sparring.cli.basic import opponent_settings
     from sparring.errors import SparringError
-    from sparring.estimation.human_like import HumanMCTSSettings
+    from sparring.players.human_like import HumanMCTSSettings
 
     # a chess Elo is one on Stockfish's scale (the shipped scale chooses the setting)
     assert opponent_settings("chess", None, 1500)[0] == HumanMCTSSettings(sf_elo=1500.0)

@@ -454,8 +454,8 @@ def test_player_file_errors_have_precise_classes(tmp_path: Path) -> None:
 
 
 def test_estimator_files_have_precise_classes(tmp_path: Path) -> None:
-    from sparring.estimation.model import load_strength_model
-    from sparring.estimation.shipped import resolve_estimator
+    from sparring.nn.estimators import resolve_estimator
+    from sparring.nn.strength_net import load_strength_model
 
     with pytest.raises(MissingResourceError):
         resolve_estimator("go-nothing")

@@ -1,4 +1,4 @@
-"""Stockfish's value behind the human-like chess search (sparring.estimation.engine_value) and
+"""Stockfish's value behind the human-like chess search (sparring.players.engine_value) and
 the ``sf_nodes`` setting of the human-like kinds.
 
 The mapping and the process handling are checked against hand-worked numbers and a fake UCI
@@ -21,7 +21,12 @@ import pytest
 import sparring.kinds  # noqa: F401  (registers the human-like kinds)
 from child_processes import children
 from sparring.errors import IncompatiblePlayerError, PlayerResourceError, PlayerSettingsError
-from sparring.estimation.engine_value import (
+from sparring.games import get_game
+from sparring.games.base import Outcome
+from sparring.games.chess import Chess
+from sparring.players import make_player
+from sparring.players.cache import PlayerCache
+from sparring.players.engine_value import (
     LICHESS_K,
     EngineValueEvaluator,
     StockfishValue,
@@ -29,13 +34,8 @@ from sparring.estimation.engine_value import (
     parse_score,
     score_value,
 )
-from sparring.estimation.human_like import HumanMCTSSettings, SEInfMCTSSettings
-from sparring.games import get_game
-from sparring.games.base import Outcome
-from sparring.games.chess import Chess
-from sparring.players import make_player
-from sparring.players.cache import PlayerCache
 from sparring.players.external import find_program
+from sparring.players.human_like import HumanMCTSSettings, SEInfMCTSSettings
 from sparring.players.registry import parse_player, settings_from_json
 from sparring.session import GameSession
 

@@ -32,13 +32,6 @@ from sparring.estimation.data import (  # noqa: E402
     ranks_for,
     split_by_player,
 )
-from sparring.estimation.model import (  # noqa: E402
-    ActionPlanes,
-    StrengthNetConfig,
-    build_strength_model,
-    load_strength_model,
-    save_strength_model,
-)
 from sparring.estimation.predict import (  # noqa: E402
     Units,
     accuracy_curves,
@@ -65,6 +58,13 @@ from sparring.estimation.train import (  # noqa: E402
     dihedral,
     read_log,
     se_losses,
+)
+from sparring.nn.strength_net import (  # noqa: E402
+    ActionPlanes,
+    StrengthNetConfig,
+    build_strength_model,
+    load_strength_model,
+    save_strength_model,
 )
 
 DATA = shared_data.DATA
@@ -627,9 +627,9 @@ def test_play_network_trains_resumes_and_is_not_se_evaluated(
     """``variant = "play"``: the policy and value losses only (the rank loss is zero), the
     loss falls, the held-out record has top-1 and value-sign accuracy, a killed run resumes
     to the same weights, and ``se-eval`` refuses the run with a message."""
-    from sparring.estimation.model import load_strength_model
     from sparring.estimation.predict import estimate_player
     from sparring.estimation.report import evaluate_run
+    from sparring.nn.strength_net import load_strength_model
 
     changes = {"variant": "play", "steps": 80, "groups_per_batch": 2, "log_every": 10}
     cfg = SEConfig.from_mapping(go_config.to_mapping() | changes | {"val_every": 40})
@@ -669,7 +669,7 @@ def test_a_run_starts_from_a_model_files_weights(go_config: SEConfig, tmp_path: 
     run's last, not a fresh network's), a network of another shape is refused with a message,
     a run with a checkpoint resumes from it (the file is not read again), and the default
     leaves the config mapping as before."""
-    from sparring.estimation.model import load_strength_model
+    from sparring.nn.strength_net import load_strength_model
 
     play = go_config.to_mapping() | {"variant": "play", "steps": 30, "checkpoint_every": 10}
     assert "init_from" not in go_config.to_mapping()
@@ -1026,7 +1026,7 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
     import fnmatch
     import tomllib
 
-    from sparring.estimation.shipped import (
+    from sparring.nn.estimators import (
         ESTIMATOR_DIR,
         default_estimator,
         resolve_estimator,

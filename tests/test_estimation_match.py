@@ -28,8 +28,8 @@ from sparring.estimation.match import (  # noqa: E402
     run_match,
     write_match,
 )
-from sparring.estimation.model import StrengthNet, load_strength_model  # noqa: E402
-from sparring.estimation.shipped import resolve_estimator  # noqa: E402
+from sparring.nn.estimators import resolve_estimator  # noqa: E402
+from sparring.nn.strength_net import StrengthNet, load_strength_model  # noqa: E402
 
 DATA = shared_data.DATA
 
@@ -245,17 +245,14 @@ def test_chess_play_network_scores_moves_by_more_than_the_prior() -> None:
 
 
 def test_player_kinds_use_the_play_networks() -> None:
-    from sparring.estimation.human_like import _estimator_file
-    from sparring.games import get_game
+    from sparring.nn.estimators import player_estimator
 
-    go = get_game("go")
-    assert _estimator_file(go, None, "se-inf").name == "go-se-inf-play.pt"
-    assert _estimator_file(go, None, "se").name == "go-se.pt"
-    assert _estimator_file(go, "go-se-inf", "se-inf").name == "go-se-inf.pt"
-    chess = get_game("chess")
-    assert _estimator_file(chess, None, "se-inf").name == "chess-se-inf-play.pt"
-    assert _estimator_file(chess, None, "se").name == "chess-se.pt"
-    assert _estimator_file(chess, "chess-se-inf", "se-inf").name == "chess-se-inf.pt"
+    assert player_estimator("go", None, "se-inf").name == "go-se-inf-play.pt"
+    assert player_estimator("go", None, "se").name == "go-se.pt"
+    assert player_estimator("go", "go-se-inf", "se-inf").name == "go-se-inf.pt"
+    assert player_estimator("chess", None, "se-inf").name == "chess-se-inf-play.pt"
+    assert player_estimator("chess", None, "se").name == "chess-se.pt"
+    assert player_estimator("chess", "chess-se-inf", "se-inf").name == "chess-se-inf.pt"
 
 
 def test_sa_mcts_finishes_go_games_like_the_other_programs() -> None:
@@ -349,7 +346,7 @@ def test_player_program_closes_each_player_even_when_a_move_fails(
 
 
 def _tiny_chess_play_network(ranks: tuple[str, ...]) -> StrengthNet:
-    from sparring.estimation.model import StrengthNetConfig, build_strength_model
+    from sparring.nn.strength_net import StrengthNetConfig, build_strength_model
 
     config = StrengthNetConfig(
         game="chess", ranks=ranks, kind="play", blocks=1, channels=8, value_hidden=8
@@ -363,13 +360,13 @@ def test_policy_program_asks_a_play_network_at_each_positions_rank(
     """``policy:model=NET`` of a play network is its policy's legal top move for a player of
     the position's rank group (what :class:`PlayNetEvaluator` gives its search as priors),
     matched by label even when the network lists its ranks in another order."""
-    from sparring.estimation import model as model_module
-    from sparring.estimation.playnet import PlayNetEvaluator
+    from sparring.nn import strength_net as model_module
+    from sparring.nn.playnet import PlayNetEvaluator
 
     pos = _chess_positions()
     net = _tiny_chess_play_network(("1000-1200", "1600-1800", "2400-2600"))
     monkeypatch.setattr(model_module, "load_strength_model", lambda path: (net, {}))
-    monkeypatch.setattr("sparring.estimation.shipped.resolve_estimator", lambda name: name)
+    monkeypatch.setattr("sparring.nn.estimators.resolve_estimator", lambda name: name)
     got = PolicyProgram(name="p", model="net").moves(pos)
     want = []
     for i in range(len(pos)):

@@ -21,12 +21,6 @@ torch = pytest.importorskip("torch")
 
 from sparring.errors import BadValueError, IncompatibleError  # noqa: E402
 from sparring.estimation.data import CHESS_RANKS, PairSet  # noqa: E402
-from sparring.estimation.model import (  # noqa: E402
-    StrengthNetConfig,
-    build_strength_model,
-    load_strength_model,
-    save_strength_model,
-)
 from sparring.estimation.predict import (  # noqa: E402
     CHOOSE,
     NEITHER,
@@ -36,6 +30,12 @@ from sparring.estimation.predict import (  # noqa: E402
     fit_references,
     make_units,
     player_hash,
+)
+from sparring.nn.strength_net import (  # noqa: E402
+    StrengthNetConfig,
+    build_strength_model,
+    load_strength_model,
+    save_strength_model,
 )
 
 TINY_NET: dict[str, Any] = {

@@ -18,19 +18,20 @@ from sparring.errors import (
     PlayerResourceError,
     UnknownPlayerError,
 )
-from sparring.estimation.external_scale import (
+from sparring.experiments.external_scale import fit_scale, search_options
+from sparring.games import get_game
+from sparring.players import make_player
+from sparring.players.cache import PlayerCache
+from sparring.players.external import find_program
+from sparring.players.external_scale import (
     ExternalScale,
     ScaleChoice,
     ScalePoint,
     default_scale,
     monotone_fit,
 )
-from sparring.estimation.human_like import HumanMCTSSettings, SAMCTSSettings
-from sparring.experiments.external_scale import fit_scale, search_options
-from sparring.games import get_game
-from sparring.players import make_player
-from sparring.players.cache import PlayerCache
-from sparring.players.external import find_program
+from sparring.players.human_like import HumanMCTSSettings, SAMCTSSettings
+from sparring.players.human_mcts import on_scale
 from sparring.players.registry import parse_player, settings_from_json
 
 SEARCH = {"cpuct": 0.25, "sf_nodes": 1000, "sweep": True}
@@ -170,7 +171,7 @@ def test_on_scale_takes_the_scale_search_and_knob(tmp_path: Path) -> None:
     chess = get_game("chess")
     settings = parse_player(f"human-mcts:sf_elo=1450,scale={path}")
     assert isinstance(settings, HumanMCTSSettings)
-    resolved, choice = settings.on_scale(chess)
+    resolved, choice = on_scale(settings, chess)
     assert choice == ScaleChoice(7.0, 1450, False)
     assert (resolved.simulations, resolved.c_puct, resolved.sf_nodes, resolved.root_sweep) == (
         7, 0.25, 1000, True,
@@ -178,18 +179,18 @@ def test_on_scale_takes_the_scale_search_and_knob(tmp_path: Path) -> None:
     # a search option equal to the scale's is fine; another value, or sims, is refused
     same = parse_player(f"human-mcts:sf_elo=1450,scale={path},cpuct=0.25")
     assert isinstance(same, HumanMCTSSettings)
-    assert same.on_scale(chess)[1] == choice
+    assert on_scale(same, chess)[1] == choice
     for option, message in [("cpuct=1", "cpuct=0.25; drop cpuct=1"), ("sims=50", "drop sims=50")]:
         other = parse_player(f"human-mcts:sf_elo=1450,scale={path},{option}")
         assert isinstance(other, HumanMCTSSettings)
         with pytest.raises(IncompatiblePlayerError, match=message):
-            other.on_scale(chess)
+            on_scale(other, chess)
     with pytest.raises(IncompatiblePlayerError, match="for chess, not go"):
-        settings.on_scale(get_game("go"))
+        on_scale(settings, get_game("go"))
     sa = parse_player(f"sa-mcts:sf_elo=1450,scale={path}")
     assert isinstance(sa, SAMCTSSettings)
     with pytest.raises(IncompatiblePlayerError, match="varies sims"):
-        sa.on_scale(chess)
+        on_scale(sa, chess)
 
 
 def test_sa_mcts_on_a_z_scale(tmp_path: Path) -> None:
@@ -197,7 +198,7 @@ def test_sa_mcts_on_a_z_scale(tmp_path: Path) -> None:
     path.write_text(_scale((-1, 1400), (0, 1600)).to_json())
     sa = parse_player(f"sa-mcts:sf_elo=1500,scale={path}")
     assert isinstance(sa, SAMCTSSettings)
-    resolved, choice = sa.on_scale(get_game("chess"))
+    resolved, choice = on_scale(sa, get_game("chess"))
     assert choice == ScaleChoice(-0.5, 1500, False)
     assert resolved.simulations == 100 and resolved.sf_nodes == 1000 and resolved.root_sweep
 
@@ -205,20 +206,20 @@ def test_sa_mcts_on_a_z_scale(tmp_path: Path) -> None:
 def test_each_game_has_its_scale_option_and_a_missing_scale_says_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from sparring.estimation import external_scale
+    from sparring.players import external_scale
 
     settings = parse_player("human-mcts:sf_elo=1700")
     assert isinstance(settings, HumanMCTSSettings)
     with pytest.raises(IncompatiblePlayerError, match="Stockfish's scale, for chess, not go"):
-        settings.on_scale(get_game("go"))
+        on_scale(settings, get_game("go"))
     go_elo = parse_player("sa-mcts:gnugo_elo=900")
     assert isinstance(go_elo, SAMCTSSettings)
     with pytest.raises(IncompatiblePlayerError, match="GNU Go's scale, for go, not chess"):
-        go_elo.on_scale(get_game("chess"))
+        on_scale(go_elo, get_game("chess"))
     assert default_scale("go").name == "go-gnugo-scale.json"
     monkeypatch.setitem(external_scale.SCALE_FILES, "go", "no-such-scale.json")
     with pytest.raises(IncompatiblePlayerError, match="no GNU Go scale is shipped for go"):
-        go_elo.on_scale(get_game("go"))
+        on_scale(go_elo, get_game("go"))
 
 
 def test_the_shipped_go_scale_names_its_network_by_its_current_name() -> None:
@@ -226,7 +227,7 @@ def test_the_shipped_go_scale_names_its_network_by_its_current_name() -> None:
     former, deprecated one)."""
     import warnings
 
-    from sparring.estimation.shipped import resolve_estimator, shipped_estimators
+    from sparring.nn.estimators import resolve_estimator, shipped_estimators
 
     scale = ExternalScale.read(default_scale("go"))
     assert scale.search["model"] == "go-play-early"
@@ -251,7 +252,7 @@ def test_a_go_scale_fixes_the_play_network_and_its_rank(tmp_path: Path) -> None:
     go = get_game("go")
     settings = parse_player(f"sa-mcts:gnugo_elo=850,scale={path}")
     assert isinstance(settings, SAMCTSSettings)
-    resolved, choice = settings.on_scale(go)
+    resolved, choice = on_scale(settings, go)
     assert choice == ScaleChoice(0.75, 850, False)
     assert (resolved.model, resolved.rank, resolved.simulations) == (str(play), "9d", 4)
     player = make_player(settings.spec(), go, seed=2, cache=PlayerCache())
@@ -268,7 +269,7 @@ def test_a_go_scale_fixes_the_play_network_and_its_rank(tmp_path: Path) -> None:
     other = parse_player(f"sa-mcts:gnugo_elo=850,scale={path},model={play},rank=1d")
     assert isinstance(other, SAMCTSSettings)
     with pytest.raises(IncompatiblePlayerError, match="rank=9d; drop rank=1d"):
-        other.on_scale(go)
+        on_scale(other, go)
     # scale-fit's side: the seed-1 series' players (a display name allowed) are its points
     z_search = search_options("z", f"model={play},rank=9d,sims=4")
     assert z_search == {**search, "cpuct": z_search["cpuct"]}

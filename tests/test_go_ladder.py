@@ -16,7 +16,6 @@ torch = pytest.importorskip("torch")
 
 from script_module import load_script  # noqa: E402
 from sparring.errors import PlayerSettingsError  # noqa: E402
-from sparring.estimation.human_like import HumanMCTSSettings  # noqa: E402
 from sparring.experiments.go_ladder import (  # noqa: E402
     AnchorGame,
     BatchedGames,
@@ -43,6 +42,7 @@ from sparring.experiments.go_ladder import (  # noqa: E402
 from sparring.games.go import Go, gtp_to_move  # noqa: E402
 from sparring.kinds import register_builtin_kinds  # noqa: E402
 from sparring.players.external import find_program  # noqa: E402
+from sparring.players.human_like import HumanMCTSSettings  # noqa: E402
 from sparring.players.registry import make_player, parse_player  # noqa: E402
 from sparring.players.sampling import (  # noqa: E402
     NO_PASS,

@@ -24,8 +24,8 @@ from sparring.nn.evaluators import (
     make_evaluator,
     quantize_onnx,
 )
+from sparring.nn.loading import network_file
 from sparring.nn.model import load_model
-from sparring.players.alphazero import network_file
 from sparring.rundir import read_log
 from sparring.training.config import TrainConfig
 from sparring.training.selfplay import random_positions, selfplay_evaluator

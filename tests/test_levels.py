@@ -19,7 +19,6 @@ from sparring.engines.common import strength_settings
 from sparring.engines.gtp import GTPEngine
 from sparring.engines.uci import ELO_MAX, ELO_MIN, EngineOptions, UCIEngine
 from sparring.errors import BadValueError, IncompatiblePlayerError, SparringError
-from sparring.estimation.human_like import HumanMCTSSettings, SAMCTSSettings
 from sparring.games import get_game
 from sparring.levels import (
     ADAPTIVE_MODES,
@@ -31,6 +30,7 @@ from sparring.levels import (
     rank_words,
     resolve,
 )
+from sparring.players.human_like import HumanMCTSSettings, SAMCTSSettings
 from sparring.players.settings import AlphaZeroSettings, DSASettings, SASettings
 from sparring.service.app import (
     AdaptiveOpponent,
@@ -234,7 +234,7 @@ LEVEL_FUNCTIONS = {"at_elo", "elo_band", "strongest_chess", "default_ai"}
 ALLOWED = {
     "levels.py": "the resolver",
     "cli/levels.py": "writes the level tables from the shipped files",
-    "estimation/human_like.py": "the human-like kinds' own spec parsers and definitions",
+    "players/human_like.py": "the human-like kinds' own spec parsers and definitions",
     "players/settings.py": "the settings' own definitions and JSON parsing",
     "players/external.py": "the Stockfish player's own UCI_Elo option (a spec key)",
     "experiments/adapt/specs.py": "research players on an explicit calibration file",

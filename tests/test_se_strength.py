@@ -190,7 +190,7 @@ def test_round_robin_elo_and_z_fit_files(tmp_path: Path) -> None:
 # ---- sa-mcts:rank=R ---------------------------------------------------------------------------
 def test_z_table_interpolates_between_fitted_ranks() -> None:
     """Go ranks by position: 8d = 1, 6d = 3, 2d = 7, 3-5k = 10 (9d = 0)."""
-    from sparring.estimation.human_like import ZTable
+    from sparring.players.human_mcts import ZTable
 
     table = ZTable("go", {"8d": 2.0, "6d": 1.0, "2d": 3.0})
     assert table.z_at("6d") == (1.0, "fitted")
@@ -204,8 +204,9 @@ def test_z_table_interpolates_between_fitted_ranks() -> None:
 
 
 def test_sa_mcts_reads_z_from_a_table(tmp_path: Path) -> None:
-    from sparring.estimation.human_like import SAMCTSSettings, ZTable
     from sparring.games import get_game
+    from sparring.players.human_like import SAMCTSSettings
+    from sparring.players.human_mcts import ZTable, sa_mcts_z
     from sparring.players.registry import parse_player
 
     path = tmp_path / "ztable.json"
@@ -215,7 +216,7 @@ def test_sa_mcts_reads_z_from_a_table(tmp_path: Path) -> None:
     assert settings.spec() == f"sa-mcts:rank=5d,sims=4,ztable={path}"
     assert parse_player(settings.spec()) == settings
     assert settings.display_name() == "SA-MCTS(5d)"
-    assert settings.z_for(get_game("go")) == 0.2
+    assert sa_mcts_z(settings, get_game("go")) == 0.2
     assert parse_player("sa-mcts:z=-0.2").spec() == "sa-mcts:z=-0.2"
 
     def sa(spec: str) -> SAMCTSSettings:
@@ -225,18 +226,18 @@ def test_sa_mcts_reads_z_from_a_table(tmp_path: Path) -> None:
 
     # 4d lies halfway between 5d and 3d; 1d is beyond the weakest fitted rank, 9d beyond
     # the strongest: the nearest fitted rank's z
-    assert sa(f"sa-mcts:rank=4d,ztable={path}").z_for(get_game("go")) == pytest.approx(0.125)
-    assert sa(f"sa-mcts:rank=1d,ztable={path}").z_for(get_game("go")) == 0.05
-    assert sa(f"sa-mcts:rank=9d,ztable={path}").z_for(get_game("go")) == 0.2
+    assert sa_mcts_z(sa(f"sa-mcts:rank=4d,ztable={path}"), get_game("go")) == pytest.approx(0.125)
+    assert sa_mcts_z(sa(f"sa-mcts:rank=1d,ztable={path}"), get_game("go")) == 0.05
+    assert sa_mcts_z(sa(f"sa-mcts:rank=9d,ztable={path}"), get_game("go")) == 0.2
     empty = tmp_path / "empty.json"
     empty.write_text(ZTable("go", {}).to_json())
     with pytest.raises(UnknownPlayerError, match="has no z for any rank"):
-        sa(f"sa-mcts:rank=1d,ztable={empty}").z_for(get_game("go"))
+        sa_mcts_z(sa(f"sa-mcts:rank=1d,ztable={empty}"), get_game("go"))
     with pytest.raises(UnknownPlayerError, match="is for go"):
-        sa(f"sa-mcts:elo=1500,ztable={path}").z_for(get_game("chess"))
+        sa_mcts_z(sa(f"sa-mcts:elo=1500,ztable={path}"), get_game("chess"))
     nowhere = tmp_path / "none.json"
     with pytest.raises(UnknownPlayerError, match=r"none\.json' not found") as info:
-        sa(f"sa-mcts:rank=3d,ztable={nowhere}").z_for(get_game("go"))
+        sa_mcts_z(sa(f"sa-mcts:rank=3d,ztable={nowhere}"), get_game("go"))
     assert "\n" not in str(info.value)
     for spec, message in [
         ("sa-mcts:z=0.5,rank=3d", "one of z=Z, rank=R, sf_elo=E and gnugo_elo=E, not z and rank"),
@@ -257,15 +258,18 @@ def test_sa_mcts_over_a_play_network_takes_its_rank_and_z_together(tmp_path: Pat
     from sparring.errors import PlayerSettingsError
     from sparring.games import get_game
     from sparring.players.cache import PlayerCache
+    from sparring.players.human_like import SAMCTSSettings
+    from sparring.players.human_mcts import sa_mcts_z
     from sparring.players.registry import make_player, parse_player, settings_from_json
 
     go = get_game("go")
     _, play = tiny_go_network(tmp_path, "play")
     spec = f"sa-mcts:rank=9d,z=-1.5,sims=4,model={play}"
     settings = parse_player(spec)
+    assert isinstance(settings, SAMCTSSettings)
     assert settings.spec() == spec and settings_from_json(settings.to_json()) == settings
     assert settings.display_name() == "SA-MCTS(9d, z=-1.5)"
-    assert settings.z_for(go) == -1.5  # type: ignore[attr-defined]
+    assert sa_mcts_z(settings, go) == -1.5
     player = make_player(spec, go, seed=3, cache=PlayerCache())
     assert player.setting.z == -1.5  # type: ignore[attr-defined]
     state = go.initial_state()
@@ -280,11 +284,11 @@ def test_sa_mcts_over_a_play_network_takes_its_rank_and_z_together(tmp_path: Pat
 def test_sa_mcts_rank_without_a_table_names_the_default_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sparring.estimation import shipped
     from sparring.games import get_game
+    from sparring.players import human_mcts
     from sparring.players.registry import make_player
 
-    monkeypatch.setattr(shipped, "ESTIMATOR_DIR", tmp_path)  # a directory with no table
+    monkeypatch.setattr(human_mcts, "ESTIMATOR_DIR", tmp_path)  # a directory with no table
     with pytest.raises(UnknownPlayerError, match=r"go-sa-z\.json' not found") as info:
         make_player("sa-mcts:rank=3d,sims=2", get_game("go"))
     assert "\n" not in str(info.value)
@@ -296,8 +300,9 @@ def test_shipped_chess_z_table_covers_every_band() -> None:
     import json
 
     from sparring.estimation.data import CHESS_RANKS
-    from sparring.estimation.human_like import SAMCTSSettings, default_z_table
     from sparring.games import get_game
+    from sparring.players.human_like import SAMCTSSettings
+    from sparring.players.human_mcts import default_z_table, sa_mcts_z
     from sparring.players.registry import parse_player
 
     path = default_z_table("chess")
@@ -306,7 +311,7 @@ def test_shipped_chess_z_table_covers_every_band() -> None:
     assert "--z-fit" in data["command"]
     settings = parse_player("sa-mcts:elo=1500,sims=4")
     assert isinstance(settings, SAMCTSSettings)
-    assert settings.z_for(get_game("chess")) == data["z"]["1400-1600"]
+    assert sa_mcts_z(settings, get_game("chess")) == data["z"]["1400-1600"]
 
 
 def test_shipped_go_z_table_serves_every_rank() -> None:
@@ -315,8 +320,9 @@ def test_shipped_go_z_table_serves_every_rank() -> None:
     3-5k take their neighbour's z)."""
     import json
 
-    from sparring.estimation.human_like import SAMCTSSettings, ZTable, default_z_table
     from sparring.games import get_game
+    from sparring.players.human_like import SAMCTSSettings
+    from sparring.players.human_mcts import ZTable, default_z_table, sa_mcts_z
     from sparring.players.registry import parse_player
 
     path = default_z_table("go")
@@ -330,7 +336,7 @@ def test_shipped_go_z_table_serves_every_rank() -> None:
     assert table.z_at("5d") == (pytest.approx((z["6d"] + z["4d"]) / 2), "interpolated")
     settings = parse_player("sa-mcts:rank=3d,sims=4")
     assert isinstance(settings, SAMCTSSettings)
-    assert settings.z_for(get_game("go")) == pytest.approx((z["4d"] + z["2d"]) / 2)
+    assert sa_mcts_z(settings, get_game("go")) == pytest.approx((z["4d"] + z["2d"]) / 2)
 
 
 def test_cli_plan_run_and_errors(tmp_path: Path) -> None:

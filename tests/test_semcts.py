@@ -147,8 +147,8 @@ def test_strength_evaluator_scores_the_edge_into_each_leaf() -> None:
     """beta of a leaf is the network's score of (parent, move), whether the parent's trunk
     outputs come from the cache or are computed in the leaves' batch; priors and values are
     the network's own."""
-    from sparring.estimation.model import StrengthNetConfig, build_strength_model
-    from sparring.estimation.semcts import StrengthEvaluator
+    from sparring.nn.strength_eval import StrengthEvaluator
+    from sparring.nn.strength_net import StrengthNetConfig, build_strength_model
     from sparring.search.evaluator import masked_softmax
 
     go = get_game("go")
@@ -182,7 +182,7 @@ def test_strength_evaluator_scores_the_edge_into_each_leaf() -> None:
 
     # Centred for the players: beta minus the target at the edge's own move number (the
     # parent's ply): -2 at ply 0, -2.2 at ply 1 on this curve; a root stays 0.
-    from sparring.estimation.semcts import CentredStrengthEvaluator, RankTarget
+    from sparring.nn.strength_eval import CentredStrengthEvaluator, RankTarget
 
     centred = CentredStrengthEvaluator(evaluator, RankTarget("x", 0.0, (0.0, 10.0), (-2.0, -4.0)))
     deeper = go.play(leaves[0], 100)
@@ -199,7 +199,7 @@ def test_strength_evaluator_scores_the_edge_into_each_leaf() -> None:
 def test_rank_target_interpolates_the_move_curve() -> None:
     """Buckets of 20 plies (first moves 1, 21, 41) centred on plies 9.5, 29.5, 49.5; the
     empty middle bucket is skipped: -10 at 9.5, -14 at 49.5, -12 halfway, flat outside."""
-    from sparring.estimation.semcts import RankTarget
+    from sparring.nn.strength_eval import RankTarget
 
     curves = [[-10.0, None, -14.0], [-13.0, -13.0, -13.0]]
     metadata = {
@@ -221,7 +221,7 @@ def test_rank_target_interpolates_the_move_curve() -> None:
 
 # ---- rank and elo options --------------------------------------------------------------------
 def test_rank_and_elo_parsing() -> None:
-    from sparring.estimation.human_like import elo_band, normalise_rank
+    from sparring.players.human_like import elo_band, normalise_rank
 
     assert normalise_rank("3D") == "3d" and normalise_rank("2k") == "1-2k"
     assert normalise_rank("4k") == "3-5k" and normalise_rank("1400-1600") == "1400-1600"
@@ -316,14 +316,14 @@ def test_sweep_gives_the_search_the_root_sweep() -> None:
 def test_se_inf_mcts_follows_the_target_per_move_number() -> None:
     """The Go player's search aims at its rank's curve: its evaluator subtracts the rank's
     target at each edge's move number, and the hook aims at 0."""
-    from sparring.estimation.human_like import RankedSearchPlayer
+    from sparring.players.human_mcts import RankedSearchPlayer
     from sparring.players.registry import make_player
 
     go = get_game("go")
     strong = make_player("se-inf-mcts:rank=9d,sims=4", go, 0)
     weak = make_player("se-inf-mcts:rank=3-5k,sims=4", go, 0)
     assert isinstance(strong, RankedSearchPlayer) and isinstance(weak, RankedSearchPlayer)
-    from sparring.estimation.semcts import CentredStrengthEvaluator
+    from sparring.nn.strength_eval import CentredStrengthEvaluator
 
     state = go.play(go.initial_state(), 72)
     assert strong.target is not None and weak.target is not None
@@ -346,7 +346,7 @@ def test_a_play_network_plays_at_the_rank_asked_for(tmp_path: Path) -> None:
     kinds refuse one."""
     from tests.tiny_networks import tiny_go_network
 
-    from sparring.estimation.playnet import PlayNetEvaluator
+    from sparring.nn.playnet import PlayNetEvaluator
     from sparring.players.cache import PlayerCache
     from sparring.players.registry import make_player, parse_player
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from sparring.estimation.model import StrengthNet, StrengthNetConfig, build_strength_model
-from sparring.estimation.semcts import StrengthEvaluator
 from sparring.games import get_game
 from sparring.games.base import State
+from sparring.nn.strength_eval import StrengthEvaluator
+from sparring.nn.strength_net import StrengthNet, StrengthNetConfig, build_strength_model
 
 GO = get_game("go")
 

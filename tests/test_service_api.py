@@ -17,10 +17,10 @@ import httpx
 import pytest
 
 from service_server import SLOW, UCT20, Client, thread_server
-from sparring.estimation.external_scale import ExternalScale, default_scale
-from sparring.estimation.human_like import game_ranks
 from sparring.levels import level_table
 from sparring.nn.zoo import default_model
+from sparring.players.external_scale import ExternalScale, default_scale
+from sparring.players.human_like import game_ranks
 from sparring.service import ServiceSettings
 from sparring.service.store import Store
 from sparring.strength.target import calibration_path_for_model, load_calibration, strength_curve

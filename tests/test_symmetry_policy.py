@@ -1,4 +1,4 @@
-"""A policy averaged over the rules' symmetries (:mod:`sparring.estimation.symmetry`) and the
+"""A policy averaged over the rules' symmetries (:mod:`sparring.nn.symmetry`) and the
 ``policy:model=NAME,sym=yes`` program of ``se-match``."""
 
 from __future__ import annotations
@@ -14,19 +14,19 @@ torch = pytest.importorskip("torch")
 from sparring.errors import SparringError  # noqa: E402
 from sparring.estimation.heldout import policy_logits  # noqa: E402
 from sparring.estimation.match import PolicyProgram, parse_program  # noqa: E402
-from sparring.estimation.model import StrengthNetConfig, build_strength_model  # noqa: E402
-from sparring.estimation.symmetry import (  # noqa: E402
-    action_symmetry_table,
-    chess_mirrorable,
-    dihedral,
-    log_softmax,
-    symmetric_log_policy,
-)
 from sparring.games.chess import (  # noqa: E402
     NUM_ACTIONS,
     encode_board,
     mirror_action_table,
     uci_to_action,
+)
+from sparring.nn.strength_net import StrengthNetConfig, build_strength_model  # noqa: E402
+from sparring.nn.symmetry import (  # noqa: E402
+    action_symmetry_table,
+    chess_mirrorable,
+    dihedral,
+    log_softmax,
+    symmetric_log_policy,
 )
 
 NO_RIGHTS = "r3k2r/1pp2ppp/p1n5/4p3/2B1P1b1/2NP1N2/PPP2PPP/R3K2R w - - 0 10"
@@ -141,9 +141,9 @@ def test_position_logits_asks_each_reflection_at_its_positions_rank(
 ) -> None:
     """``policy:model=NET,sym=yes`` over positions of two rank groups (some without castling
     rights): the program's moves are the top moves of the hand-built symmetric policy."""
-    from sparring.estimation import model as model_module
     from sparring.estimation.heldout import HeldOutPositions
     from sparring.games.chess import Chess
+    from sparring.nn import strength_net as model_module
 
     game = Chess()
     import chess
@@ -166,7 +166,7 @@ def test_position_logits_asks_each_reflection_at_its_positions_rank(
         source=["toy"] * 3,
     )
     monkeypatch.setattr(model_module, "load_strength_model", lambda path: (net, {}))
-    monkeypatch.setattr("sparring.estimation.shipped.resolve_estimator", lambda name: name)
+    monkeypatch.setattr("sparring.nn.estimators.resolve_estimator", lambda name: name)
     got = PolicyProgram(name="p", model="net", symmetric=True).moves(pos)
     net_ranks = np.array([1, 0, 1])  # the positions' groups b, a, b in the network's order
     plain = log_softmax(policy_logits(net, pos.planes, ranks=net_ranks))
@@ -201,8 +201,8 @@ def test_a_symmetric_play_evaluator_averages_priors_and_values() -> None:
     """``PlayNetEvaluator(symmetric=True)``: priors are the legal softmax of the mean
     log-policy over the 8 images, values the mean of the images' values; a rotated position
     gets the same priors moved by the rotation and the same value."""
-    from sparring.estimation.playnet import PlayNetEvaluator
     from sparring.games import get_game
+    from sparring.nn.playnet import PlayNetEvaluator
 
     net = _tiny_play_network("go")
     go = get_game("go")
@@ -242,8 +242,8 @@ def test_the_players_sym_option(tmp_path: Path) -> None:
     from tests.tiny_networks import tiny_go_network
 
     from sparring.errors import PlayerSettingsError, UnknownPlayerError
-    from sparring.estimation.playnet import PlayNetEvaluator
     from sparring.games import get_game
+    from sparring.nn.playnet import PlayNetEvaluator
     from sparring.players.cache import PlayerCache
     from sparring.players.registry import (
         make_player,

@@ -39,11 +39,11 @@ from sparring.engines.uci import (
     think_time,
 )
 from sparring.errors import SparringError
-from sparring.estimation.human_like import HumanMCTSSettings
 from sparring.games import get_game
 from sparring.games.base import Game, State
 from sparring.levels import Level, resolve
 from sparring.players.base import Decision, Player
+from sparring.players.human_like import HumanMCTSSettings
 from sparring.search.limit import Limit
 
 STOCKFISH = Path("/usr/games/stockfish")

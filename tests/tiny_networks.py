@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sparring.estimation.data import GO_RANKS
-from sparring.estimation.model import (
+from sparring.nn.strength_net import (
     StrengthNet,
     StrengthNetConfig,
     build_strength_model,

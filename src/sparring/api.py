@@ -46,17 +46,17 @@ from sparring.errors import (
     SparringError,
     UnknownNameError,
 )
-from sparring.estimation.human_like import (
-    HumanMCTSSettings,
-    SAMCTSSettings,
-    SEInfMCTSSettings,
-    SEMCTSSettings,
-)
 from sparring.games import GAME_NAMES, get_game
 from sparring.games.base import Game
 from sparring.levels import Level, LevelReport, level_table, resolve
 from sparring.players.alphadda import AlphaDDA1Settings, AlphaDDA2Settings, AlphaDDA3Settings
 from sparring.players.base import Decision, Player
+from sparring.players.human_like import (
+    HumanMCTSSettings,
+    SAMCTSSettings,
+    SEInfMCTSSettings,
+    SEMCTSSettings,
+)
 from sparring.players.registry import (
     build_player,
     parse_player,

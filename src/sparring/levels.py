@@ -21,7 +21,7 @@ ladder was measured, and its adaptive opponents.  The scales:
   points is interpolated on the calibration's monotone curve.
 * Chess: Stockfish 15.1's ``UCI_Elo``; a level is the human-like search with Stockfish's
   leaf values and a number of root moves looked at (``human-mcts:sf_elo=E``,
-  :mod:`sparring.estimation.external_scale`).
+  :mod:`sparring.players.external_scale`).
 * Go 19x19: GNU Go 3.8 at level 1 = 1000 (19x19, komi 7.5); a level is ``sa-mcts:gnugo_elo=E``
   (the play network's 32-simulation search with SA's ``z``).
 * Go 9x9: GNU Go 3.8 at level 1 = 1000 (9x9); the levels are the shipped 9x9 network's
@@ -51,9 +51,13 @@ from typing import Any, ClassVar
 
 from sparring.errors import BadValueError, IncompatiblePlayerError
 from sparring.games.base import Game
+from sparring.players.alphadda import AlphaDDA1Settings, FloorSettings
 from sparring.players.base import Player
 from sparring.players.cache import PlayerCache
-from sparring.players.registry import PlayerSpec, check_options
+from sparring.players.external import find_program
+from sparring.players.human_like import HumanMCTSSettings, SAMCTSSettings
+from sparring.players.registry import PlayerSpec, build_player, check_options, parse_player
+from sparring.players.settings import DSASettings, SASettings, default_ai
 from sparring.players.settings_base import PlayerSettings, SettingsBase
 
 LEVEL_KINDS = ("elo", "rank", "strongest", "adaptive")
@@ -447,8 +451,6 @@ def _check_style(table: LevelTable, level: Level) -> None:
 
 
 def _default(table: LevelTable, level: Level | None) -> tuple[PlayerSettings, LevelReport]:
-    from sparring.players.settings import default_ai
-
     sims = None if level is None else level.simulations
     settings = default_ai(table.game, sims)
     notice = None if sims is None else f"{sims} simulations a move: not a measured level"
@@ -515,15 +517,9 @@ def _elo_settings(kind: str, elo: float) -> PlayerSettings:
     """The settings that play ``elo`` on a scale of ``kind`` (the scale's own file chooses
     the knob when the player is built, and says so when it clamps)."""
     if kind == "stockfish":
-        from sparring.estimation.human_like import HumanMCTSSettings
-
         return HumanMCTSSettings(sf_elo=elo)
     if kind == "gnugo":
-        from sparring.estimation.human_like import SAMCTSSettings
-
         return SAMCTSSettings(gnugo_elo=elo)
-    from sparring.players.settings import SASettings
-
     return SASettings(elo=elo)
 
 
@@ -554,9 +550,6 @@ def _rank(table: LevelTable, level: Level) -> tuple[PlayerSettings, LevelReport]
 
 
 def _adaptive(table: LevelTable, level: Level) -> tuple[PlayerSettings, LevelReport]:
-    from sparring.players.alphadda import AlphaDDA1Settings, FloorSettings
-    from sparring.players.settings import DSASettings
-
     mode = str(level.mode)
     if mode not in table.adaptive:
         raise IncompatiblePlayerError(
@@ -592,15 +585,10 @@ def _strongest(
         settings = _with_simulations(settings, level.simulations)
         measured = False
         notice = f"{level.simulations} simulations a move: not a measured level"
-    elif "sf_nodes" in row.setting:
-        from sparring.players.external import find_program
-
-        if not find_program("stockfish"):
-            from sparring.estimation.human_like import HumanMCTSSettings
-
-            settings = HumanMCTSSettings()
-            measured = False
-            notice = "Stockfish is not installed: the strongest level needs it; playing unrated"
+    elif "sf_nodes" in row.setting and not find_program("stockfish"):
+        settings = HumanMCTSSettings()
+        measured = False
+        notice = "Stockfish is not installed: the strongest level needs it; playing unrated"
     elo = row.elo
     label = "the strongest level" + ("" if elo is None else f", Elo {elo:.0f} ({table.scale})")
     return settings, LevelReport(
@@ -618,8 +606,6 @@ def _with_simulations(settings: PlayerSettings, simulations: int) -> PlayerSetti
 
 
 def _parse(spec: str) -> PlayerSettings:
-    from sparring.players.registry import parse_player
-
     return parse_player(spec)
 
 
@@ -627,8 +613,6 @@ def with_elo(settings: PlayerSettings, elo: float) -> PlayerSettings:
     """A strength-adjusted player of one's own (``sa:...,calibration=PATH``) at ``elo`` on
     its own calibration: the one place besides :func:`resolve` where an Elo becomes settings.
     :class:`~sparring.errors.BadValueError` for settings that are not ``sa``."""
-    from sparring.players.settings import SASettings
-
     if not isinstance(settings, SASettings):
         raise BadValueError(
             f"an Elo needs a strength-adjusted player (sa:...), not {settings.spec()!r}; e.g. "
@@ -656,11 +640,13 @@ class LevelSettings(SettingsBase):
         self.check_types()
         Level.parse(self.at)  # a bad level is refused when the spec is read
 
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        from sparring.players.registry import build_player
 
-        settings, _ = resolve(game, Level.parse(self.at))
-        return build_player(settings, game, seed, cache)
+def build_level_player(
+    settings: LevelSettings, game: Game, seed: int | None, cache: PlayerCache
+) -> Player:
+    """The resolver's player for ``settings.at`` in ``game``, seeded with ``seed``."""
+    resolved, _ = resolve(game, Level.parse(settings.at))
+    return build_player(resolved, game, seed, cache)
 
 
 def parse_level(spec: PlayerSpec) -> LevelSettings:
@@ -690,6 +676,7 @@ __all__ = [
     "LevelRow",
     "LevelSettings",
     "LevelTable",
+    "build_level_player",
     "describe",
     "level_table",
     "normal_rank",

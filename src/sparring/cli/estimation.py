@@ -337,8 +337,8 @@ def estimate(
     """Estimate a player's rank (Go) or Elo band (chess) from their games."""
     from sparring.estimation.data import Record
     from sparring.estimation.predict import estimate_player
-    from sparring.estimation.shipped import default_estimator, resolve_estimator
     from sparring.estimation.train import resolve_device
+    from sparring.nn.estimators import default_estimator, resolve_estimator
     from sparring.records import RecordError, read_pgn_games, read_sgf_games
     from sparring.records.common import record_files
 
@@ -457,8 +457,8 @@ def review(
     ranks."""
     from sparring.estimation.predict import estimate_player, find_player_games
     from sparring.estimation.review import review_with_network
-    from sparring.estimation.shipped import default_estimator
     from sparring.estimation.upload import describe_duplicates, find_player, parse_uploads
+    from sparring.nn.estimators import default_estimator
 
     uploaded = parse_uploads(_upload_files(files), max_games=10**9)
     name, how = find_player(uploaded.records, player)
@@ -515,8 +515,8 @@ def se_policy(
     is the human move (top-1, top-5; without and with a legal-move mask), per rank, and how
     much probability it puts on illegal moves."""
     from sparring.estimation.heldout import held_out_positions, policy_match
-    from sparring.estimation.model import load_strength_model
-    from sparring.estimation.shipped import resolve_estimator
+    from sparring.nn.estimators import resolve_estimator
+    from sparring.nn.strength_net import load_strength_model
 
     game = _game(game_name)
     nets = []

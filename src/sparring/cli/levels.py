@@ -180,7 +180,7 @@ def _calibration_table(game: str) -> LevelTable:
 
 
 def _scale_table(game: str) -> LevelTable:
-    from sparring.estimation.external_scale import KNOBS, SCALE_KEYS, ExternalScale, default_scale
+    from sparring.players.external_scale import KNOBS, SCALE_KEYS, ExternalScale, default_scale
 
     path = default_scale(game)
     scale_file = ExternalScale.read(path)

@@ -2,7 +2,7 @@
 after Moudrik & Neruda 2016).
 
 A rank classifier is trained on single state-action pairs: the network of
-:mod:`sparring.estimation.model` with ``kind="sl"`` (same trunk, policy and value heads; the
+:mod:`sparring.nn.strength_net` with ``kind="sl"`` (same trunk, policy and value heads; the
 strength head outputs one logit per rank) and a cross-entropy loss over the rank labels
 (:func:`sparring.estimation.train.se_losses`), on the same balanced batches as the strength
 estimator.  Its per-pair predictions are aggregated over the moves of N games:

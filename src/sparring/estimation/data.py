@@ -50,38 +50,36 @@ import hashlib
 import itertools
 import json
 import math
+import multiprocessing
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from sparring.errors import ConfigError, IncompatibleError, MissingResourceError, SparringError
 from sparring.games.base import Game
-from sparring.games.chess import Chess
+from sparring.games.chess import Chess, action_to_move, board_of, move_to_action
 from sparring.games.go import Go
+from sparring.nn.estimators import CHESS_RANKS, GO_RANKS
 from sparring.records import ChessRecord, GoRecord, RecordError, read_pgn_games, read_sgf_games
 
 CACHE_VERSION = 2
 """Bumped whenever the shard layout or the extraction changes."""
 
-GO_RANKS: tuple[str, ...] = ("9d", "8d", "7d", "6d", "5d", "4d", "3d", "2d", "1d", "1-2k", "3-5k")
-"""Go rank groups, strongest first (``r_1`` = 9 dan ... ``r_11`` = 3-5 kyu; section 4.1)."""
-CHESS_RANKS: tuple[str, ...] = (
-    "2400-2600",
-    "2200-2400",
-    "2000-2200",
-    "1800-2000",
-    "1600-1800",
-    "1400-1600",
-    "1200-1400",
-    "1000-1200",
-)
-"""Chess Elo bands, strongest first (``r_1`` = 2400-2599 ... ``r_8`` = 1000-1199; section 4.5)."""
 EXTRA_SOURCES: tuple[str, ...] = ("lichess2017",)
 """Names :attr:`DataConfig.extra_games` accepts (empty: none; see
 :mod:`sparring.estimation.extra`)."""
@@ -434,8 +432,6 @@ def _legal_go(game: Game, states: npt.NDArray[np.uint64]) -> list[npt.NDArray[np
 def _legal_chess(
     record: ChessRecord, game: Game, at: npt.NDArray[np.int64]
 ) -> list[npt.NDArray[np.int64]]:
-    from sparring.games.chess import action_to_move, board_of, move_to_action
-
     board = board_of(record.initial_state(game))  # type: ignore[arg-type]
     wanted = set(at.tolist())
     found: dict[int, npt.NDArray[np.int64]] = {}
@@ -628,9 +624,6 @@ def _extract_in_workers(
 ) -> None:
     """Run ``jobs`` in ``workers`` spawned processes, largest first; ``advance`` by each
     finished shard's games."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     ordered = sorted(jobs, key=lambda j: -int(j.games.size))
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
@@ -672,15 +665,6 @@ def build_dataset(config: DataConfig, show_progress: bool = True, workers: int =
     if manifest.exists() and all(p.exists() for p in shards.values()):
         return folder
     folder.mkdir(parents=True, exist_ok=True)
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

@@ -42,6 +42,7 @@ from typing import Any
 import chess
 import numpy as np
 import numpy.typing as npt
+from rich.progress import Progress
 
 from sparring.errors import MissingResourceError
 from sparring.estimation.data import (
@@ -209,8 +210,6 @@ def build_extra(
 
     ``exclude`` gives the lower-cased names not to train on; it is called only when
     something is to be extracted."""
-    from rich.progress import Progress
-
     prefix = extra_split(name)
     path = source_path(name, data_root)
     manifest = folder / f"{prefix}.json"

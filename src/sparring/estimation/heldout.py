@@ -32,10 +32,10 @@ from sparring.estimation.data import (
     record_players,
     split_by_player,
 )
-from sparring.estimation.model import StrengthNet
-from sparring.estimation.symmetry import symmetric_log_policy
 from sparring.games.chess import Chess
 from sparring.games.go import Go
+from sparring.nn.strength_net import StrengthNet
+from sparring.nn.symmetry import symmetric_log_policy
 
 SPLIT_SEED = 1
 """The data seed of ``configs/se-go.toml`` and ``configs/se-chess.toml`` (the shipped
@@ -224,7 +224,7 @@ def position_logits(
     """:func:`policy_logits` in every position of ``pos`` (a play network's at each position's
     rank group, :func:`network_ranks`); with ``symmetric``, the mean log-policy over the
     rules' symmetric images of each position instead
-    (:func:`~sparring.estimation.symmetry.symmetric_log_policy`: Go's 8, chess's reflection
+    (:func:`~sparring.nn.symmetry.symmetric_log_policy`: Go's 8, chess's reflection
     where no side may castle)."""
     ranks = network_ranks(model, pos)
     if not symmetric:

@@ -13,7 +13,7 @@ A program is named by text (read only at the command line, :func:`parse_program`
   (the paper's fifth column; ``NAME`` a shipped estimator such as ``go-se-inf`` or a file; a
   play network such as ``chess-play`` is asked at each position's rank group);
   ``policy:model=NAME,sym=yes`` -- the same policy averaged over the rules' symmetric images
-  of each position (:func:`~sparring.estimation.symmetry.symmetric_log_policy`);
+  of each position (:func:`~sparring.nn.symmetry.symmetric_log_policy`);
 * ``player:SPEC`` -- any player of :func:`~sparring.players.registry.make_player`, one per
   rank: ``{rank}`` in ``SPEC`` is replaced by the rank group of the positions it moves in
   (``player:se-inf-mcts:rank={rank},sims=50``), so the rank-conditioned human-like search
@@ -30,6 +30,7 @@ program's moves and the humans' own moves also get their mean centipawn loss per
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -38,7 +39,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from sparring.errors import SparringError
+from sparring.errors import SparringError, require_extra
 from sparring.estimation.heldout import (
     HeldOutPositions,
     policy_moves,
@@ -46,6 +47,10 @@ from sparring.estimation.heldout import (
     wilson_interval,
 )
 from sparring.estimation.quality import LossSummary
+from sparring.nn import estimators, strength_net
+from sparring.players import registry
+from sparring.players.registry import PlayerSpec, check_options
+from sparring.players.settings import option_bool
 from sparring.rundir import atomic_savefig, atomic_write
 
 
@@ -72,10 +77,7 @@ class PolicyProgram:
     (:func:`~sparring.estimation.heldout.position_logits`)."""
 
     def moves(self, pos: HeldOutPositions) -> npt.NDArray[np.int64]:
-        from sparring.estimation.model import load_strength_model
-        from sparring.estimation.shipped import resolve_estimator
-
-        net, _ = load_strength_model(resolve_estimator(self.model))
+        net, _ = strength_net.load_strength_model(estimators.resolve_estimator(self.model))
         if net.config.game != pos.game:
             raise SparringError(f"{self.model} is a {net.config.game} network, not {pos.game}")
         return policy_moves(position_logits(net, pos, self.symmetric), pos.legal, k=1)[:, 0]
@@ -91,15 +93,15 @@ class PlayerProgram:
     seed: int = 0
 
     def moves(self, pos: HeldOutPositions) -> npt.NDArray[np.int64]:
-        from sparring.players.registry import make_player
-
         rules = pos.game_rules()
         out = np.empty(len(pos), dtype=np.int64)
         for r, rank in enumerate(pos.ranks):
             idx = np.flatnonzero(pos.rank == r)
             if idx.size == 0:
                 continue
-            player = make_player(self.spec.replace("{rank}", rank), rules, seed=self.seed + r)
+            player = registry.make_player(
+                self.spec.replace("{rank}", rank), rules, seed=self.seed + r
+            )
             try:
                 for i in idx.tolist():
                     player.new_game(rules, rules.to_move(pos.states[i]))
@@ -126,9 +128,6 @@ def _parse_policy(text: str, rest: str) -> PolicyProgram:
     """``model=NAME[,sym=yes|no]`` of a policy program (nothing else; each key once), read as
     a player spec's options (:meth:`~sparring.players.registry.PlayerSpec.parse`,
     :func:`~sparring.players.settings.option_bool`)."""
-    from sparring.players.registry import PlayerSpec, check_options
-    from sparring.players.settings import option_bool
-
     usage = f"bad program {text!r}: expected policy:model=NAME[,sym=yes|no]"
     keys = [item.partition("=")[0].strip().lower() for item in rest.split(",")]
     if len(set(keys)) != len(keys):
@@ -200,8 +199,6 @@ def run_match(
 ) -> MatchTable:
     """Ask every program for its move in every position of ``pos`` and count the matches;
     with ``judge``, also the mean loss of each program's moves and of the humans' moves."""
-    import time
-
     now = clock or time.perf_counter
     ranks = len(pos.ranks)
 
@@ -258,6 +255,7 @@ class PairedComparison:
 def paired_comparisons(table: MatchTable) -> list[PairedComparison]:
     """Every program after the first, paired with the first on the same positions (empty when
     there is one program or the per-position matches are missing)."""
+    # scipy.stats takes about 2 s to import: only for the paired comparisons
     from scipy.stats import binomtest
 
     results = table.results
@@ -421,13 +419,12 @@ def _rank_plot(
 ) -> None:
     """One line per ``(name, values, intervals [ranks, 2])`` against the rank groups, with
     95% error bars; the line named ``highlight`` drawn thick and black."""
-    from sparring.errors import require_extra
-
     require_extra("matplotlib", "research", "the move-matching plot")
+    # matplotlib: an optional extra (research), imported only to draw
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after the backend is chosen
 
     fig, ax = plt.subplots(figsize=(8, 4))
     x = np.arange(len(table.ranks))

@@ -35,8 +35,9 @@ import torch
 
 from sparring.errors import SparringError
 from sparring.estimation.data import PairSet, Record, record_game, record_players
-from sparring.estimation.model import StrengthNet, load_strength_model
 from sparring.estimation.upload import Duplicate, describe_duplicates, unique_games
+from sparring.nn.strength_net import StrengthNet, load_strength_model
+from sparring.records import GoRecord
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -728,8 +729,6 @@ def estimate_player(
             f"player {player!r} not found in {len(records)} game(s); players there: {names}"
         )
     kind = "go" if model.config.game == "go" else "chess"
-    from sparring.records import GoRecord
-
     for rec, _ in games:
         rec_kind = "go" if isinstance(rec, GoRecord) else "chess"
         if rec_kind != kind:

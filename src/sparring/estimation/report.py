@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sparring.errors import BadValueError, IncompatibleError, SparringError
+from sparring.errors import BadValueError, IncompatibleError, SparringError, require_extra
 from sparring.estimation.baselines import sl_method
 from sparring.estimation.data import PairSet, build_dataset, load_split
-from sparring.estimation.model import load_strength_model, save_strength_model
 from sparring.estimation.predict import (
     CHOOSE,
     NEITHER,
@@ -57,6 +57,7 @@ from sparring.estimation.predict import (
     unit_sums,
 )
 from sparring.estimation.train import SEConfig, read_log
+from sparring.nn.strength_net import load_strength_model, save_strength_model
 
 REPORT_N = (1, 2, 5, 10, 15, 20, 26, 50, 100)
 """Numbers of games shown in the report's tables."""
@@ -274,8 +275,6 @@ def _score_sets(
     run: Path, cfg: SEConfig, model: Any, step: int, show_progress: bool
 ) -> _ScoredSets:
     """Score the candidate and held-out sets (and a training sample) of a run."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     folder = build_dataset(cfg.data_config(), show_progress=show_progress)
     cand = load_split(folder, "cand").subset_per_unit(cfg.eval_pairs_per_side, cfg.seed)
     val = load_split(folder, "val").subset_per_unit(cfg.eval_pairs_per_side, cfg.seed + 1)
@@ -531,13 +530,12 @@ def _summary(method: MethodResult, cfg: SEConfig) -> dict[str, Any]:
 
 # ---- plots and report ------------------------------------------------------------------------
 def _plt() -> Any:
-    from sparring.errors import require_extra
-
     require_extra("matplotlib", "research", "the estimation report's figure")
+    # matplotlib: an optional extra (research), imported only to draw
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after the backend is chosen
 
     return plt
 

@@ -2,7 +2,7 @@
 have played differently.
 
 A play network (``go-play``, ``chess-play``: the rank is one of its inputs,
-:mod:`sparring.estimation.playnet`) gives, for every position before one of the player's moves,
+:mod:`sparring.nn.playnet`) gives, for every position before one of the player's moves,
 the probability of each legal move for a player of any of its ranks.  For each of the player's
 moves ``a`` the review compares the player's own rank ``r`` with the rank ``k`` steps stronger:
 
@@ -36,10 +36,11 @@ import torch
 
 from sparring.errors import BadValueError, SparringError
 from sparring.estimation.data import record_game, record_players
-from sparring.estimation.model import StrengthNet, load_strength_model
 from sparring.estimation.upload import Record, source_of
 from sparring.games.base import Game, State
 from sparring.games.chess import Chess
+from sparring.nn.estimators import resolve_estimator
+from sparring.nn.strength_net import StrengthNet, load_strength_model
 
 FloatArray = npt.NDArray[np.float64]
 PolicyFn = Callable[[npt.NDArray[np.float32], int], npt.NDArray[np.floating[Any]]]
@@ -200,8 +201,6 @@ def stronger_rank(ranks: Sequence[str], own: str, steps: int) -> tuple[int, int,
 
 @cache
 def _network(name_or_path: str) -> StrengthNet:
-    from sparring.estimation.shipped import resolve_estimator
-
     model, _ = load_strength_model(resolve_estimator(name_or_path))
     return model
 

@@ -28,7 +28,7 @@ Go positions are augmented with a random one of the 8 board symmetries per pair 
 A run lives in one folder: ``config.json``, ``checkpoint.pt`` (network, optimiser, schedule,
 random states; written atomically every ``checkpoint_every`` steps, so a kill loses at most
 those steps and re-running the command resumes), ``model.pt`` (the network,
-:func:`~sparring.estimation.model.save_strength_model`), ``log.jsonl`` (training and validation
+:func:`~sparring.nn.strength_net.save_strength_model`), ``log.jsonl`` (training and validation
 losses) and ``training.png``.
 """
 
@@ -63,7 +63,9 @@ from sparring.estimation.data import (
     ranks_for,
 )
 from sparring.estimation.extra import build_with_extra, extra_split
-from sparring.estimation.model import (
+from sparring.estimation.predict import REFERENCE_FITS
+from sparring.games.chess import mirror_action_table
+from sparring.nn.strength_net import (
     KINDS,
     StrengthNet,
     StrengthNetConfig,
@@ -71,9 +73,7 @@ from sparring.estimation.model import (
     load_strength_model,
     save_strength_model,
 )
-from sparring.estimation.predict import REFERENCE_FITS
-from sparring.estimation.symmetry import action_symmetry_table, chess_mirrorable, dihedral
-from sparring.games.chess import mirror_action_table
+from sparring.nn.symmetry import action_symmetry_table, chess_mirrorable, dihedral
 from sparring.rundir import (
     Curve,
     Panel,
@@ -163,7 +163,7 @@ class SEConfig:
     value_hidden: int = 64
     prior_input: bool = True
     """Strength head reads the policy's log-probability of the move (see
-    :class:`~sparring.estimation.model.StrengthNetConfig`)."""
+    :class:`~sparring.nn.strength_net.StrengthNetConfig`)."""
     init_from: str = ""
     """A strength-model file (a run's ``model.pt``, or a shipped network) whose weights start
     a new run, with a fresh optimiser: a run continued where its optimiser's state could not

@@ -5,7 +5,7 @@ or ``sa-mcts:z=Z,...``) against external engines held at fixed Elo (``stockfish:
 at 1600; ``gnugo:level=1`` at 1000).  :func:`fit_scale` rates every player together
 (Bradley-Terry with the fixed players held,
 :func:`~sparring.experiments.calibration.fit_with_fixed`) and makes one
-:class:`~sparring.estimation.external_scale.ScalePoint` per knob value.  The point players
+:class:`~sparring.players.external_scale.ScalePoint` per knob value.  The point players
 are those with the given other search options of :data:`~sparring.estimation.
 external_scale.SCALE_KEYS` (else the points would not be of one knob); other free players are
 rated too and returned apart.  Player specs are parsed with the registered kinds (the CLI
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from sparring.errors import ConfigError
-from sparring.estimation.external_scale import SCALE_KEYS, ExternalScale, ScalePoint
 from sparring.experiments.calibration import fit_with_fixed
+from sparring.players.external_scale import SCALE_KEYS, ExternalScale, ScalePoint
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def _point(name: str, knob: str) -> tuple[float, dict[str, Any]] | None:
     scale (``human-mcts`` without ``sf_elo`` for ``sims``; ``sa-mcts:z=Z`` for ``z``), else
     None.  :class:`~sparring.errors.ConfigError` for such a player with options beyond the
     knob, the search and a display name (a time cap, playouts)."""
-    from sparring.estimation.external_scale import KNOBS, SCALE_FIELDS, scale_search
+    from sparring.players.external_scale import KNOBS, SCALE_FIELDS, scale_search
     from sparring.players.registry import parse_player
 
     settings = parse_player(name)
@@ -109,7 +109,7 @@ def _point(name: str, knob: str) -> tuple[float, dict[str, Any]] | None:
 def search_options(knob: str, text: str) -> dict[str, Any]:
     """The search options (:data:`SCALE_KEYS` but the knob) of the spec options ``text``
     (``cpuct=0.25,sf_nodes=1000,sweep=true``) of the knob's kind, defaults filled in."""
-    from sparring.estimation.external_scale import KNOBS, scale_search
+    from sparring.players.external_scale import KNOBS, scale_search
     from sparring.players.registry import parse_player
 
     if knob not in KNOBS:
@@ -133,7 +133,7 @@ def fit_scale(
     (``(spec a, spec b, score of a)``) with the ``fixed`` players held; every other free
     player is rated too.  Raises :class:`~sparring.errors.ConfigError` when no such point
     player played."""
-    from sparring.estimation.external_scale import KNOBS
+    from sparring.players.external_scale import KNOBS
 
     if knob not in KNOBS:
         raise ConfigError(f"knob is one of {', '.join(KNOBS)}, not {knob!r}")

@@ -298,8 +298,8 @@ def load_network(
     threads: int | None = None,
 ) -> LadderNetwork:  # fmt: skip
     """:class:`LadderNetwork` of a shipped play network name or file."""
-    from sparring.estimation.model import load_strength_model
-    from sparring.estimation.shipped import resolve_estimator
+    from sparring.nn.estimators import resolve_estimator
+    from sparring.nn.strength_net import load_strength_model
 
     network, _ = load_strength_model(resolve_estimator(model))
     return LadderNetwork(network, device, precision, threads)

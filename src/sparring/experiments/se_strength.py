@@ -25,7 +25,7 @@ Table 4 and Table 5): rank-conditioned programs playing each other, stored and r
     with ``{rank}`` = ``r`` (default ``se-inf-mcts:rank={rank}``).  The program's score
     against ``z`` is fitted by a logistic curve (:func:`fit_logistic`, maximum likelihood,
     draws half) and the ``z`` where it crosses 50% is that rank's ``z``
-    (:func:`z_at_half`); ``ztable.json`` (:class:`~sparring.estimation.human_like.ZTable`)
+    (:func:`z_at_half`); ``ztable.json`` (:class:`~sparring.players.human_mcts.ZTable`)
     then makes ``sa-mcts:rank=R,ztable=DIR/ztable.json`` play SA-MCTS with that ``z``.
 
 Ranks are named by their labels (``3d``, ``1-2k``, ``1400-1600``, also ``2k``, ``4k``) or
@@ -58,12 +58,13 @@ from rich.console import Console
 
 from sparring.errors import ConfigError, SparringError
 from sparring.estimation.heldout import wilson_interval
-from sparring.estimation.human_like import GAMES, ZTable, game_ranks, normalise_rank
 from sparring.evaluation.backend import Backend
 from sparring.evaluation.match import _check_int, _config_from_mapping
 from sparring.evaluation.ratings import Anchor, EloFit, GameResults, fit_elo
 from sparring.evaluation.series import SeriesConfig, SeriesResult, run_series_set
 from sparring.evaluation.store import GameRecord, GameStore
+from sparring.players.human_like import GAMES, game_ranks, normalise_rank
+from sparring.players.human_mcts import ZTable
 from sparring.rundir import atomic_savefig, atomic_write
 
 MODES = ("anchor", "round-robin", "z-fit")

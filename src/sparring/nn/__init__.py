@@ -23,6 +23,7 @@ _MODEL_NAMES = ("NetworkConfig", "PolicyValueNet", "build_model", "load_model", 
 
 def __getattr__(name: str) -> Any:
     if name in _MODEL_NAMES:
+        # torch: the network module is loaded on first use of one of its names
         from sparring.nn import model
 
         return getattr(model, name)

@@ -1,10 +1,11 @@
 """Strength estimators shipped with sparring, loadable by name (as :mod:`sparring.nn.zoo` does
-for the game networks).
+for the game networks), and the rank labels they are trained on.
 
 A shipped estimator is ``src/sparring/models/estimators/NAME.pt`` (written by ``sparring
 se-eval`` as ``RUN/estimator.pt``), its model card ``README.md`` beside them; both are package
 data, so an installed sparring has them.  ``NAME`` is ``GAME-KIND``: ``go-se``, ``go-se-inf``,
-``chess-se``, ``chess-se-inf``.
+``chess-se``, ``chess-se-inf``.  The networks themselves (PyTorch) are
+:mod:`sparring.nn.strength_net`; this module only finds their files.
 """
 
 from __future__ import annotations
@@ -12,8 +13,21 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from sparring.errors import MissingResourceError
+from sparring.errors import MissingResourceError, PlayerResourceError, SparringError
 
+GO_RANKS: tuple[str, ...] = ("9d", "8d", "7d", "6d", "5d", "4d", "3d", "2d", "1d", "1-2k", "3-5k")
+"""Go rank groups, strongest first (``r_1`` = 9 dan ... ``r_11`` = 3-5 kyu; section 4.1)."""
+CHESS_RANKS: tuple[str, ...] = (
+    "2400-2600",
+    "2200-2400",
+    "2000-2200",
+    "1800-2000",
+    "1600-1800",
+    "1400-1600",
+    "1200-1400",
+    "1000-1200",
+)
+"""Chess Elo bands, strongest first (``r_1`` = 2400-2599 ... ``r_8`` = 1000-1199; section 4.5)."""
 ESTIMATOR_DIR = Path(__file__).resolve().parents[1] / "models" / "estimators"
 """Where shipped estimators live (inside the installed package)."""
 
@@ -75,3 +89,45 @@ def default_estimator(game: str) -> Path:
         f"no shipped {game} strength estimator; pass --model RUN/estimator.pt "
         f"(shipped: {', '.join(shipped) or 'none'})"
     )
+
+
+PLAY_NETWORKS: dict[str, str] = {
+    "go-se-inf": "go-se-inf-play",
+    "chess-se-inf": "chess-se-inf-play",
+}
+"""Shipped estimators the player kinds use instead of the estimation default of the same kind.
+
+* Go: ``go-se-inf-play`` (the same training, seed 2), whose policy matches human moves (33%
+  top-1 against 8.7% for ``go-se-inf``, whose argmax is illegal in half of the positions) but
+  whose rank estimate is behind ``go-se-inf``'s at N = 50 and 100 games
+  (docs/research/strength-estimation.md), so ``sparring estimate`` keeps ``go-se-inf``.
+* Chess: ``chess-se-inf-play``, trained without the policy's log-probability as an input of the
+  strength head (``StrengthNetConfig.prior_input = False``), so that ``beta`` ranks a
+  position's moves by more than the prior; it matches more human moves than ``chess-se-inf``
+  as a policy, as MCTS and as SE-inf-MCTS, and its SE-inf-MCTS loses more games as the band
+  falls, but its rank estimate is behind at large N (docs/research/strength-estimation.md,
+  "Why the rank barely matters"), so ``sparring estimate`` keeps ``chess-se-inf``."""
+
+
+def player_estimator(game_name: str, model: str | None, kind: str) -> Path:
+    """The estimator file a human-like player of ``game_name`` searches with: ``model`` (a
+    shipped name or a file), else the shipped ``GAME-KIND`` (or its play network,
+    :data:`PLAY_NETWORKS`).  :class:`~sparring.errors.PlayerResourceError` (key ``model``)
+    when there is none."""
+    default = f"{game_name}-{kind}"
+    try:
+        return resolve_estimator(model or PLAY_NETWORKS.get(default, default))
+    except SparringError as exc:
+        raise PlayerResourceError(str(exc), key="model") from None
+
+
+__all__ = [
+    "CHESS_RANKS",
+    "ESTIMATOR_DIR",
+    "GO_RANKS",
+    "PLAY_NETWORKS",
+    "default_estimator",
+    "player_estimator",
+    "resolve_estimator",
+    "shipped_estimators",
+]

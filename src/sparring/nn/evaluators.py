@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import logging
+import tempfile
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,6 +61,7 @@ class TorchEvaluator:
     def __init__(
         self, model: PolicyValueNet, threads: int | None = 1, device: str | None = None
     ) -> None:
+        # torch: imported when a network evaluator is built, not with this module
         import torch
 
         if threads is not None:
@@ -94,6 +96,7 @@ def export_onnx(model: PolicyValueNet) -> bytes:
     Input ``planes`` float32 ``[B, C, H, W]``; outputs ``logits`` ``[B, A]`` and ``value``
     ``[B]``.  The head dropout must be 0 (it is not exported).
     """
+    # torch: imported when a network is exported, not with this module
     import torch
 
     if model.dropout > 0.0:
@@ -129,8 +132,7 @@ def quantize_onnx(model_bytes: bytes, calibration: npt.NDArray[np.float32]) -> b
     CPU with VNNI instructions the network runs about 3 times faster (BENCHMARKS.md, "int8
     networks"), at the price of small differences in the outputs.
     """
-    import tempfile
-
+    # onnxruntime: an optional package, imported only to quantize
     from onnxruntime.quantization import (
         CalibrationDataReader,
         QuantFormat,
@@ -191,6 +193,7 @@ class OnnxEvaluator:
         threads: int = 1,
         calibration: npt.NDArray[np.float32] | None = None,
     ) -> None:
+        # onnxruntime: an optional package, imported when an ONNX evaluator is built
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -222,7 +225,7 @@ class OnnxEvaluator:
 
 def onnxruntime_available() -> bool:
     """Whether ONNX Runtime (and the ``onnx`` package the exporter needs) can be imported."""
-    try:
+    try:  # optional packages: whether they import is the question
         import onnx  # noqa: F401
         import onnxruntime  # noqa: F401
     except ImportError:

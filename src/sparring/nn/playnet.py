@@ -1,14 +1,14 @@
 """A play network at one rank as the search's evaluator.
 
-A *play network* (:class:`~sparring.estimation.model.StrengthNet` of kind ``play``, trained by
+A *play network* (:class:`~sparring.nn.strength_net.StrengthNet` of kind ``play``, trained by
 ``sparring se-train GAME --variant play``) reads the rank as an input: the state's planes are
 followed by one all-ones plane for the rank asked for
-(:meth:`~sparring.estimation.model.StrengthNet.rank_planes`).  :class:`PlayNetEvaluator`
+(:meth:`~sparring.nn.strength_net.StrengthNet.rank_planes`).  :class:`PlayNetEvaluator`
 fixes that rank and answers the search's evaluator protocol
 (:class:`~sparring.search.evaluator.Evaluator`): the priors are the network's policy for a
 player of that rank, restricted to the legal moves, and the values its value head.  The
 human-like kinds ``human-mcts`` and ``sa-mcts`` play it with ``model=PATH,rank=R``
-(:mod:`sparring.estimation.human_like`).
+(:mod:`sparring.players.human_like`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import numpy.typing as npt
 import torch
 
 from sparring.errors import IncompatibleError, MissingResourceError
-from sparring.estimation.model import StrengthNet
-from sparring.estimation.symmetry import symmetric_evaluation
+from sparring.nn.strength_net import StrengthNet
+from sparring.nn.symmetry import symmetric_evaluation
 from sparring.search.evaluator import (
     LegalBatch,
     PlanesBatch,
@@ -50,7 +50,7 @@ class PlayNetEvaluator:
         self.rank = int(rank)
         self.symmetric = bool(symmetric)
         """Average priors and values over the rules' symmetric images of each position
-        (:func:`~sparring.estimation.symmetry.symmetric_evaluation`: Go's 8, chess's
+        (:func:`~sparring.nn.symmetry.symmetric_evaluation`: Go's 8, chess's
         reflection where no side may castle), at one network call per image."""
 
     @property

@@ -1,6 +1,6 @@
 """The strength estimator as the SE-MCTS search's evaluator, and the target score of a rank.
 
-* :class:`StrengthEvaluator` wraps a :class:`~sparring.estimation.model.StrengthNet` (SE or
+* :class:`StrengthEvaluator` wraps a :class:`~sparring.nn.strength_net.StrengthNet` (SE or
   SE-inf) as an :class:`~sparring.search.evaluator.EdgeAuxEvaluator`: for each batch of leaves
   one trunk evaluation gives the priors and values, and the strength head gives ``beta(s, a)``
   of the move ``a`` into each leaf from the trunk features of its parent ``s``.  The parent was
@@ -31,8 +31,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from sparring.estimation.model import StrengthNet
 from sparring.games.base import Game
+from sparring.nn.strength_net import StrengthNet
 from sparring.search.evaluator import (
     Aux,
     LegalBatch,

@@ -62,6 +62,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from sparring.errors import IncompatibleError, MissingResourceError, SparringError
+from sparring.games.chess import action_to_move
 from sparring.nn.model import NetworkConfig, PolicyValueNet
 
 FORMAT = "sparring-strength-net"
@@ -165,8 +166,6 @@ class ActionPlanes(nn.Module):
             flags = torch.zeros(actions, 1)
             flags[rows * cols, 0] = 1.0
         else:
-            from sparring.games.chess import action_to_move
-
             cells = torch.empty((actions, 2), dtype=torch.long)
             flags = torch.zeros(actions, 1)
             for a in range(actions):

@@ -52,10 +52,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 
 from sparring.errors import PlayerSettingsError
-from sparring.players.alphazero import load_network_evaluator, masks_generator, network_file
+from sparring.nn.loading import load_network_evaluator, network_file
+from sparring.players.alphazero import masks_generator
 from sparring.players.base import (
     Annotation,
-    Player,
     set_torch_generator_state,
     torch_generator_state,
 )
@@ -473,6 +473,7 @@ class AlphaDDA2Player(AlphaDDAPlayer):
         super().reseed(seed)
         self._seed = seed
         if self._damaged_evaluator is not None:  # masks drawn afresh from ``seed``
+            # torch: only a player with a damaged (dropout) network, which runs on torch
             import torch
 
             model = self._damaged_evaluator.model
@@ -646,23 +647,27 @@ class AlphaDDA1Settings(_FloorSpec):
         check_number("bsim0", self.b_sim0)
         check_number("cpuct", self.c_puct, 0.0)
 
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        evaluator = cache.evaluator(game, network_file(game, self.model))
-        n_h, a_sim, b_sim0, n_max = default_row("alphadda1", game.name)
-        floor = None if self.floor is None else self.floor.rule(FLOOR_START_ALPHADDA1)
-        player = AlphaDDA1Player(
-            evaluator,
-            _history(self.n_h or n_h, self.history),
-            a_sim if self.a_sim is None else self.a_sim,
-            b_sim0 if self.b_sim0 is None else self.b_sim0,
-            self.n_max or n_max,
-            self.c_puct,
-            self.name,
-            seed,
-            floor,
-        )
-        player.root_random = self.root_random
-        return player
+
+def build_alphadda1_player(
+    settings: AlphaDDA1Settings, game: Game, seed: int | None, cache: PlayerCache
+) -> AlphaDDA1Player:
+    """The player of ``settings`` (the table row for fields left None), seeded with ``seed``."""
+    evaluator = cache.evaluator(game, network_file(game, settings.model))
+    n_h, a_sim, b_sim0, n_max = default_row("alphadda1", game.name)
+    floor = None if settings.floor is None else settings.floor.rule(FLOOR_START_ALPHADDA1)
+    player = AlphaDDA1Player(
+        evaluator,
+        _history(settings.n_h or n_h, settings.history),
+        a_sim if settings.a_sim is None else settings.a_sim,
+        b_sim0 if settings.b_sim0 is None else settings.b_sim0,
+        settings.n_max or n_max,
+        settings.c_puct,
+        settings.name,
+        seed,
+        floor,
+    )
+    player.root_random = settings.root_random
+    return player
 
 
 @dataclass(frozen=True)
@@ -721,28 +726,32 @@ class AlphaDDA2Settings(_FloorSpec):
         check_sims("sims", self.simulations)
         check_number("cpuct", self.c_puct, 0.0)
 
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        file = network_file(game, self.model)
-        evaluator = cache.evaluator(game, file)
-        n_h, a_drop, p_drop0 = default_row("alphadda2", game.name)
-        a_drop = a_drop if self.a_drop is None else self.a_drop
-        p_drop0 = p_drop0 if self.p_drop0 is None else self.p_drop0
 
-        def damaged(mask_seed: int | None) -> Evaluator:
-            # any p > 0 gives the torch network; the player sets P_drop before each search
-            return load_network_evaluator(game, file, 0.5, mask_seed)
+def build_alphadda2_player(
+    settings: AlphaDDA2Settings, game: Game, seed: int | None, cache: PlayerCache
+) -> AlphaDDA2Player:
+    """The player of ``settings`` (the table row for fields left None), seeded with ``seed``."""
+    file = network_file(game, settings.model)
+    evaluator = cache.evaluator(game, file)
+    n_h, a_drop, p_drop0 = default_row("alphadda2", game.name)
+    a_drop = a_drop if settings.a_drop is None else settings.a_drop
+    p_drop0 = p_drop0 if settings.p_drop0 is None else settings.p_drop0
 
-        floor = None
-        if self.floor is not None:
-            floor = self.floor.rule(self.p_max / a_drop - p_drop0 if a_drop > 0 else 1.0)
-        sims = self.simulations or _row(TABLE_A1_SIMULATIONS, game)
-        player = AlphaDDA2Player(
-            evaluator, _history(self.n_h or n_h, self.history), damaged, a_drop, p_drop0,
-            sims, self.p_max, self.sign == "colour", self.value_net == "damaged",
-            self.c_puct, self.name, seed, floor,
-        )  # fmt: skip
-        player.root_random = self.root_random
-        return player
+    def damaged(mask_seed: int | None) -> Evaluator:
+        # any p > 0 gives the torch network; the player sets P_drop before each search
+        return load_network_evaluator(game, file, 0.5, mask_seed)
+
+    floor = None
+    if settings.floor is not None:
+        floor = settings.floor.rule(settings.p_max / a_drop - p_drop0 if a_drop > 0 else 1.0)
+    sims = settings.simulations or _row(TABLE_A1_SIMULATIONS, game)
+    player = AlphaDDA2Player(
+        evaluator, _history(settings.n_h or n_h, settings.history), damaged, a_drop, p_drop0,
+        sims, settings.p_max, settings.sign == "colour", settings.value_net == "damaged",
+        settings.c_puct, settings.name, seed, floor,
+    )  # fmt: skip
+    player.root_random = settings.root_random
+    return player
 
 
 @dataclass(frozen=True)
@@ -788,17 +797,21 @@ class AlphaDDA3Settings(SettingsBase):
         check_number("c", self.c, 0.0)
         check_sims("sims", self.simulations)
 
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        evaluator = cache.evaluator(game, network_file(game, self.model))
-        n_h, c = default_row("alphadda3", game.name)
-        player = AlphaDDA3Player(
-            evaluator, _history(self.n_h or n_h, self.history),
-            c if self.c is None else self.c,
-            self.simulations or _row(TABLE_A1_SIMULATIONS, game),
-            self.w_div == "edge", self.keep_value == "on", self.name, seed,
-        )  # fmt: skip
-        player.root_random = self.root_random
-        return player
+
+def build_alphadda3_player(
+    settings: AlphaDDA3Settings, game: Game, seed: int | None, cache: PlayerCache
+) -> AlphaDDA3Player:
+    """The player of ``settings`` (the table row for fields left None), seeded with ``seed``."""
+    evaluator = cache.evaluator(game, network_file(game, settings.model))
+    n_h, c = default_row("alphadda3", game.name)
+    player = AlphaDDA3Player(
+        evaluator, _history(settings.n_h or n_h, settings.history),
+        c if settings.c is None else settings.c,
+        settings.simulations or _row(TABLE_A1_SIMULATIONS, game),
+        settings.w_div == "edge", settings.keep_value == "on", settings.name, seed,
+    )  # fmt: skip
+    player.root_random = settings.root_random
+    return player
 
 
 def _choice(spec: PlayerSpec, key: str, allowed: tuple[str, ...], default: str) -> Any:
@@ -939,6 +952,9 @@ __all__ = [
     "AlphaDDAPlayer",
     "FloorRule",
     "FloorSettings",
+    "build_alphadda1_player",
+    "build_alphadda2_player",
+    "build_alphadda3_player",
     "parse_alphadda1",
     "parse_alphadda2",
     "parse_alphadda3",

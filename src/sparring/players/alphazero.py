@@ -17,25 +17,18 @@ Othello, 400 for Othello) and ``cpuct`` to 1.25.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sparring.errors import (
-    IncompatiblePlayerError,
-    PlayerResourceError,
-)
 from sparring.games.base import Game, State
-from sparring.nn.zoo import default_model, resolve_model
+from sparring.nn.loading import load_network_evaluator, network_file
 from sparring.players.base import JsonValue, set_torch_generator_state, torch_generator_state
+from sparring.players.cache import PlayerCache
 from sparring.players.searching import SearchPlayer
+from sparring.players.settings import AlphaZeroSettings
 from sparring.search.evaluator import Evaluator
 from sparring.search.limit import Limit, LimitClock
 from sparring.search.puct import PUCTConfig, search
 from sparring.search.stats import RootStats
-
-if TYPE_CHECKING:
-    from sparring.players.cache import PlayerCache
-    from sparring.players.settings import AlphaZeroSettings
 
 TABLE_A1_SIMULATIONS: dict[str, int] = {"connect4": 200, "othello6": 200, "othello": 400}
 """``N_sim`` of AlphaDDA Table A1 by game name."""
@@ -90,63 +83,6 @@ def masks_generator(evaluator: object) -> Any:
     return getattr(getattr(model, "policy_dropout", None), "generator", None)
 
 
-def load_network_evaluator(
-    game: Game, path: str | Path, dropout: float = 0.0, seed: int | None = None
-) -> Evaluator:
-    """The fastest evaluator for the network file ``path``, checked against ``game``.
-
-    With ``dropout > 0`` the heads' dropout (AlphaDDA Fig. 2, Sec. 5.3) stays active at play
-    time, its masks drawn from a generator seeded with ``seed``; such a network runs on torch.
-    Raises :class:`~sparring.errors.PlayerResourceError` for a missing or unreadable file and
-    :class:`~sparring.errors.IncompatiblePlayerError` for a network of another game (both
-    :class:`~sparring.errors.UnknownPlayerError`), saying what is wrong.  Players get their
-    evaluators from a :class:`~sparring.players.cache.PlayerCache`, which calls this once per
-    network file and process.
-    """
-    from sparring.nn.evaluators import make_evaluator
-    from sparring.nn.model import load_model
-
-    file = Path(path).expanduser()
-    if not file.is_file():
-        raise PlayerResourceError(f"model file {str(file)!r} not found", key="model")
-    try:
-        model = load_model(file)
-    except ValueError as exc:
-        raise PlayerResourceError(str(exc), key="model") from None
-    config = model.config
-    expected = (game.num_planes, tuple(game.board_shape), game.num_actions)
-    if (config.input_planes, config.board_shape, config.num_actions) != expected:
-        raise IncompatiblePlayerError(
-            f"model {str(file)!r} is for {config.input_planes} planes of "
-            f"{config.board_shape[0]}x{config.board_shape[1]} and {config.num_actions} moves, "
-            f"not {game.name} ({expected[0]} planes of {expected[1][0]}x{expected[1][1]}, "
-            f"{expected[2]} moves)",
-            key="model",
-        )
-    if dropout > 0.0:
-        import torch
-
-        generator = torch.Generator().manual_seed(0 if seed is None else seed)
-        model.set_dropout(dropout, generator)
-    return make_evaluator(model)
-
-
-def network_file(game: Game, model: str | None) -> Path:
-    """The network file named by ``model`` (a shipped name or a path), or the game's shipped
-    network when None; :class:`~sparring.errors.PlayerResourceError` saying why when there
-    is none."""
-    if model is None:
-        shipped = default_model(game.name)
-        if shipped is None:
-            raise PlayerResourceError(
-                f"no shipped {game.name} network; give one with model=NAME|PATH "
-                "(a file written by sparring.nn.model.save_model)",
-                key="model",
-            )
-        return shipped
-    return resolve_model(model)
-
-
 def build_alphazero_player(
     settings: AlphaZeroSettings, game: Game, seed: int | None, cache: PlayerCache
 ) -> AlphaZeroPlayer:
@@ -162,10 +98,4 @@ def build_alphazero_player(
     return AlphaZeroPlayer(evaluator, config, settings.name, seed, finish=settings.finish)
 
 
-__all__ = [
-    "AlphaZeroPlayer",
-    "build_alphazero_player",
-    "load_network_evaluator",
-    "masks_generator",
-    "network_file",
-]
+__all__ = ["AlphaZeroPlayer", "build_alphazero_player", "masks_generator"]

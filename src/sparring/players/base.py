@@ -6,6 +6,8 @@ A player is seeded at construction and draws all its randomness from its own
 
 from __future__ import annotations
 
+import base64
+import binascii
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -211,16 +213,12 @@ def set_stream(stream: Any, data: JsonValue, key: str, owner: str) -> None:
 
 def torch_generator_state(generator: Any) -> str:
     """A :class:`torch.Generator`'s state as base64 text (JSON-able)."""
-    import base64
-
     return base64.b64encode(generator.get_state().numpy().tobytes()).decode("ascii")
 
 
 def set_torch_generator_state(generator: Any, data: JsonValue, key: str, owner: str) -> None:
     """Put a :class:`torch.Generator` back to :func:`torch_generator_state`'s ``data[key]``."""
-    import base64
-    import binascii
-
+    # torch: only players whose network runs on torch have such a generator
     import torch
 
     text = stream_entry(data, key, owner)

@@ -20,12 +20,19 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TypeVar, cast
 
-if TYPE_CHECKING:
-    from sparring.games.base import Game
-    from sparring.nn.evaluators import Evaluator
-    from sparring.strength.target import Calibration, TargetResult
+from sparring.errors import ConfigError, PlayerResourceError
+from sparring.games.base import Game
+from sparring.nn.loading import load_network_evaluator
+from sparring.search.evaluator import CachedEvaluator, Evaluator
+from sparring.strength.target import (
+    Calibration,
+    TargetResult,
+    file_sha256,
+    load_calibration,
+    setting_for_elo,
+)
 
 LOGGER = logging.getLogger("sparring.players")
 """Where :meth:`PlayerCache.notice` writes its one-line notices (a warning each)."""
@@ -93,9 +100,6 @@ class PlayerCache:
         ``game``; loaded on first use.  Raises :class:`~sparring.errors.PlayerResourceError`
         (missing or unreadable) or :class:`~sparring.errors.IncompatiblePlayerError` (another
         game's network) saying what is wrong with the file."""
-        from sparring.players.alphazero import load_network_evaluator
-        from sparring.search.evaluator import CachedEvaluator
-
         key = (game.name, file_key(model_file))
         if key not in self._evaluators:
             loaded = load_network_evaluator(game, model_file)
@@ -110,9 +114,6 @@ class PlayerCache:
         :class:`~sparring.errors.ConfigError` if it is missing or malformed and
         :class:`~sparring.errors.PlayerResourceError` if it cannot be read (a folder, no
         permission)."""
-        from sparring.errors import ConfigError, PlayerResourceError
-        from sparring.strength.target import load_calibration
-
         try:
             key = file_key(path)
         except FileNotFoundError:
@@ -130,8 +131,6 @@ class PlayerCache:
 
     def sha256(self, path: str | Path) -> str:
         """SHA-256 of the file at ``path``, computed on first use."""
-        from sparring.strength.target import file_sha256
-
         key = file_key(path)
         if key not in self._hashes:
             self._hashes[key] = file_sha256(key[0])
@@ -141,8 +140,6 @@ class PlayerCache:
     def target(self, path: str | Path, elo: float, rth: float | None = None) -> TargetResult:
         """:func:`~sparring.strength.target.setting_for_elo` of the calibration at ``path``,
         resolved on first use for each ``(elo, rth)``."""
-        from sparring.strength.target import setting_for_elo
-
         key = (file_key(path), float(elo), rth)
         if key not in self._targets:
             self._targets[key] = setting_for_elo(self.calibration(path), elo, rth)
@@ -151,8 +148,8 @@ class PlayerCache:
 
     def shared(self, key: tuple[str, FileKey], load: Callable[[], T]) -> T:
         """What ``load()`` returns, loaded once per ``key`` (e.g. ``("strength", file_key(path))``):
-        the shared read-only objects of player kinds defined above this layer (the strength
-        estimator networks of :mod:`sparring.estimation.human_like`)."""
+        the shared read-only objects of other player kinds (the strength estimator networks
+        of the human-like kinds, :mod:`sparring.players.human_mcts`)."""
         if key not in self._shared:
             self._shared[key] = load()
             self.stats.networks_loaded += 1

@@ -39,9 +39,12 @@ Every move's annotation has ``z`` (``"inf"`` / ``"-inf"`` when infinite), ``elo`
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from sparring.errors import ConfigError, IncompatiblePlayerError
+from sparring.games.base import Game
+from sparring.players.cache import PlayerCache
+from sparring.players.settings import DSASettings
+from sparring.players.strength import StrengthAdjustedPlayer, resolve_calibration, search_factory
 from sparring.strength.dsa import (
     AdaptiveController,
     BayesConfig,
@@ -59,13 +62,7 @@ from sparring.strength.dsa import (
     cooldown_plies,
     derived_inter_steps,
 )
-
-if TYPE_CHECKING:
-    from sparring.games.base import Game
-    from sparring.players.cache import PlayerCache
-    from sparring.players.settings import DSASettings
-    from sparring.players.strength import StrengthAdjustedPlayer
-    from sparring.strength.target import Calibration
+from sparring.strength.target import Calibration
 
 
 def controller_for(
@@ -112,12 +109,6 @@ def build_dsa_player(
     """The ``dsa`` player of ``settings`` (see the module docstring): the calibration's search
     (options given that differ from it are kept and told: its Elo numbers may not hold) and
     the controller of :func:`controller_for`; notices go through ``cache``."""
-    from sparring.players.strength import (
-        StrengthAdjustedPlayer,
-        resolve_calibration,
-        search_factory,
-    )
-
     resolved, calibration, _ = resolve_calibration(
         settings.search.sa_settings(), game, cache, strict=False
     )

@@ -1,6 +1,6 @@
 """Stockfish's evaluation as the value of a PUCT leaf, behind the human policy's priors.
 
-The chess human-like kinds (:mod:`sparring.estimation.human_like`) search with the strength
+The chess human-like kinds (:mod:`sparring.players.human_like`) search with the strength
 estimator's policy as the prior and, by default, its value head as ``v(s)``.  With
 ``sf_nodes=N`` > 0 the value of every leaf is Stockfish's instead: :class:`EngineValueEvaluator`
 wraps the kind's evaluator, keeps its priors (so the moves stay the human policy's moves,

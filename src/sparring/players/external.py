@@ -341,11 +341,6 @@ class StockfishSettings(SettingsBase):
             and (self.depth is not None or self.nodes is not None)
         )
 
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        if not isinstance(game, Chess):
-            raise IncompatiblePlayerError(f"stockfish plays chess, not {game.name}", key="kind")
-        return StockfishPlayer(self, require_program(self.path, "stockfish"), seed)
-
 
 @dataclass(frozen=True)
 class GnuGoSettings(SettingsBase):
@@ -376,16 +371,6 @@ class GnuGoSettings(SettingsBase):
         check_int("level", self.level, 0, 10)
         check_program_path(self.path, "gnugo")
         check_name(self.name)
-
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        if not isinstance(game, Go):
-            raise IncompatiblePlayerError(f"gnugo plays Go, not {game.name}", key="kind")
-        if game.size > GNUGO_MAX_SIZE:
-            raise IncompatiblePlayerError(
-                f"gnugo plays boards up to {GNUGO_MAX_SIZE}x{GNUGO_MAX_SIZE}, not {game.name}",
-                key="kind",
-            )
-        return GnuGoPlayer(self, require_program(self.path, "gnugo"), seed)
 
 
 # ---- players -------------------------------------------------------------------------------------
@@ -679,6 +664,30 @@ def _setup(game: Go, state: State) -> list[str]:
     return commands
 
 
+# ---- building ------------------------------------------------------------------------------------
+def build_stockfish_player(
+    settings: StockfishSettings, game: Game, seed: int | None, cache: PlayerCache
+) -> StockfishPlayer:
+    """The ``stockfish`` player of ``settings`` (chess only), seeded with ``seed``."""
+    if not isinstance(game, Chess):
+        raise IncompatiblePlayerError(f"stockfish plays chess, not {game.name}", key="kind")
+    return StockfishPlayer(settings, require_program(settings.path, "stockfish"), seed)
+
+
+def build_gnugo_player(
+    settings: GnuGoSettings, game: Game, seed: int | None, cache: PlayerCache
+) -> GnuGoPlayer:
+    """The ``gnugo`` player of ``settings`` (Go up to 19x19), seeded with ``seed``."""
+    if not isinstance(game, Go):
+        raise IncompatiblePlayerError(f"gnugo plays Go, not {game.name}", key="kind")
+    if game.size > GNUGO_MAX_SIZE:
+        raise IncompatiblePlayerError(
+            f"gnugo plays boards up to {GNUGO_MAX_SIZE}x{GNUGO_MAX_SIZE}, not {game.name}",
+            key="kind",
+        )
+    return GnuGoPlayer(settings, require_program(settings.path, "gnugo"), seed)
+
+
 # ---- spec text -----------------------------------------------------------------------------------
 def _optional(spec: PlayerSpec, key: str) -> int | None:
     return None if key not in spec.options else option_int(spec, key, 0, low=0)
@@ -741,6 +750,8 @@ __all__ = [
     "GtpClient",
     "StockfishPlayer",
     "StockfishSettings",
+    "build_gnugo_player",
+    "build_stockfish_player",
     "check_program_path",
     "find_program",
     "parse_gnugo",

@@ -62,6 +62,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from sparring.errors import PlayerResourceError
+from sparring.nn.estimators import ESTIMATOR_DIR
 
 SCALE_KEYS = ("sims", "cpuct", "sf_nodes", "sweep", "model", "rank")
 """The search options a scale file may fix (spec keys of the human-like kinds); ``model``
@@ -115,6 +116,7 @@ def monotone_fit(values: Sequence[float], weights: Sequence[float]) -> list[floa
     """The weighted least-squares non-decreasing fit of ``values`` (pool adjacent
     violators, :func:`scipy.optimize.isotonic_regression`): a run of values that goes down
     is replaced by its weighted mean."""
+    # scipy.optimize takes about 1 s to import: only when a scale is fitted or read
     from scipy.optimize import isotonic_regression
 
     if len(values) != len(weights):
@@ -267,8 +269,6 @@ def default_scale(game_name: str) -> Path:
     """Where the shipped scale of ``game_name`` lives (it may not exist):
     ``models/estimators/`` beside the shipped estimators, :data:`SCALE_FILES`' name
     (``GAME-stockfish-scale.json`` for a game without one)."""
-    from sparring.estimation.shipped import ESTIMATOR_DIR
-
     return ESTIMATOR_DIR / SCALE_FILES.get(game_name, f"{game_name}-stockfish-scale.json")
 
 

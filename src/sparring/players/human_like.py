@@ -18,16 +18,18 @@ Options (``KIND:key=value,...``):
   ``3-5k`` (the estimator's rank groups; ``1k``/``2k`` and ``3k``/``4k``/``5k`` name their
   group), chess an Elo band ``1000-1200`` ... ``2400-2600``; or ``elo=E`` (chess: the band
   holding ``E``, 1000 <= E <= 2600).  The target ``beta_t`` is the rank's composite score at
-  the current move number (:class:`~sparring.estimation.semcts.RankTarget`).
+  the current move number (:class:`~sparring.nn.strength_eval.RankTarget`).
 * ``z=Z`` or ``rank=R[,ztable=PATH]`` (``sa-mcts``; one of them required): the paper tunes
   ``z`` per rank so that SA-MCTS_i wins about half its games against SE-inf-MCTS_i (appendix
   C, Table 4 for its Go networks).  ``sparring se-strength GAME --z-fit`` measures such a
-  table (:class:`ZTable`, ``ztable.json``); ``rank=R`` reads ``R``'s ``z`` from ``ztable=PATH``
-  or, without it, from the shipped table ``models/estimators/GAME-sa-z.json``
-  (:func:`default_z_table`), and is a one-line error naming the table when it is missing.
-  Chess ships ``chess-sa-z.json`` (measured with ``chess-se-inf-play`` at 16 simulations, 8
-  games a point; its model card in ``models/estimators/README.md``), Go ``go-sa-z.json``
-  (fitted at 8d, 6d, 4d, 2d and 1-2k; the other ranks interpolated, :meth:`ZTable.z_at`).
+  table (:class:`~sparring.players.human_mcts.ZTable`, ``ztable.json``); ``rank=R`` reads
+  ``R``'s ``z`` from ``ztable=PATH`` or, without it, from the shipped table
+  ``models/estimators/GAME-sa-z.json``
+  (:func:`~sparring.players.human_mcts.default_z_table`), and is a one-line error naming the
+  table when it is missing.  Chess ships ``chess-sa-z.json`` (measured with
+  ``chess-se-inf-play`` at 16 simulations, 8 games a point; its model card in
+  ``models/estimators/README.md``), Go ``go-sa-z.json`` (fitted at 8d, 6d, 4d, 2d and 1-2k;
+  the other ranks interpolated, :meth:`~sparring.players.human_mcts.ZTable.z_at`).
   In Go, SA-MCTS plays under the same finishing rules as the others (no own-eye fills, pass
   to win).
 * ``sims=N`` (default :data:`DEFAULT_SIMULATIONS` = 100; the paper 800: on this CPU 100
@@ -36,7 +38,7 @@ Options (``KIND:key=value,...``):
   estimator name or an estimator file; defaults below), ``name=...``.
 * ``sf_nodes=N`` (chess only; default 0): 0 searches with the network's own value; N > 0
   (at most 1,000,000) takes the value of every leaf from Stockfish at ``N`` nodes
-  (:mod:`sparring.estimation.engine_value`: Lichess's win-percentage logistic of its
+  (:mod:`sparring.players.engine_value`: Lichess's win-percentage logistic of its
   centipawns), the network's policy staying the prior, so the moves stay the policy's and
   SA-MCTS and SE-MCTS steer down from a stronger search.  One Stockfish process per worker
   process, shared by its players; Go rejects it.
@@ -50,43 +52,32 @@ Options (``KIND:key=value,...``):
 Default networks: ``GAME-se`` for ``se-mcts``, ``GAME-se-inf`` for the others (the paper's
 MCTS and SA-MCTS use the same network as SE-inf-MCTS), except that the play networks
 ``go-se-inf-play`` and ``chess-se-inf-play`` stand in for ``go-se-inf`` and ``chess-se-inf``
-(:data:`PLAY_NETWORKS`).  Play is the most visited root move
+(:data:`~sparring.nn.estimators.PLAY_NETWORKS`).  Play is the most visited root move
 (ties at random), no root noise.
 
-This module sits in :mod:`sparring.estimation` (not :mod:`sparring.players`) because it needs
-the estimator networks, which live above the players' layer; its kinds (:data:`KINDS`) are
-registered by the composition root :mod:`sparring.kinds`.
+This module holds the kinds' settings (data: the checks, spec text, JSON) and their spec
+parsers (:data:`KINDS`); their players and builders, which load the estimator networks, are
+:mod:`sparring.players.human_mcts`.  Both are registered by the composition root
+:mod:`sparring.kinds`.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import secrets
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
-from sparring.errors import (
-    IncompatibleError,
-    IncompatiblePlayerError,
-    PlayerResourceError,
-    PlayerSettingsError,
-    SparringError,
-)
-from sparring.estimation.data import CHESS_RANKS, GO_RANKS
-from sparring.estimation.engine_value import MAX_SF_NODES
-from sparring.games.base import Game, State
-from sparring.players.base import Player
+from sparring.errors import PlayerSettingsError
+from sparring.nn.estimators import CHESS_RANKS, GO_RANKS
+from sparring.players.engine_value import MAX_SF_NODES
 from sparring.players.registry import (
     PlayerSpec,
     check_options,
     option_float,
     option_int,
 )
-from sparring.players.searching import SearchPlayer
+from sparring.players.sampling import MAX_TEMPERATURE
 from sparring.players.settings import option_bool
 from sparring.players.settings_base import (
     MAX_SIMULATIONS,
@@ -95,21 +86,8 @@ from sparring.players.settings_base import (
     check_number,
     check_sims,
 )
-from sparring.search.evaluator import Evaluator
 from sparring.search.hooks import DEFAULT_C_PUCT
-from sparring.search.limit import Limit, LimitClock
-from sparring.search.puct import PUCTConfig, search
-from sparring.search.semcts import DEFAULT_C1, SEMCTSConfig
-from sparring.search.stats import RootStats
-from sparring.search.sweep import RootSweep
-
-if TYPE_CHECKING:
-    from sparring.estimation.external_scale import ScaleChoice
-    from sparring.estimation.model import StrengthNet
-    from sparring.estimation.semcts import RankTarget, StrengthEvaluator
-    from sparring.players.cache import PlayerCache
-    from sparring.players.strength import EloTarget
-    from sparring.search.analysis import StrengthReport
+from sparring.search.semcts import DEFAULT_C1
 
 DEFAULT_SIMULATIONS = 100
 """Simulations per move of the human-like kinds on a CPU (the paper: 800)."""
@@ -121,81 +99,6 @@ ELO_RANGE = (1000.0, 2600.0)
 """The Elo range of the chess bands."""
 
 _KYU_GROUPS = {"1k": "1-2k", "2k": "1-2k", "3k": "3-5k", "4k": "3-5k", "5k": "3-5k"}
-
-
-@dataclass(frozen=True)
-class ZTable:
-    """SA-MCTS's strength index ``z`` per rank of one game (appendix C, Table 4), as written
-    by ``sparring se-strength GAME --z-fit`` (``ztable.json``: ``{"game": ..., "z": {rank:
-    z, ...}, "command": ...}``) and read by ``sa-mcts:rank=R``."""
-
-    game: str
-    z: Mapping[str, float]
-    """``z`` by rank label (ranks without a fitted ``z`` are absent)."""
-
-    def z_at(self, rank: str) -> tuple[float, str]:
-        """``rank``'s ``z`` and how it was found: ``fitted`` (in the table), ``interpolated``
-        (linearly in the rank's position in :func:`game_ranks`, between the nearest fitted
-        stronger and weaker ranks) or ``nearest`` (beyond the fitted ranks: the nearest one's
-        ``z``).  A fit of every second rank, as the paper's round robin needs, so serves
-        every rank.  :class:`~sparring.errors.PlayerResourceError` when the table is empty."""
-        if rank in self.z:
-            return float(self.z[rank]), "fitted"
-        ranks = game_ranks(self.game)
-        if not self.z:
-            raise PlayerResourceError(
-                f"the {self.game} z-per-rank table has no z at all", key="ztable"
-            )
-        index = ranks.index(rank)
-        fitted = sorted(ranks.index(r) for r in self.z)
-        stronger = [i for i in fitted if i < index]
-        weaker = [i for i in fitted if i > index]
-        if not stronger or not weaker:
-            nearest = stronger[-1] if stronger else weaker[0]
-            return float(self.z[ranks[nearest]]), "nearest"
-        lo, hi = stronger[-1], weaker[0]
-        z_lo, z_hi = float(self.z[ranks[lo]]), float(self.z[ranks[hi]])
-        return z_lo + (z_hi - z_lo) * (index - lo) / (hi - lo), "interpolated"
-
-    def to_json(self, command: str = "") -> str:
-        """The table as JSON text (ranks strongest first)."""
-        ranks = game_ranks(self.game)
-        ordered = {r: float(self.z[r]) for r in sorted(self.z, key=ranks.index)}
-        data = {"game": self.game, "z": ordered, "command": command}
-        return json.dumps(data, indent=2) + "\n"
-
-    @classmethod
-    def read(cls, path: Path) -> ZTable:
-        """The table in ``path``; :class:`~sparring.errors.PlayerResourceError` (one line) when
-        it is missing or not such a table."""
-        if not path.is_file():
-            raise PlayerResourceError(
-                f"z-per-rank table {str(path)!r} not found (write one with `sparring "
-                f"se-strength GAME --z-fit --out DIR` and pass ztable=DIR/ztable.json, or "
-                f"give z=Z)",
-                key="ztable",
-            )
-        try:
-            data = json.loads(path.read_text())
-            game = str(data["game"])
-            table = {normalise_rank(str(k)): float(v) for k, v in dict(data["z"]).items()}
-        except (ValueError, KeyError, TypeError, AttributeError, SparringError) as exc:
-            raise PlayerResourceError(
-                f"{path}: not a z-per-rank table ({exc})", key="ztable"
-            ) from None
-        if game not in GAMES or any(r not in game_ranks(game) for r in table):
-            raise PlayerResourceError(
-                f"{path}: not a z-per-rank table of go or chess ranks", key="ztable"
-            )
-        return cls(game, table)
-
-
-def default_z_table(game_name: str) -> Path:
-    """Where a shipped z-per-rank table of ``game_name`` lives (it may not exist):
-    ``models/estimators/GAME-sa-z.json`` beside the shipped estimators."""
-    from sparring.estimation.shipped import ESTIMATOR_DIR
-
-    return ESTIMATOR_DIR / f"{game_name}-sa-z.json"
 
 
 def normalise_rank(text: str) -> str:
@@ -228,145 +131,8 @@ def game_ranks(game_name: str) -> tuple[str, ...]:
     return GO_RANKS if game_name == "go" else CHESS_RANKS
 
 
-PLAY_NETWORKS: dict[str, str] = {
-    "go-se-inf": "go-se-inf-play",
-    "chess-se-inf": "chess-se-inf-play",
-}
-"""Shipped estimators the player kinds use instead of the estimation default of the same kind.
-
-* Go: ``go-se-inf-play`` (the same training, seed 2), whose policy matches human moves (33%
-  top-1 against 8.7% for ``go-se-inf``, whose argmax is illegal in half of the positions) but
-  whose rank estimate is behind ``go-se-inf``'s at N = 50 and 100 games
-  (docs/research/strength-estimation.md), so ``sparring estimate`` keeps ``go-se-inf``.
-* Chess: ``chess-se-inf-play``, trained without the policy's log-probability as an input of the
-  strength head (``StrengthNetConfig.prior_input = False``), so that ``beta`` ranks a
-  position's moves by more than the prior; it matches more human moves than ``chess-se-inf``
-  as a policy, as MCTS and as SE-inf-MCTS, and its SE-inf-MCTS loses more games as the band
-  falls, but its rank estimate is behind at large N (docs/research/strength-estimation.md,
-  "Why the rank barely matters"), so ``sparring estimate`` keeps ``chess-se-inf``."""
-
-
-def _estimator_file(game: Game, model: str | None, kind: str) -> Path:
-    from sparring.estimation.shipped import resolve_estimator
-
-    default = f"{game.name}-{kind}"
-    try:
-        return resolve_estimator(model or PLAY_NETWORKS.get(default, default))
-    except SparringError as exc:
-        raise PlayerResourceError(str(exc), key="model") from None
-
-
-def load_strength_evaluator(game: Game, path: Path) -> tuple[StrengthEvaluator, dict[str, Any]]:
-    """The :class:`~sparring.estimation.semcts.StrengthEvaluator` of the estimator file
-    ``path`` and its metadata, checked against ``game``."""
-    from sparring.estimation.model import load_strength_model
-    from sparring.estimation.semcts import StrengthEvaluator
-
-    try:
-        model, metadata = load_strength_model(path)
-    except SparringError as exc:
-        raise PlayerResourceError(str(exc), key="model") from None
-    config = model.config
-    if config.game != game.name or tuple(game.board_shape) != model.az.config.board_shape:
-        raise IncompatiblePlayerError(
-            f"estimator {str(path)!r} is for {config.game}, not {game.name}", key="model"
-        )
-    try:
-        return StrengthEvaluator(model, game), metadata
-    except ValueError as exc:  # not an SE or SE-inf network
-        raise IncompatiblePlayerError(f"{path}: {exc}", key="model") from None
-
-
-def _load_network(path: Path) -> StrengthNet:
-    from sparring.estimation.model import load_strength_model
-
-    try:
-        return load_strength_model(path)[0]
-    except SparringError as exc:
-        raise PlayerResourceError(str(exc), key="model") from None
-
-
-def _play_evaluator(
-    model: StrengthNet, game: Game, path: Path, rank: str, symmetric: bool
-) -> Evaluator:
-    from sparring.estimation.playnet import play_evaluator
-
-    try:
-        return play_evaluator(model, game.name, rank, str(path), symmetric)
-    except IncompatibleError as exc:
-        raise IncompatiblePlayerError(str(exc), key="model") from None
-
-
-class RankedSearchPlayer(SearchPlayer):
-    """Plays the most visited move of a PUCT search (ties at random) under the game's move
-    filter (Go: no own-eye fills, pass to win); with a ``target`` the search is SE-MCTS
-    (Eq. 6) aiming at ``target.at(d)`` for each edge at move number ``d`` (``evaluator``
-    must then be a :class:`~sparring.estimation.semcts.StrengthEvaluator`; the player wraps
-    it in a :class:`~sparring.estimation.semcts.CentredStrengthEvaluator`).  ``leaf_value``,
-    when given, wraps the search's evaluator last (``sf_nodes``: Stockfish's values behind the
-    network's priors and ``beta``).  ``elo`` (a player built for an Elo on an external
-    scale, ``sf_elo``) and ``notices`` go into every move's analysis."""
-
-    info_root = True
-
-    def __init__(
-        self,
-        evaluator: Evaluator,
-        config: PUCTConfig,
-        target: RankTarget | None = None,
-        c1: float = DEFAULT_C1,
-        name: str = "MCTS",
-        seed: int | None = None,
-        leaf_value: Callable[[Evaluator], Evaluator] | None = None,
-        elo: EloTarget | None = None,
-        notices: tuple[str, ...] = (),
-    ) -> None:
-        super().__init__(name, seed, finish=True)
-        self.evaluator = evaluator
-        self.elo = elo
-        self.notices = tuple(notices)
-        if target is not None:
-            from sparring.estimation.semcts import CentredStrengthEvaluator, StrengthEvaluator
-
-            if not isinstance(evaluator, StrengthEvaluator):
-                raise TypeError("SE-MCTS needs a StrengthEvaluator")
-            self.evaluator = CentredStrengthEvaluator(evaluator, target)
-        if leaf_value is not None:
-            self.evaluator = leaf_value(self.evaluator)
-        self.config = config
-        self.target = target
-        self.c1 = c1
-
-    def strength_report(self) -> StrengthReport | None:
-        """With ``elo``: plain play (``z = +inf``) with the Elo asked and played."""
-        if self.elo is None:
-            return None
-        from sparring.search.analysis import StrengthReport
-
-        return StrengthReport(z=math.inf, rth=0.0, elo_asked=self.elo.asked,
-                              elo_played=self.elo.played, clamped=self.elo.clamped)  # fmt: skip
-
-    def search_config(self, game: Game, state: State) -> PUCTConfig:
-        """The search of the move at ``state``: Eq. 6 with target 0 on the centred scores
-        ``beta - beta_t(d)`` of the :class:`CentredStrengthEvaluator` (each edge against
-        the target at its own move number ``d``)."""
-        if self.target is None:
-            return self.config
-        hook = SEMCTSConfig(0.0, self.config.c_puct, self.c1).hook()
-        return replace(self.config, score_hook=hook)
-
-    def run_search(
-        self, game: Game, state: State, limit: Limit | None, clock: LimitClock
-    ) -> RootStats:
-        config = self.search_config(game, state)
-        result = search(game, state, self.evaluator, config, self.rng, limit, clock)
-        if self.target is not None:
-            self.annotate(target=self.target.at(game.ply(state)))
-        return result
-
-
 @dataclass(frozen=True)
-class _HumanLikeSettings(SettingsBase, ABC):
+class HumanLikeSettings(SettingsBase, ABC):
     """Common settings of the four human-like kinds (see the module doc).  A field that is
     not an option of the kind (:attr:`OPTION_KEYS`: ``rank`` and ``c1`` for the SE kinds,
     ``rank``, ``z`` and ``ztable`` for ``sa-mcts``) must keep its default."""
@@ -418,14 +184,14 @@ class _HumanLikeSettings(SettingsBase, ABC):
     sf_elo: float | None = None
     """Chess (``human-mcts``, ``sa-mcts``): the Elo on Stockfish's scale to play at; the
     knob (``sims`` or ``z``) and the search options come from the scale file
-    (:mod:`sparring.estimation.external_scale`)."""
+    (:mod:`sparring.players.external_scale`)."""
     gnugo_elo: float | None = None
     """Go (``sa-mcts``): the Elo on GNU Go's scale (GNU Go 3.8 at level 1 is 1000) to play at;
     the strength index ``z`` and the search options (the play network and its rank input
-    among them) come from the scale file (:mod:`sparring.estimation.external_scale`)."""
+    among them) come from the scale file (:mod:`sparring.players.external_scale`)."""
     scale: str | None = None
     """With ``sf_elo`` or ``gnugo_elo``: the scale file (None: the shipped
-    :func:`~sparring.estimation.external_scale.default_scale`)."""
+    :func:`~sparring.players.external_scale.default_scale`)."""
     rollouts: int = 0
     """Go: random playouts per leaf for the leaf's value (0 .. :data:`MAX_ROLLOUTS`; 0: the
     network's own value), mixed in by ``rollout_mix``
@@ -441,7 +207,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
     """``human-mcts`` and ``sa-mcts`` with a play network (spec ``sym=true``): the priors and
     values averaged over the rules' symmetric images of each position (Go's 8, chess's
     left-right reflection where no side may castle;
-    :func:`~sparring.estimation.symmetry.symmetric_evaluation`), at one network call per
+    :func:`~sparring.nn.symmetry.symmetric_evaluation`), at one network call per
     image: chess ``human-mcts`` at 32 simulations matched 35.7% of the held-out test
     positions' human moves with it, 33.0% without (docs/research/strength-estimation.md, "The
     raw policy averaged over the board's symmetries")."""
@@ -477,7 +243,7 @@ class _HumanLikeSettings(SettingsBase, ABC):
         if self.temperature is not None:
             self._check_temperature()
         if self.symmetric and self.model is None and self.asked_elo is None:
-            self._no_symmetric("the default estimator")
+            self.no_symmetric("the default estimator")
         if self.rollout_mix != 1.0 and not self.rollouts:
             raise PlayerSettingsError("rollout_mix needs rollouts=N", key="rollout_mix")
         if self.rollouts and self.sf_nodes:
@@ -515,8 +281,6 @@ class _HumanLikeSettings(SettingsBase, ABC):
     def _check_temperature(self) -> None:
         """``temp=T``: a number in [0, :data:`~sparring.players.sampling.MAX_TEMPERATURE`]
         with ``sims=1`` and none of the options that only a search or a scale uses."""
-        from sparring.players.sampling import MAX_TEMPERATURE
-
         value = self.temperature
         assert value is not None
         if not (math.isfinite(value) and 0.0 <= value <= MAX_TEMPERATURE):
@@ -588,147 +352,15 @@ class _HumanLikeSettings(SettingsBase, ABC):
         return self.sf_elo if self.sf_elo is not None else self.gnugo_elo
 
     @property
-    def _elo_key(self) -> str:
+    def elo_key(self) -> str:
+        """The option that asks for an Elo on an external scale (``sf_elo``, ``gnugo_elo``)."""
         return "sf_elo" if self.sf_elo is not None else "gnugo_elo"
-
-    def on_scale(self, game: Game) -> tuple[Any, ScaleChoice]:
-        """With ``sf_elo`` (chess) or ``gnugo_elo`` (Go): these settings with the scale
-        file's search options (and, for the ``sims`` knob, its simulations), and what the
-        scale chose.  :class:`~sparring.errors.IncompatiblePlayerError` for the other game's
-        option, a game other than the scale's, a scale of another kind's knob, or a search
-        option given that differs from the scale's (its Elo numbers would not hold)."""
-        from sparring.estimation.external_scale import (
-            KNOBS,
-            SCALE_FIELDS,
-            SCALE_GAMES,
-            ExternalScale,
-            default_scale,
-        )
-
-        asked = self.asked_elo
-        assert asked is not None
-        key = self._elo_key
-        if SCALE_GAMES[key][0] != game.name:
-            raise IncompatiblePlayerError(
-                f"{key} is an Elo on {SCALE_GAMES[key][1]}'s scale, for "
-                f"{SCALE_GAMES[key][0]}, not {game.name}",
-                key=key,
-            )
-        path = Path(self.scale).expanduser() if self.scale else default_scale(game.name)
-        if not self.scale and not path.is_file():
-            raise IncompatiblePlayerError(
-                f"{key}: no {SCALE_GAMES[key][1]} scale is shipped for {game.name}", key=key
-            )
-        scale = ExternalScale.read(path)
-        if scale.game != game.name:
-            raise IncompatiblePlayerError(
-                f"strength scale {str(path)!r} is for {scale.game}, not {game.name}",
-                key="scale",
-            )
-        if KNOBS[scale.knob] != self.kind:
-            raise IncompatiblePlayerError(
-                f"strength scale {str(path)!r} varies {scale.knob}: it is for "
-                f"{KNOBS[scale.knob]}:{key}=E, not {self.kind}",
-                key="scale",
-            )
-        defaults = {f.name: f.default for f in fields(self)}
-        changes: dict[str, Any] = {}
-        for key, value in scale.search.items():
-            attr = SCALE_FIELDS[key]
-            mine = getattr(self, attr)
-            if mine != defaults[attr] and mine != value:
-                raise IncompatiblePlayerError(
-                    f"the strength scale was measured with {key}={value}; drop {key}={mine}",
-                    key=key,
-                )
-            changes[attr] = value
-        choice = scale.choose(asked)
-        if scale.knob == "sims":
-            if self.simulations != defaults["simulations"]:
-                raise IncompatiblePlayerError(
-                    f"{key} chooses the simulations; drop sims={self.simulations}", key="sims"
-                )
-            changes["simulations"] = int(choice.value)
-        return replace(self, **changes), choice
-
-    def elo_target(self, choice: ScaleChoice) -> tuple[EloTarget, tuple[str, ...]]:
-        """The :class:`~sparring.players.strength.EloTarget` of ``sf_elo`` or ``gnugo_elo`` and
-        the notice of a clamped target."""
-        from sparring.estimation.external_scale import SCALE_GAMES
-        from sparring.players.strength import EloTarget
-
-        asked = self.asked_elo
-        assert asked is not None
-        notices: tuple[str, ...] = ()
-        if choice.clamped:
-            notices = (
-                f"Elo {asked:g} is outside the measured {SCALE_GAMES[self._elo_key][1]} "
-                f"scale; playing {choice.played:.0f}",
-            )
-        return EloTarget(asked, choice.played, choice.clamped), notices
-
-    def _capped(self, player: SearchPlayer) -> SearchPlayer:
-        """``player`` with this setting's :attr:`movetime` as its own cap."""
-        player.movetime = self.movetime
-        return player
 
     @abstractmethod
     def display_name(self) -> str:
         """The player's name in tables (each kind names itself)."""
 
-    def _evaluator(
-        self, game: Game, cache: PlayerCache
-    ) -> tuple[StrengthEvaluator, dict[str, Any]]:
-        from sparring.players.cache import file_key
-
-        if game.name not in GAMES:
-            raise IncompatiblePlayerError(
-                f"{self.kind} plays {' or '.join(GAMES)} (the games with strength "
-                f"estimators), not {game.name}"
-            )
-        path = _estimator_file(game, self.model, self.DEFAULT_NETWORK)
-        return cache.shared(
-            ("strength-evaluator:" + game.name, file_key(path)),
-            lambda: load_strength_evaluator(game, path),
-        )
-
-    def _move_evaluator(self, game: Game, cache: PlayerCache) -> Evaluator:
-        """The evaluator of the kinds that search with priors and values alone
-        (``human-mcts``, ``sa-mcts``): a play network (``model=PATH`` of ``sparring se-train
-        --variant play``, the rank an input) at ``rank``, or the estimator's policy and value
-        heads.  :class:`~sparring.errors.PlayerSettingsError` for a play network without a
-        rank, and for ``human-mcts:rank=R`` or ``sa-mcts:rank=R,z=Z`` with an estimator."""
-        from sparring.players.cache import file_key
-
-        if game.name not in GAMES or self.model is None:
-            self._no_symmetric("the default estimator")
-            return self._evaluator(game, cache)[0]
-        path = _estimator_file(game, self.model, self.DEFAULT_NETWORK)
-        key = file_key(path)
-        model = cache.shared(("strength-network", key), lambda: _load_network(path))
-        if model.config.kind != "play":
-            if self.rank is not None and (not self.RANK_OPTIONAL or self.z is not None):
-                raise PlayerSettingsError(
-                    f"{self.kind}: rank=R needs a play network; {str(path)!r} is a strength "
-                    "estimator",
-                    key="rank",
-                )
-            self._no_symmetric(f"{str(path)!r}, a strength estimator")
-            return self._evaluator(game, cache)[0]
-        rank = self.rank
-        if rank is None:
-            raise PlayerSettingsError(
-                f"{self.kind}: {str(path)!r} is a play network, which plays at a rank: give "
-                f"rank=R ({', '.join(game_ranks(game.name))})",
-                key="rank",
-            )
-        symmetric = self.symmetric
-        return cache.shared(
-            ("play-evaluator:" + game.name + ":" + rank + (":sym" if symmetric else ""), key),
-            lambda: _play_evaluator(model, game, path, rank, symmetric),
-        )
-
-    def _no_symmetric(self, what: str) -> None:
+    def no_symmetric(self, what: str) -> None:
         """:class:`~sparring.errors.PlayerSettingsError` when ``sym=true`` is asked of a
         search without a play network (``what`` says what it searches with)."""
         if self.symmetric:
@@ -738,80 +370,16 @@ class _HumanLikeSettings(SettingsBase, ABC):
                 key="sym",
             )
 
-    def _leaf_value(
-        self, game: Game, cache: PlayerCache, seed: int | None
-    ) -> Callable[[Evaluator], Evaluator] | None:
-        """With ``sf_nodes`` > 0: what wraps the search's evaluator so that its values are
-        Stockfish's (one :class:`~sparring.estimation.engine_value.StockfishValue` per
-        process, from ``cache``); with ``rollouts`` > 0 (Go): so that they are mixed with
-        random playouts' (:class:`~sparring.search.evaluator.RolloutValueEvaluator`, seeded
-        by ``seed``); None with neither."""
-        if self.rollouts:
-            return self._rollout_value(game, seed)
-        if not self.sf_nodes:
-            return None
-        from sparring.estimation.engine_value import EngineValueEvaluator, StockfishValue
-        from sparring.games.chess import Chess
-        from sparring.players.cache import file_key
-        from sparring.players.external import require_program
-
-        if not isinstance(game, Chess):
-            raise IncompatiblePlayerError(
-                f"{self.kind}: sf_nodes (Stockfish's value) is for chess, not {game.name}",
-                key="sf_nodes",
-            )
-        program = require_program(None, "stockfish", key="sf_nodes")
-        engine = cache.shared(
-            ("stockfish-value", file_key(program)), lambda: StockfishValue(program)
-        )
-        nodes = self.sf_nodes
-        return lambda evaluator: EngineValueEvaluator(evaluator, engine, game, nodes)
-
-    def _rollout_value(self, game: Game, seed: int | None) -> Callable[[Evaluator], Evaluator]:
-        from sparring.games.go import Go
-        from sparring.search.evaluator import RolloutValueEvaluator
-
-        if not isinstance(game, Go):
-            raise IncompatiblePlayerError(
-                f"{self.kind}: rollouts (random playouts' value) is for Go, not {game.name}",
-                key="rollouts",
-            )
-        base = secrets.randbits(63) if seed is None else seed
-        playouts, mix = self.rollouts, self.rollout_mix
-        return lambda evaluator: RolloutValueEvaluator(evaluator, game, base, playouts, mix)
-
-    def _target(self, game: Game, metadata: dict[str, Any]) -> RankTarget:
-        from sparring.estimation.semcts import RankTarget
-
-        assert self.rank is not None
-        if self.rank not in game_ranks(game.name):
-            raise IncompatiblePlayerError(
-                f"rank {self.rank!r} is not a {game.name} rank "
-                f"(ranks: {', '.join(game_ranks(game.name))})"
-            )
-        try:
-            return RankTarget.from_metadata(metadata, self.rank)
-        except ValueError as exc:
-            raise IncompatiblePlayerError(str(exc)) from None
-
-    def _config(self) -> PUCTConfig:
-        return PUCTConfig(
-            simulations=self.simulations,
-            c_puct=self.c_puct,
-            first_play_parent=self.first_play_parent,
-            root_plan=RootSweep() if self.root_sweep else None,
-        )
-
 
 @dataclass(frozen=True)
-class HumanMCTSSettings(_HumanLikeSettings):
+class HumanMCTSSettings(HumanLikeSettings):
     """``human-mcts``: PUCT with the estimator's policy and value, no strength adjustment; with
     a play network (``model=PATH,rank=R``) that network's policy and value for rank ``R``."""
 
     kind: ClassVar[str] = "human-mcts"
     USES_RANK: ClassVar[bool] = False
     OPTION_KEYS: ClassVar[dict[str, str]] = {
-        **_HumanLikeSettings.OPTION_KEYS, "sf_elo": "sf_elo", "scale": "scale", "rank": "rank",
+        **HumanLikeSettings.OPTION_KEYS, "sf_elo": "sf_elo", "scale": "scale", "rank": "rank",
         "symmetric": "sym", "temperature": "temp",
     }  # fmt: skip
 
@@ -834,33 +402,14 @@ class HumanMCTSSettings(_HumanLikeSettings):
             return f"MCTS({self.rank})"
         return "MCTS" if self.sf_elo is None else f"MCTS(Stockfish {self.sf_elo:g})"
 
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        resolved: HumanMCTSSettings = self
-        elo: EloTarget | None = None
-        notices: tuple[str, ...] = ()
-        if self.sf_elo is not None:
-            resolved, choice = self.on_scale(game)
-            elo, notices = self.elo_target(choice)
-        evaluator = resolved._move_evaluator(game, cache)
-        if self.temperature is not None:
-            from sparring.players.sampling import PolicySamplingPlayer
-
-            return self._capped(
-                PolicySamplingPlayer(evaluator, self.temperature, self.display_name(), seed)
-            )
-        return self._capped(RankedSearchPlayer(evaluator, resolved._config(), None,
-                                               name=self.display_name(), seed=seed,
-                                               leaf_value=resolved._leaf_value(game, cache, seed),
-                                               elo=elo, notices=notices))  # fmt: skip
-
 
 @dataclass(frozen=True)
-class SAMCTSSettings(_HumanLikeSettings):
+class SAMCTSSettings(HumanLikeSettings):
     """``sa-mcts``: the ``human-mcts`` search, then Wu et al.'s SA move choice with ``z``
-    (given, or the ``rank``'s ``z`` from a :class:`ZTable`).  With a play network
-    (``model=PATH`` of ``sparring se-train --variant play``) ``rank`` and ``z`` go together:
-    the rank is then the network's input (which human moves it imitates) and ``z`` the
-    strength (``sa-mcts:model=go-play,rank=9d,z=1``)."""
+    (given, or the ``rank``'s ``z`` from a :class:`~sparring.players.human_mcts.ZTable`).
+    With a play network (``model=PATH`` of ``sparring se-train --variant play``) ``rank`` and
+    ``z`` go together: the rank is then the network's input (which human moves it imitates)
+    and ``z`` the strength (``sa-mcts:model=go-play,rank=9d,z=1``)."""
 
     kind: ClassVar[str] = "sa-mcts"
     USES_RANK: ClassVar[bool] = False
@@ -874,7 +423,8 @@ class SAMCTSSettings(_HumanLikeSettings):
     }  # fmt: skip
 
     ztable: str | None = None
-    """With ``rank``: the z-per-rank table file (None: :func:`default_z_table`)."""
+    """With ``rank``: the z-per-rank table file (None: the shipped one,
+    :func:`~sparring.players.human_mcts.default_z_table`)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -916,60 +466,9 @@ class SAMCTSSettings(_HumanLikeSettings):
             return f"SA-MCTS({self.rank})"
         return f"SA-MCTS({self.rank}, z={self.z:g})" if self.rank else f"SA-MCTS(z={self.z:g})"
 
-    def z_for(self, game: Game) -> float:
-        """The strength index played in ``game``: ``z`` (with a rank too, the rank is the
-        play network's input), or ``rank``'s ``z`` in the table (fitted, or interpolated
-        between fitted ranks: :meth:`ZTable.z_at`)."""
-        if self.z is not None:
-            return self.z
-        if self.rank not in game_ranks(game.name):
-            raise IncompatiblePlayerError(
-                f"rank {self.rank!r} is not a {game.name} rank "
-                f"(ranks: {', '.join(game_ranks(game.name))})"
-            )
-        path = Path(self.ztable).expanduser() if self.ztable else default_z_table(game.name)
-        table = ZTable.read(path)
-        if table.game != game.name:
-            raise IncompatiblePlayerError(f"z-per-rank table {str(path)!r} is for {table.game}")
-        if not table.z:
-            raise IncompatiblePlayerError(f"z-per-rank table {str(path)!r} has no z for any rank")
-        return table.z_at(self.rank)[0]
-
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        from sparring.players.strength import StrengthAdjustedPlayer, network_root_search
-        from sparring.strength.selection import PAPER_RTH, StrengthSetting
-
-        if game.name not in GAMES:
-            self._evaluator(game, cache)  # the one-line "plays go or chess" error
-        resolved: SAMCTSSettings = self
-        elo: EloTarget | None = None
-        notices: tuple[str, ...] = ()
-        if self.asked_elo is not None:
-            resolved, choice = self.on_scale(game)
-            z = choice.value
-            elo, notices = self.elo_target(choice)
-        else:
-            z = self.z_for(game)
-        evaluator = resolved._move_evaluator(game, cache)
-        leaf_value = resolved._leaf_value(game, cache, seed)
-        if leaf_value is not None:
-            evaluator = leaf_value(evaluator)
-        setting = StrengthSetting(z, PAPER_RTH, 0.0)
-        return self._capped(
-            StrengthAdjustedPlayer(
-                network_root_search(evaluator, resolved._config()),
-                setting,
-                self.display_name(),
-                seed,
-                finish_go=True,
-                elo=elo,
-                notices=notices,
-            )
-        )
-
 
 @dataclass(frozen=True)
-class SEMCTSSettings(_HumanLikeSettings):
+class SEMCTSSettings(HumanLikeSettings):
     """``se-mcts``: SE-MCTS (Eq. 6) with the SE network, aiming at ``rank``."""
 
     kind: ClassVar[str] = "se-mcts"
@@ -984,16 +483,6 @@ class SEMCTSSettings(_HumanLikeSettings):
 
     def display_name(self) -> str:
         return self.name or f"{self.LABEL}({self.rank})"
-
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        evaluator, metadata = self._evaluator(game, cache)
-        target = self._target(game, metadata)
-        leaf_value = self._leaf_value(game, cache, seed)
-        return self._capped(
-            RankedSearchPlayer(
-                evaluator, self._config(), target, self.c1, self.display_name(), seed, leaf_value
-            )
-        )
 
 
 @dataclass(frozen=True)
@@ -1137,17 +626,17 @@ root (:mod:`sparring.kinds`) to register."""
 
 __all__ = [
     "DEFAULT_SIMULATIONS",
+    "ELO_RANGE",
+    "GAMES",
     "KINDS",
+    "MAX_ROLLOUTS",
+    "HumanLikeSettings",
     "HumanMCTSSettings",
-    "RankedSearchPlayer",
     "SAMCTSSettings",
     "SEInfMCTSSettings",
     "SEMCTSSettings",
-    "ZTable",
-    "default_z_table",
     "elo_band",
     "game_ranks",
-    "load_strength_evaluator",
     "normalise_rank",
     "parse_human_mcts",
     "parse_sa_mcts",

@@ -63,13 +63,13 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numba as nb
 import numpy as np
 import numpy.typing as npt
 
-from sparring.errors import GameOverError
+from sparring.errors import GameOverError, IncompatiblePlayerError
 from sparring.games import connect4 as c4
 from sparring.games import othello as oth
 from sparring.games import tictactoe as ttt
@@ -79,6 +79,13 @@ from sparring.games.connect4 import Connect4
 from sparring.games.othello import Othello
 from sparring.games.tictactoe import TicTacToe
 from sparring.players.base import Decision, Player
+from sparring.players.cache import PlayerCache
+from sparring.players.settings import (
+    MINIMAX_DEFAULT_DEPTH,
+    MINIMAX_PRESETS,
+    MinimaxSettings,
+    TableName,
+)
 from sparring.search.analysis import MoveAnalysis
 from sparring.search.kernels import (
     KERNEL_TYPES,
@@ -89,15 +96,13 @@ from sparring.search.kernels import (
 )
 from sparring.search.limit import ChunkSizer, Limit, LimitClock
 
-DEFAULT_DEPTH = 3
+DEFAULT_DEPTH = MINIMAX_DEFAULT_DEPTH
 """``N_depth`` of AlphaDDA appendix 4."""
 OTHELLO_EXACT_EMPTIES = 6
 """Othello: search to the end of the game when at most this many squares are empty."""
 OTHELLO_WIN_VALUE = 1000.0
 """Othello: ``E_end = 1000 c_win c_minimax``."""
 TICTACTOE_WIN_VALUE = 1000.0
-
-TableName = Literal["paper", "ones"]
 
 OTHELLO6_TABLE = np.array(
     [
@@ -126,12 +131,6 @@ OTHELLO8_TABLE = np.array(
     dtype=np.float64,
 )
 """Eq. 15: square values ``v(x, y)`` of Minimax1 on the 8x8 board."""
-
-MINIMAX_PRESETS: dict[str, tuple[str, float, TableName]] = {
-    "minimax1": ("Minimax1", 100.0, "paper"),
-    "minimax2": ("Minimax2", 2.0, "ones"),
-}
-"""AlphaDDA's Minimax baselines: preset -> (display name, Connect4 R, Othello table)."""
 
 PARAMS_TYPE = nb.types.Array(nb.types.float64, 1, "C")
 EVALUATE_TYPE = nb.types.FunctionType(nb.types.float64(STATE_TYPE, nb.types.int64, PARAMS_TYPE))
@@ -664,6 +663,17 @@ class MinimaxPlayer(Player):
         return Decision(move, analysis)
 
 
+def build_minimax_player(
+    settings: MinimaxSettings, game: Game, seed: int | None, cache: PlayerCache
+) -> MinimaxPlayer:
+    """The ``minimax`` player (and Minimax1-2) of ``settings``: Connect4, Othello and
+    tic-tac-toe, with compiled rules."""
+    game.require_compiled("Minimax")
+    if not isinstance(game, Connect4 | Othello | TicTacToe):
+        raise IncompatiblePlayerError(f"minimax has no evaluation function for {game.name}")
+    return MinimaxPlayer(settings.name, settings.depth, seed, settings.r, settings.table)
+
+
 __all__ = [
     "DEFAULT_DEPTH",
     "EVALUATE_TYPE",
@@ -673,6 +683,8 @@ __all__ = [
     "Evaluator",
     "MinimaxPlayer",
     "MinimaxResult",
+    "TableName",
+    "build_minimax_player",
     "connect4_connections",
     "connect4_evaluate",
     "empty_squares",

@@ -7,12 +7,13 @@ its kind (:mod:`sparring.players.settings`) with the parser registered for the k
 :func:`make_player` builds the player from those.  :func:`settings_from_json` /
 :func:`settings_to_json` are the JSON edge (a service's request body, a session snapshot).
 
-The table from kind to settings class is filled by :func:`register_kind`, called for every
-built-in kind by the one composition root :mod:`sparring.kinds` (which may import every
-layer: the human-like kinds live in :mod:`sparring.estimation`, above this one), and for
-plug-in kinds by their own modules (:func:`register`, :func:`register_factory`).  The command
-line, the tests and worker processes import :mod:`sparring.kinds`; this module imports no
-layer above its own.
+Settings are data: a settings object knows its spec text and JSON, not how to build its
+player.  The table from kind to settings class and the table from settings class to its
+:data:`Builder` are filled by :func:`register_kind` (and :func:`register_builder`), called
+for every built-in kind by the one composition root :mod:`sparring.kinds`, and for plug-in
+kinds by their own modules (:func:`register`, :func:`register_factory`).  The command line,
+the tests and worker processes import :mod:`sparring.kinds`; this module imports no layer
+above its own, and no module of a player kind.
 
 Errors: an unknown kind or option key raises :class:`~sparring.errors.UnknownKindError`, a
 malformed spec or a bad value :class:`~sparring.errors.PlayerSettingsError`, each with
@@ -34,6 +35,12 @@ from sparring.players.cache import PlayerCache
 if TYPE_CHECKING:
     from sparring.players.base import JsonValue
     from sparring.players.settings_base import PlayerSettings
+
+Builder = Callable[[Any, Game, "int | None", PlayerCache], Player]
+"""Builds the player of one settings class: ``builder(settings, game, seed, cache)``, the
+player for ``game`` seeded with ``seed``, sharing ``cache``'s networks and calibrations;
+raises :class:`~sparring.errors.UnknownPlayerError` when the settings do not fit ``game`` or
+name a missing or wrong file."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,28 @@ _KINDS: dict[str, KindInfo] = {}
 """The registry: kind -> :class:`KindInfo` (a test may swap in a copy, ``tests/plugin_kind.py``)."""
 _FACTORIES: dict[str, Parser] = {}
 """Kind -> spec parser (read by the match runner to find plug-in modules)."""
+_BUILDERS: dict[type[Any], Builder] = {}
+"""Settings class -> the :data:`Builder` of its players (:func:`register_builder`)."""
+
+
+def register_builder(settings_class: type[Any], builder: Builder) -> None:
+    """Build the players of ``settings_class`` (and of its subclasses without a builder of
+    their own) with ``builder``."""
+    _BUILDERS[settings_class] = builder
+
+
+def builder_for(settings: PlayerSettings) -> Builder:
+    """The :data:`Builder` registered for the class of ``settings`` (or the nearest base
+    class); :class:`UnknownKindError` (``key="kind"``) when there is none."""
+    for cls in type(settings).__mro__:
+        builder = _BUILDERS.get(cls)
+        if builder is not None:
+            return builder
+    raise UnknownKindError(
+        f"no player builder for {type(settings).__name__} (kind {settings.kind!r}); "
+        "import sparring.kinds to register the built-in ones",
+        key="kind",
+    )
 
 
 def register_kind(
@@ -136,12 +165,16 @@ def register_kind(
     parser: Parser,
     help_text: str,
     *,
+    builder: Builder | None = None,
     preset: Mapping[str, Any] | None = None,
     module: str | None = None,
 ) -> None:
-    """Register ``kind``: its settings class, spec parser and help line (``preset``: the
-    preset's JSON values).  ``module`` is the module whose import registers the kind, which
-    worker processes import (default: the caller's module, e.g. :mod:`sparring.kinds`)."""
+    """Register ``kind``: its settings class, spec parser and help line (``builder``: how
+    its players are built, :func:`register_builder`; ``preset``: the preset's JSON values).
+    ``module`` is the module whose import registers the kind, which worker processes import
+    (default: the caller's module, e.g. :mod:`sparring.kinds`)."""
+    if builder is not None:
+        register_builder(settings_class, builder)
     if module is None:
         caller = inspect.currentframe()
         back = caller.f_back if caller is not None else None
@@ -151,11 +184,15 @@ def register_kind(
 
 
 def register(
-    kind: str, help_text: str, settings_class: type[Any] | None = None
+    kind: str,
+    help_text: str,
+    settings_class: type[Any] | None = None,
+    builder: Builder | None = None,
 ) -> Callable[[Parser], Parser]:
     """Decorator: register the parser of the specs of ``kind`` (``KIND:key=value,...``) with
     the settings class it returns (``settings_class``; default: the parser's return
-    annotation)."""
+    annotation) and the ``builder`` of its players (None: one registered for the class with
+    :func:`register_builder`)."""
 
     def wrap(parser: Parser) -> Parser:
         cls = settings_class
@@ -164,7 +201,7 @@ def register(
             cls = hints.get("return")
         if not isinstance(cls, type):
             raise TypeError(f"register({kind!r}): give the settings class")
-        register_kind(kind, cls, parser, help_text, module=parser.__module__)
+        register_kind(kind, cls, parser, help_text, builder=builder, module=parser.__module__)
         return parser
 
     return wrap
@@ -257,7 +294,8 @@ def _build(
     text: str,
 ) -> Player:
     try:
-        player = settings.build(game, seed, PlayerCache() if cache is None else cache)
+        build = builder_for(settings)
+        player = build(settings, game, seed, PlayerCache() if cache is None else cache)
     except UnknownPlayerError as exc:
         raise _prefixed(exc, f"player {text!r}: ") from None
     player.settings = settings
@@ -329,10 +367,6 @@ class FactorySettings:
     """The spec it was named by."""
     kind: ClassVar[str] = "factory"
 
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        """The factory's player for ``game``, seeded with ``seed``."""
-        return self.factory(game, self.parsed, seed)
-
     def spec(self) -> str:
         """The spec text it was parsed from."""
         return self.parsed.text
@@ -385,6 +419,16 @@ class FactorySettings:
         }
 
 
+def build_factory_player(
+    settings: FactorySettings, game: Game, seed: int | None, cache: PlayerCache
+) -> Player:
+    """The factory's player for ``game``, seeded with ``seed``."""
+    return settings.factory(game, settings.parsed, seed)
+
+
+register_builder(FactorySettings, build_factory_player)
+
+
 def factory_parser(factory: Factory) -> Parser:
     """A :data:`Parser` for a kind built by a plain ``factory`` (it names the factory's module,
     which worker processes import to register the kind)."""
@@ -410,10 +454,13 @@ def register_factory(kind: str, help_text: str) -> Callable[[Factory], Factory]:
 
 
 __all__ = [
+    "Builder",
     "FactorySettings",
     "KindInfo",
     "PlayerSpec",
+    "build_factory_player",
     "build_player",
+    "builder_for",
     "check_options",
     "factory_parser",
     "kind_info",
@@ -424,6 +471,7 @@ __all__ = [
     "parse_player",
     "player_kinds",
     "register",
+    "register_builder",
     "register_factory",
     "register_kind",
     "settings_from_json",

@@ -48,33 +48,15 @@ from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from sparring.errors import PlayerSettingsError, UnknownKindError
-from sparring.players.minimax import DEFAULT_DEPTH as MINIMAX_DEFAULT_DEPTH
-from sparring.players.minimax import MINIMAX_PRESETS, TableName
+from sparring.games import get_game
+from sparring.games.go import Go
+from sparring.nn.zoo import default_model
 from sparring.players.registry import (
     PlayerSpec,
     check_options,
     option_float,
     option_int,
 )
-from sparring.players.strength import UCT_DEFAULT_SIMULATIONS
-from sparring.players.uct import MCTS_PRESETS
-from sparring.search.hooks import DEFAULT_C_PUCT
-from sparring.search.uct import DEFAULT_C as UCT_DEFAULT_C
-from sparring.search.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
-from sparring.strength.dsa import (
-    BayesConfig,
-    EloInterGameConfig,
-    EloIntraGameConfig,
-    InterGameConfig,
-    IntraGameConfig,
-)
-from sparring.strength.selection import PAPER_RTH, StrengthSetting
-
-if TYPE_CHECKING:
-    from sparring.games.base import Game
-    from sparring.players.base import JsonValue, Player
-    from sparring.players.cache import PlayerCache
-
 from sparring.players.settings_base import (
     MAX_SIMULATIONS,
     MINIMAX_MAX_DEPTH,
@@ -93,11 +75,44 @@ from sparring.players.settings_base import (
     object_schema,
     spec_value,
 )
+from sparring.search.hooks import DEFAULT_C_PUCT
+from sparring.search.uct import DEFAULT_C as UCT_DEFAULT_C
+from sparring.search.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
+from sparring.strength.dsa import (
+    BayesConfig,
+    EloInterGameConfig,
+    EloIntraGameConfig,
+    InterGameConfig,
+    IntraGameConfig,
+)
+from sparring.strength.selection import PAPER_RTH, StrengthSetting
+
+if TYPE_CHECKING:
+    from sparring.players.base import JsonValue
 
 Selection = Literal["threshold", "sephton", "topn"]
 """Move selection rules of the SA player (see :mod:`sparring.players.strength`)."""
 SearchBase = Literal["az", "uct"]
 """The search under an SA player: PUCT with a network, or UCT with random playouts."""
+TableName = Literal["paper", "ones"]
+"""Othello's square values of a minimax player (:mod:`sparring.players.minimax`)."""
+
+UCT_DEFAULT_SIMULATIONS = 300
+"""Simulations of ``uct`` and of ``sa:base=uct`` by default: MCTS1's (AlphaDDA sec. 4.3)."""
+MCTS_PRESETS: dict[str, tuple[str, int]] = {
+    "mcts1": ("MCTS1", 300),
+    "mcts2": ("MCTS2", 100),
+    "mcts3": ("MCTS3", 200),
+    "mcts4": ("MCTS4", 50),
+}
+"""AlphaDDA's MCTS baselines: preset name -> (display name, simulations)."""
+MINIMAX_DEFAULT_DEPTH = 3
+"""``N_depth`` of AlphaDDA appendix 4."""
+MINIMAX_PRESETS: dict[str, tuple[str, float, TableName]] = {
+    "minimax1": ("Minimax1", 100.0, "paper"),
+    "minimax2": ("Minimax2", 2.0, "ones"),
+}
+"""AlphaDDA's Minimax baselines: preset -> (display name, Connect4 R, Othello table)."""
 
 
 # ---- the baselines, AlphaZero and SA ---------------------------------------------------------
@@ -114,11 +129,6 @@ class RandomSettings(SettingsBase):
     def __post_init__(self) -> None:
         self.check_types()
         check_name(self.name)
-
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        from sparring.players.base import RandomPlayer
-
-        return RandomPlayer(self.name, seed)
 
 
 @dataclass(frozen=True)
@@ -154,11 +164,6 @@ class UCTSettings(SettingsBase):
         check_number("c", self.c, 0.0)
         check_name(self.name)
 
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        from sparring.players.uct import UCTPlayer
-
-        return UCTPlayer(self.name, self.simulations, seed, self.c, self.n_open)
-
 
 @dataclass(frozen=True)
 class MinimaxSettings(SettingsBase):
@@ -191,18 +196,6 @@ class MinimaxSettings(SettingsBase):
         check_int("depth", self.depth, 1, MINIMAX_MAX_DEPTH)
         check_number("r", self.r)
         check_name(self.name)
-
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        from sparring.errors import IncompatiblePlayerError
-        from sparring.games.connect4 import Connect4
-        from sparring.games.othello import Othello
-        from sparring.games.tictactoe import TicTacToe
-        from sparring.players.minimax import MinimaxPlayer
-
-        game.require_compiled("Minimax")
-        if not isinstance(game, Connect4 | Othello | TicTacToe):
-            raise IncompatiblePlayerError(f"minimax has no evaluation function for {game.name}")
-        return MinimaxPlayer(self.name, self.depth, seed, self.r, self.table)
 
 
 @dataclass(frozen=True)
@@ -252,11 +245,6 @@ class AlphaZeroSettings(SettingsBase):
         check_root_random(self.root_random)
         check_name(self.name)
 
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        from sparring.players.alphazero import build_alphazero_player
-
-        return build_alphazero_player(self, game, seed, cache)
-
 
 def default_ai(game_name: str, simulations: int | None = None) -> AlphaZeroSettings | UCTSettings:
     """A game's everyday AI: its shipped network (:func:`sparring.nn.zoo.default_model`) as
@@ -264,10 +252,6 @@ def default_ai(game_name: str, simulations: int | None = None) -> AlphaZeroSetti
     finishing rules, as it was trained with ``finish_games`` and rated), else MCTS1 (UCT with
     300 simulations, or ``simulations``).  The service, ``sparring play`` and the GTP engine
     all start from it."""
-    from sparring.games import get_game
-    from sparring.games.go import Go
-    from sparring.nn.zoo import default_model
-
     if default_model(game_name) is not None:
         finish = isinstance(get_game(game_name), Go)
         return AlphaZeroSettings(simulations=simulations, finish=finish)
@@ -386,11 +370,6 @@ class SASettings(SettingsBase):
             if getattr(self, attr) is not None:
                 key = self.OPTION_KEYS[attr]
                 raise bad_setting(key, f"{key} is for base={'az' if base == 'uct' else 'uct'}")
-
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        from sparring.players.strength import build_sa_player
-
-        return build_sa_player(self, game, seed, cache)
 
 
 SELECTIONS = ("threshold", "sephton", "topn")
@@ -705,11 +684,6 @@ class DSASettings(SettingsBase):
             },
             "additionalProperties": False,
         }
-
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        from sparring.players.dsa import build_dsa_player
-
-        return build_dsa_player(self, game, seed, cache)
 
 
 # ---- spec strings -> settings -----------------------------------------------------------------

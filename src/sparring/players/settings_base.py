@@ -3,8 +3,10 @@ decoding, JSON Schema, spec text (:class:`SettingsBase`), and the range checks.
 
 The settings classes themselves live beside their kinds (:mod:`sparring.players.settings`
 for the baselines, ``az``, ``sa`` and ``dsa``; :mod:`sparring.players.alphadda`;
-:mod:`sparring.estimation.human_like`); the forms they take (spec text, JSON, JSON Schema)
-are described in :mod:`sparring.players.settings`.
+:mod:`sparring.players.human_like`); the forms they take (spec text, JSON, JSON Schema)
+are described in :mod:`sparring.players.settings`.  Settings are data: the builders of their
+players are registered apart (:func:`~sparring.players.registry.register_builder`, by the
+composition root :mod:`sparring.kinds`).
 """
 
 from __future__ import annotations
@@ -26,9 +28,7 @@ from sparring.errors import PlayerSettingsError, UnknownKindError
 from sparring.strength.selection import StrengthSetting, format_z
 
 if TYPE_CHECKING:
-    from sparring.games.base import Game
-    from sparring.players.base import JsonValue, Player
-    from sparring.players.cache import PlayerCache
+    from sparring.players.base import JsonValue
 
 MAX_SIMULATIONS = 100_000
 """The most simulations per move any searching kind accepts (``sims``): the search trees
@@ -42,13 +42,10 @@ JSON_INF = "inf"
 
 
 class PlayerSettings(Protocol):
-    """What every settings object offers: building its player, its spec text and JSON."""
+    """What every settings object offers: its kind, spec text and JSON (the player is built by
+    the builder registered for its class, :func:`~sparring.players.registry.build_player`)."""
 
     kind: ClassVar[str]
-
-    def build(self, game: Game, seed: int | None, cache: PlayerCache) -> Player:
-        """The player for ``game`` seeded with ``seed``, sharing ``cache``."""
-        ...
 
     def spec(self) -> str:
         """The spec text that parses back to these settings."""

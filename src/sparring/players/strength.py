@@ -44,7 +44,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -57,15 +57,23 @@ from sparring.errors import (
     UnknownPlayerError,
 )
 from sparring.games.base import Game, MoveFilter, State
+from sparring.nn.loading import network_file
+from sparring.nn.zoo import default_model
+from sparring.players.alphazero import DEFAULT_SIMULATIONS, TABLE_A1_SIMULATIONS
 from sparring.players.base import JsonValue, PlayerState, set_stream
+from sparring.players.cache import PlayerCache
 from sparring.players.finish import allowed_moves, finishing_move
 from sparring.players.searching import SearchPlayer
+from sparring.players.settings import UCT_DEFAULT_SIMULATIONS, SASettings
+from sparring.rng import rng_state_from
 from sparring.search.analysis import StrengthReport
 from sparring.search.hooks import DEFAULT_C_PUCT
 from sparring.search.limit import Limit, LimitClock
+from sparring.search.puct import PUCTConfig, search
 from sparring.search.stats import RootStats
 from sparring.search.uct import DEFAULT_C as UCT_DEFAULT_C
 from sparring.search.uct import DEFAULT_N_OPEN as UCT_DEFAULT_N_OPEN
+from sparring.search.uct import uct_search
 from sparring.strength.controller import FixedController, MoveContext, StrengthController
 from sparring.strength.selection import (
     PAPER_RTH,
@@ -74,18 +82,12 @@ from sparring.strength.selection import (
     sephton_distribution,
     top_n_distribution,
 )
-
-if TYPE_CHECKING:
-    from sparring.players.cache import PlayerCache
-    from sparring.players.settings import SASettings
-    from sparring.strength.target import Calibration
+from sparring.strength.target import Calibration, calibration_path_for_model
 
 SELECTIONS = ("threshold", "sephton", "topn")
 """Move selection rules: Wu et al.'s threshold (the default), Sephton's plain softmax, top n."""
 SEARCH_OPTIONS = ("base", "model", "sims", "cpuct", "c", "open")
 """Spec options that define the underlying search (what a calibration is measured with)."""
-UCT_DEFAULT_SIMULATIONS = 300
-"""Simulations of ``base=uct`` by default: MCTS1's (AlphaDDA sec. 4.3)."""
 
 
 class RootSearch(Protocol):
@@ -112,8 +114,6 @@ class UCTRootSearch:
     def __init__(
         self, simulations: int, rng: np.random.Generator, c: float = 0.5, n_open: int = 5
     ) -> None:
-        from sparring.rng import rng_state_from
-
         if simulations < 1:
             raise ValueError("simulations must be >= 1")
         self.simulations = simulations
@@ -128,8 +128,6 @@ class UCTRootSearch:
         limit: Limit | None = None,
         clock: LimitClock | None = None,
     ) -> RootStats:
-        from sparring.search.uct import uct_search
-
         return uct_search(
             game, state, self.simulations, self._stream, self.c, self.n_open,
             limit=limit, clock=clock,
@@ -151,8 +149,6 @@ class PUCTRootSearch:
         limit: Limit | None = None,
         clock: LimitClock | None = None,
     ) -> RootStats:
-        from sparring.search.puct import search
-
         return search(game, state, self.evaluator, self.config, self.rng, limit, clock)
 
 
@@ -191,7 +187,7 @@ class StrengthAdjustedPlayer(SearchPlayer):
     ``"threshold"`` (Wu et al.), ``"sephton"`` (softmax over every legal move, ``R_th``
     ignored) or ``"topn"`` (softmax over the ``top_n`` most visited moves).  The floor
     applies to the threshold rule only.  ``finish_go`` (the SA-MCTS kind of
-    :mod:`sparring.estimation.human_like`) applies the game's move filter
+    :mod:`sparring.players.human_like`) applies the game's move filter
     (:meth:`~sparring.games.base.Game.move_filter`; Go: pass to win when the opponent has
     just passed and the player is ahead, and never fill one's own eye, its visits counting as
     none before the SA distribution), as the other programs built on networks that hardly
@@ -387,9 +383,6 @@ def _clip(value: float | None) -> float | None:
 
 # ---- building from settings -------------------------------------------------------------------
 def _network_file(game: Game, model: str | None) -> Path:
-    from sparring.nn.zoo import default_model
-    from sparring.players.alphazero import network_file
-
     if model is None and default_model(game.name) is None:
         raise PlayerResourceError(
             f"no shipped {game.name} network; give model=PATH, or base=uct for a search "
@@ -450,8 +443,6 @@ def resolve_calibration(
     missing, unreadable or malformed, :class:`~sparring.errors.IncompatiblePlayerError` for
     one of another game or measured with other search options (``strict``).
     """
-    from sparring.strength.target import calibration_path_for_model
-
     path = settings.calibration
     model_file: Path | None = None
     if path is None:  # base=az (SASettings rejects base=uct without a calibration)
@@ -546,12 +537,6 @@ def search_factory(settings: SASettings, game: Game, cache: PlayerCache) -> Sear
             UCT_DEFAULT_C if settings.c is None else settings.c,
             settings.n_open or UCT_DEFAULT_N_OPEN,
         )
-    from sparring.players.alphazero import (
-        DEFAULT_SIMULATIONS,
-        TABLE_A1_SIMULATIONS,
-    )
-    from sparring.search.puct import PUCTConfig
-
     model_file = _network_file(game, settings.model)
     sims = settings.simulations or TABLE_A1_SIMULATIONS.get(game.name, DEFAULT_SIMULATIONS)
     c_puct = DEFAULT_C_PUCT if settings.c_puct is None else settings.c_puct

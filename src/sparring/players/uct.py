@@ -11,19 +11,13 @@ from __future__ import annotations
 
 from sparring.games.base import Game, State
 from sparring.players.base import JsonValue, set_stream
+from sparring.players.cache import PlayerCache
 from sparring.players.searching import SearchPlayer
+from sparring.players.settings import MCTS_PRESETS, UCTSettings
 from sparring.rng import rng_state_from
 from sparring.search.limit import Limit, LimitClock
 from sparring.search.stats import RootStats
 from sparring.search.uct import DEFAULT_C, DEFAULT_N_OPEN, uct_search
-
-MCTS_PRESETS: dict[str, tuple[str, int]] = {
-    "mcts1": ("MCTS1", 300),
-    "mcts2": ("MCTS2", 100),
-    "mcts3": ("MCTS3", 200),
-    "mcts4": ("MCTS4", 50),
-}
-"""AlphaDDA's MCTS baselines: preset name -> (display name, simulations)."""
 
 
 class UCTPlayer(SearchPlayer):
@@ -83,4 +77,11 @@ class UCTPlayer(SearchPlayer):
         return self.search(game, state, limit, clock)
 
 
-__all__ = ["MCTS_PRESETS", "UCTPlayer"]
+def build_uct_player(
+    settings: UCTSettings, game: Game, seed: int | None, cache: PlayerCache
+) -> UCTPlayer:
+    """The ``uct`` player (and MCTS1-4) of ``settings``."""
+    return UCTPlayer(settings.name, settings.simulations, seed, settings.c, settings.n_open)
+
+
+__all__ = ["MCTS_PRESETS", "UCTPlayer", "build_uct_player"]

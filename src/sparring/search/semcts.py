@@ -15,7 +15,7 @@ search gives the hook Eq. 8's score and the edge's auxiliary sum (the sum of ``b
 leaves below the edge, :attr:`ScoreHook.uses_aux <sparring.search.hooks.ScoreHook.uses_aux>`),
 and the hook returns ``score - c * c_1 * hat delta * sqrt(N(s)) / (1 + N(s, a))``, which is
 Eq. 6 exactly (Eq. 8's score with ``P`` replaced by ``P - c_1 hat delta``).  The evaluator
-giving ``beta`` is :class:`sparring.estimation.semcts.StrengthEvaluator` (an
+giving ``beta`` is :class:`sparring.nn.strength_eval.StrengthEvaluator` (an
 :class:`~sparring.search.evaluator.EdgeAuxEvaluator`).
 
 What the paper leaves open, decided after reading the authors' code (rlglab/strength-estimator,
@@ -47,9 +47,9 @@ What the paper leaves open, decided after reading the authors' code (rlglab/stre
   exploration term scaled by the same ``c`` as Eq. 8 (:attr:`SEMCTSConfig.c_puct`, which must
   equal the search's ``C_puct``).
 * **The target.**  ``beta_t`` is one number per search here (``params``); the players
-  (:mod:`sparring.estimation.human_like`) instead search with the *centred* scores
-  ``beta(s, a) - beta_t(d)`` of :class:`sparring.estimation.semcts.CentredStrengthEvaluator`
-  (``d`` the edge's own move number, :class:`~sparring.estimation.semcts.RankTarget`) and
+  (:mod:`sparring.players.human_like`) instead search with the *centred* scores
+  ``beta(s, a) - beta_t(d)`` of :class:`sparring.nn.strength_eval.CentredStrengthEvaluator`
+  (``d`` the edge's own move number, :class:`~sparring.nn.strength_eval.RankTarget`) and
   target 0.  That compares every edge with the target at its own move number, as the
   authors index their target by each node's move count, and makes a terminal leaf's
   auxiliary 0 mean "on target" rather than a score far above every rank's.
@@ -60,7 +60,7 @@ not yet hold their ``beta``, so ``beta-bar`` leans toward 0 while leaves wait (a
 toward a loss, by design); the players search one leaf at a time.
 
 Play: no root noise and the most visited move (the players in
-:mod:`sparring.estimation.human_like`), as in the authors' SE-MCTS runs.
+:mod:`sparring.players.human_like`), as in the authors' SE-MCTS runs.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ class SEMCTSConfig:
     Set :attr:`PUCTConfig.score_hook <sparring.search.puct.PUCTConfig.score_hook>` to
     ``SEMCTSConfig(...).hook()`` and search with an evaluator that gives ``beta`` per leaf
     (:class:`~sparring.search.evaluator.EdgeAuxEvaluator`, e.g.
-    :class:`sparring.estimation.semcts.StrengthEvaluator`).
+    :class:`sparring.nn.strength_eval.StrengthEvaluator`).
     """
 
     target: float

@@ -1,7 +1,7 @@
 """Root sweep: every root child gets one simulation before Eq. 8 takes over (a root plan).
 
 With a sharp prior (a human policy network) and an accurate leaf value (Stockfish's,
-:mod:`sparring.estimation.engine_value`), Eq. 8 of the PUCT search (AlphaDDA app. 1.2)
+:mod:`sparring.players.engine_value`), Eq. 8 of the PUCT search (AlphaDDA app. 1.2)
 
 .. math:: a = \\arg\\max_a Q(s, a) + C_{puct} P(s, a) \\frac{\\sqrt{N(s)}}{1 + N(s, a)}
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sparring.errors import BadValueError
-from sparring.estimation.human_like import game_ranks
 from sparring.games import get_game
 from sparring.games.base import Game
 from sparring.levels import ADAPTIVE_MODES, Level, LevelReport, LevelRow, LevelTable, level_table
 from sparring.levels import resolve as resolve_level
 from sparring.players.external import KINDS as PROGRAM_KINDS
+from sparring.players.human_like import game_ranks
 from sparring.players.registry import kinds
 from sparring.players.settings_base import PlayerSettings
 

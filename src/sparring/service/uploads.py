@@ -71,7 +71,7 @@ def estimate_upload(files: list[tuple[str, str]], player: str | None) -> dict[st
     """The estimate of ``POST /api/estimate`` (see the module docstring); ``files`` are
     (name, text) pairs."""
     from sparring.estimation.predict import estimate_player
-    from sparring.estimation.shipped import default_estimator
+    from sparring.nn.estimators import default_estimator
 
     try:
         uploaded, name, how, games = _player_games(files, player)

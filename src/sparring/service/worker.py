@@ -226,7 +226,7 @@ def estimate_rank(game_name: str, records: list[str], player: str) -> dict[str, 
     ``records`` (SGF or PGN texts of their finished games), with the shipped estimator
     (:func:`sparring.estimation.predict.estimate_player`, what ``sparring estimate`` runs)."""
     from sparring.estimation.predict import estimate_player
-    from sparring.estimation.shipped import default_estimator
+    from sparring.nn.estimators import default_estimator
     from sparring.records import parse_pgn_games, parse_sgf_games
 
     parsed: list[Any] = []
