@@ -17,7 +17,7 @@ The work runs in the worker pool (these functions are its jobs); the routes are 
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
 
 from fastapi import Depends, FastAPI
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,8 +28,33 @@ from sparring.levels import Level, level_table, resolve
 if TYPE_CHECKING:
     from sparring.estimation.predict import Estimate
     from sparring.estimation.upload import Record
-    from sparring.service.app import Service
+    from sparring.service.catalog import GameInfo
     from sparring.service.store import GameRow
+
+T = TypeVar("T")
+
+
+class JobRunner(Protocol):
+    """What the routes need of :class:`~sparring.service.app.Service` (named here, not
+    imported, so that this module and the app do not import each other)."""
+
+    catalog: "dict[str, GameInfo]"
+    """The games served."""
+
+    async def thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a thread."""
+        ...
+
+    async def job(
+        self, fn: Callable[..., T], *args: Any, queued: bool = True, lane: Any = None
+    ) -> T:
+        """``fn(*args)`` in a worker process on ``lane``."""
+        ...
+
+    def ai_lane(self, game_id: str | None) -> Any:
+        """The lane for an AI job (``game_id`` None: a job of no game)."""
+        ...
+
 
 REVIEW_GAMES = ("go", "chess")
 """The games with a play network to review them (19x19 Go, chess)."""
@@ -366,7 +391,7 @@ class ReviewResult(BaseModel):
 
 def add_routes(
     app: FastAPI,
-    service: "Service",
+    service: JobRunner,
     player: Callable[..., dict[str, Any]],
     owned: Callable[[str, dict[str, Any]], Awaitable["GameRow"]],
     errors: Callable[..., dict[int | str, dict[str, Any]]],
