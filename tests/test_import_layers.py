@@ -8,10 +8,14 @@ reach the evaluation machinery, and the experiment layer sits above it.
 String imports count as imports: ``importlib.import_module("sparring.x.y")``,
 ``import_module(f"sparring.x.{name}")`` and ``__import__("sparring.x")`` (a literal name or an
 f-string with a literal prefix) are edges like ``import sparring.x.y``, so a string import of
-a higher layer fails the layering test.  Inside every package the *modules* must not import
-each other in a circle (:func:`module_cycles`): every run-time import counts, function-local
-ones included; imports under ``if TYPE_CHECKING:`` are left out (they are never executed and
-serve annotations only).
+a higher layer fails the layering test.  No two modules of the package import each other in a
+circle (:func:`module_cycles`): every import counts, function-local ones and those under ``if
+TYPE_CHECKING:`` included (a circle hidden in annotations or in a function still ties the
+modules together); a failure prints each circle as a path of imports (:func:`cycle_path`).
+
+Function-local imports in the player layers (:data:`LOCAL_IMPORT_SCOPE`) are only for the heavy
+optional packages (:data:`HEAVY_PACKAGES`) or modules of sparring that import them when loaded,
+each with a comment saying why (:func:`test_function_local_imports_are_heavy_and_say_why`).
 """
 
 from __future__ import annotations
@@ -329,11 +333,225 @@ def test_no_string_import_of_a_higher_layer() -> None:
     assert not string_imports_up(package_sources())
 
 
-def test_no_import_cycle_between_modules_of_a_package() -> None:
-    cycles = module_cycles(module_graph(package_sources()))
-    assert not cycles, "modules that import each other in a circle (run-time imports):\n" + (
-        "\n".join(" -> ".join(c) for c in cycles)
+def cycle_path(graph: Mapping[str, set[str]], component: list[str]) -> list[str]:
+    """One circle of imports through the strongly connected ``component`` of ``graph``: its
+    first module, the modules on a shortest way back to it, and the first module again."""
+    start = component[0]
+    inside = set(component)
+    before: dict[str, str] = {}
+    todo = [start]
+    while todo:
+        nxt = []
+        for node in todo:
+            for child in sorted(graph.get(node, ()) & inside):
+                if child == start:
+                    path = [start]
+                    while node != start:
+                        path.append(node)
+                        node = before[node]
+                    return [start, *reversed(path[1:]), start]
+                if child not in before:
+                    before[child] = node
+                    nxt.append(child)
+        todo = nxt
+    raise ValueError(f"{component} is not a circle of {sorted(graph)}")
+
+
+def describe_cycles(graph: Mapping[str, set[str]]) -> str:
+    """Every circle of ``graph``: its modules, and one path of imports around it."""
+    return "\n".join(
+        f"{len(c)} modules: {', '.join(c)}\n  e.g. {' -> '.join(cycle_path(graph, c))}"
+        for c in module_cycles(graph)
     )
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """No circle in the whole package, counting imports under ``if TYPE_CHECKING:`` and
+    function-local ones (players/, estimation/, nn/, kinds.py and levels.py among them)."""
+    graph = module_graph(package_sources(), type_checking=True)
+    cycles = module_cycles(graph)
+    assert not cycles, "modules that import each other in a circle:\n" + describe_cycles(graph)
+    players = [m for m in graph if m.startswith("sparring.players.")]
+    assert "sparring.players.human_like" in players and len(players) > 15  # the graph is read
+
+
+def test_checker_catches_a_type_only_cycle() -> None:
+    sources = {
+        "sparring.players": ("", True),
+        "sparring.players.settings": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from sparring.players.cache import Cache\n",
+            False,
+        ),
+        "sparring.players.cache": ("def f():\n    from . import alphazero\n", False),
+        "sparring.players.alphazero": ("from sparring.players.settings import X\n", False),
+    }
+    circle = ["sparring.players.alphazero", "sparring.players.cache", "sparring.players.settings"]
+    graph = module_graph(sources, type_checking=True)
+    assert module_cycles(graph) == [circle]
+    assert cycle_path(graph, circle) == [
+        "sparring.players.alphazero",
+        "sparring.players.settings",
+        "sparring.players.cache",
+        "sparring.players.alphazero",
+    ]
+    assert "e.g. sparring.players.alphazero -> sparring.players.settings" in describe_cycles(graph)
+    assert module_cycles(module_graph(sources)) == []  # without the type-only import
+
+
+HEAVY_PACKAGES = frozenset(
+    {"torch", "onnx", "onnxruntime", "ray", "fastapi", "uvicorn", "matplotlib", "scipy"}
+)
+"""Packages a module may import inside a function, so that importing the module stays fast
+(PyTorch, ONNX Runtime, Ray, the web stack, matplotlib; scipy.optimize and scipy.stats take
+1 to 2 s to import on a 2-core CPU)."""
+LOCAL_IMPORT_SCOPE = (
+    "sparring.players",
+    "sparring.estimation",
+    "sparring.nn",
+    "sparring.kinds",
+    "sparring.levels",
+)
+"""The modules whose function-local imports :data:`HEAVY_PACKAGES` rules."""
+
+
+def _module_level_imports(source: str, module: str, is_package: bool) -> set[str]:
+    """The modules ``source`` imports at module level (not inside functions or classes, nor
+    under ``if TYPE_CHECKING:``)."""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    found: set[str] = set()
+    todo: list[ast.stmt] = list(ast.parse(source).body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+            target = ".".join(p for p in (base, node.module or "") if p)
+            found.add(target)
+            found.update(f"{target}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.If | ast.Try) and not (
+            isinstance(node, ast.If) and _is_type_checking(node.test)
+        ):
+            todo.extend(node.body + node.orelse)
+    return found
+
+
+def heavy_modules(sources: Mapping[str, tuple[str, bool]]) -> set[str]:
+    """The modules of ``sources`` that load a :data:`HEAVY_PACKAGES` package when imported
+    (directly, or through another such module)."""
+    imports = {m: _module_level_imports(s, m, pkg) for m, (s, pkg) in sources.items()}
+    heavy = {
+        m for m, names in imports.items() if any(n.split(".")[0] in HEAVY_PACKAGES for n in names)
+    }
+    grew = True
+    while grew:
+        more = {m for m, names in imports.items() if m not in heavy and names & heavy}
+        heavy |= more
+        grew = bool(more)
+    return heavy
+
+
+def local_imports_without_reason(sources: Mapping[str, tuple[str, bool]]) -> list[str]:
+    """``module:line target`` for every function-local import in :data:`LOCAL_IMPORT_SCOPE`
+    of a light module, and for every function-local import group with no comment (on the
+    line above its first import, or on one of its lines)."""
+    heavy = heavy_modules(sources)
+    found = []
+    for module, (source, is_package) in sorted(sources.items()):
+        if not module.startswith(LOCAL_IMPORT_SCOPE):
+            continue
+        lines = source.splitlines()
+        package = module.split(".") if is_package else module.split(".")[:-1]
+        for func in ast.walk(ast.parse(source)):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for body in _bodies(func):
+                group: list[ast.Import | ast.ImportFrom] = []
+                for stmt in [*body, None]:
+                    if isinstance(stmt, ast.Import | ast.ImportFrom):
+                        group.append(stmt)
+                        continue
+                    if group:
+                        found.extend(_check_group(group, lines, module, package, heavy))
+                    group = []
+    return found
+
+
+def _bodies(func: ast.AST) -> Iterator[list[ast.stmt]]:
+    """The statement lists inside ``func`` (its body, and those of its blocks), not those of
+    nested functions (they are walked on their own)."""
+    todo: list[ast.AST] = [func]
+    while todo:
+        node = todo.pop()
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            stmts = getattr(node, name, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+                yield stmts
+            if isinstance(stmts, list):
+                todo.extend(
+                    s
+                    for s in stmts
+                    if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                )
+
+
+def _check_group(
+    group: list[ast.Import | ast.ImportFrom],
+    lines: list[str],
+    module: str,
+    package: list[str],
+    heavy: set[str],
+) -> list[str]:
+    bad = []
+    for stmt in group:
+        if isinstance(stmt, ast.Import):
+            targets = [a.name for a in stmt.names]
+        else:
+            base = ".".join(package[: len(package) - stmt.level + 1]) if stmt.level else ""
+            target = ".".join(p for p in (base, stmt.module or "") if p)
+            subs = [f"{target}.{a.name}" for a in stmt.names]
+            targets = [t for t in subs if t in heavy] or [target]
+        for target in targets:
+            if target.split(".")[0] not in HEAVY_PACKAGES and target not in heavy:
+                bad.append(f"{module}:{stmt.lineno} imports {target} in a function (not heavy)")
+    first, last = group[0].lineno, group[-1].end_lineno or group[-1].lineno
+    above = lines[first - 2].strip() if first >= 2 else ""
+    said = above.startswith("#") or any("#" in lines[i - 1] for i in range(first, last + 1))
+    if not said:
+        bad.append(f"{module}:{first} imports in a function without a comment saying why")
+    return bad
+
+
+def test_function_local_imports_are_heavy_and_say_why() -> None:
+    sources = package_sources()
+    assert {"sparring.nn.model", "sparring.nn.strength_net"} <= heavy_modules(sources)
+    assert "sparring.players.settings" not in heavy_modules(sources)
+    bad = local_imports_without_reason(sources)
+    assert not bad, "function-local imports of light modules, or with no reason given:\n" + (
+        "\n".join(bad)
+    )
+
+
+def test_local_import_checker_flags_light_and_unexplained_imports() -> None:
+    sources = {
+        "sparring.nn": ("", True),
+        "sparring.nn.net": ("import torch\n", False),
+        "sparring.players": ("", True),
+        "sparring.players.x": (
+            "def a():\n    # torch: loaded with the first network\n    import torch\n"
+            "def b():\n    from sparring.nn import net  # the network needs torch\n"
+            "def c():\n    import json\n"
+            "def d():\n    if True:\n        from sparring.nn.net import N\n",
+            False,
+        ),
+    }
+    assert heavy_modules(sources) == {"sparring.nn.net"}
+    assert local_imports_without_reason(sources) == [
+        "sparring.players.x:7 imports json in a function (not heavy)",
+        "sparring.players.x:7 imports in a function without a comment saying why",
+        "sparring.players.x:10 imports in a function without a comment saying why",
+    ]
 
 
 def test_checker_catches_an_injected_cycle_and_string_import() -> None:
