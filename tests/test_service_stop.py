@@ -76,6 +76,9 @@ def test_stop_during_ai_move(tmp_path: Path, sig: signal.Signals, group: bool) -
     assert _stored_ply(tmp_path, slow["id"]) == (1, ["human"])  # the AI move was dropped
     lines = log.read_text().splitlines()
     assert [line for line in lines if not STAMP.match(line)] == []
+    # a worker busy in compiled code may outlast SIGTERM's grace and be killed (said as a
+    # warning): still a clean stop, which the checks above hold
+    lines = [line for line in lines if "did not end on SIGTERM: killed" not in line]
     stopping = f"stopping: 1 AI move(s) in flight resume at the next start (games {slow['id']})"
     # signalled too, the worker may die before the server stops: the move fails then
     dropped = f"AI move in game {slow['id']} dropped by the stop"
