@@ -592,6 +592,7 @@ class GameSession:
         *,
         game: Game | None = None,
         cache: PlayerCache | None = None,
+        timings: dict[str, float] | None = None,
     ) -> GameSession:
         """A session rebuilt from :meth:`snapshot` by replaying its moves.
 
@@ -611,7 +612,9 @@ class GameSession:
 
         ``game`` defaults to the registered game named in the snapshot built with its
         parameters.  :class:`SnapshotError` says what is wrong with a malformed snapshot, and
-        that a version-1 snapshot holds no players to rebuild.
+        that a version-1 snapshot holds no players to rebuild.  ``timings``, when given,
+        receives the seconds spent building the players (``"build"``) and telling them the
+        game again (``"replay"``: the moves replayed, the states put back).
         """
         from sparring.games import get_game
 
@@ -660,7 +663,9 @@ class GameSession:
             raise SnapshotError(f"session snapshot: start: {err}") from None
         records = _side_records(snapshot, version == 1)
         rebuilt = players is None
+        began = time.perf_counter()
         sides = _rebuild_players(records, game, cache) if players is None else tuple(players)
+        built = time.perf_counter()
         if len(sides) != 2:
             raise ValueError(f"a session needs two sides, got {len(sides)}")
         for player, record in zip(sides, records, strict=True):
@@ -691,6 +696,9 @@ class GameSession:
                     _restore(
                         player.set_random_state, record["random_state"], player, "random_state"
                     )
+        if timings is not None:
+            timings["build"] = built - began
+            timings["replay"] = time.perf_counter() - built
         return session
 
     # ---- internals -------------------------------------------------------------------------------

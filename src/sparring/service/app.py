@@ -24,6 +24,7 @@ import multiprocessing
 import secrets
 import signal
 import threading
+import time
 import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -642,9 +643,11 @@ class Service:
         try:
             while game_id in self.ai_wanted and stale < 5:
                 self.ai_wanted.discard(game_id)
+                began = time.perf_counter()
                 row = await self.thread(self.db.game, game_id)
                 if not row.ai_to_move:
                     continue
+                read = time.perf_counter()
                 slot = self.free_slots.pop() if self.free_slots else -1
                 if slot >= 0:
                     self.stops[slot] = 0
@@ -663,6 +666,7 @@ class Service:
                     if slot >= 0:
                         del self.slot_of[game_id]
                         self.free_slots.append(slot)
+                back = time.perf_counter()
                 if game_id in self.cancelled:
                     self.cancelled.discard(game_id)
                     continue  # stopped for a change of the game: that change decides
@@ -672,7 +676,10 @@ class Service:
                     stale += 1
                     self.ai_wanted.add(game_id)
                     continue
+                stored = time.perf_counter()
                 self.after_store(row, result)
+                if LOGGER.isEnabledFor(logging.DEBUG):
+                    _log_steps(row, result, (began, read, back, stored, time.perf_counter()))
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -902,6 +909,29 @@ class Service:
             "high": posterior.mean + posterior.sd,
             "games": len(pairs),
         }
+
+
+def _log_steps(row: GameRow, result: dict[str, Any], stamps: tuple[float, ...]) -> None:
+    """Log (DEBUG) the steps of an AI move stored in ``row``'s game: ``stamps`` are the
+    :func:`time.perf_counter` stamps of the AI task (game read, result back, stored,
+    notified), the worker's are in ``result["steps"]`` (:func:`worker.ai_move`).  The
+    record's ``ai_move_steps`` holds them all (seconds; ``*_at``: the stamps)."""
+    began, read, back, stored, notified = stamps
+    work = result.get("steps") or {}
+    steps = {
+        "read": read - began,
+        "queue": work.get("started", read) - read,
+        **{k: v for k, v in work.items() if k not in ("started", "ended")},
+        "back": back - work.get("ended", back),
+        "store": stored - back,
+        "notify": notified - stored,
+        "began_at": began,
+        "notified_at": notified,
+    }
+    text = ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in steps.items() if not k.endswith("_at"))
+    LOGGER.debug(
+        "AI move in game %s at ply %d: %s", row.id, row.ply, text, extra={"ai_move_steps": steps}
+    )
 
 
 def _end_processes(processes: list[BaseProcess]) -> None:

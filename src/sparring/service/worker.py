@@ -8,6 +8,13 @@ returns the new snapshot with what the server stores beside it.  A job is a pure
 its arguments: the server stores the result in one transaction, and a job whose result is
 lost (a killed server) is simply run again from the stored snapshot.
 
+Timing
+    :func:`ai_move` returns its ``steps``: :func:`time.perf_counter` stamps of its start and
+    end (``started``, ``ended``: on Linux one monotonic clock for all processes, so the server
+    can tell the time a job waited and the time its result took back) and the seconds it
+    spent restoring (``build``: the players, ``replay``: the moves), searching (``search``)
+    and writing the result (``result``).
+
 Worker processes are started with the ``spawn`` method (no state of the server's threads is
 copied); :func:`init_worker` imports the modules that registered the server's player kinds and
 makes the process's cache.
@@ -93,10 +100,10 @@ def _game(name: str, params: dict[str, Any]) -> Game:
     return proc.games[key]
 
 
-def _restore(snapshot: dict[str, Any]) -> GameSession:
+def _restore(snapshot: dict[str, Any], steps: dict[str, float] | None = None) -> GameSession:
     proc = _process()
     game = _game(str(snapshot["game"]), dict(snapshot.get("game_params") or {}))
-    return GameSession.restore(snapshot, game=game, cache=proc.cache)
+    return GameSession.restore(snapshot, game=game, cache=proc.cache, timings=steps)
 
 
 def _ai(session: GameSession, human: int) -> Player:
@@ -163,16 +170,24 @@ def human_move(snapshot: dict[str, Any], human: int, move: int) -> dict[str, Any
 def ai_move(snapshot: dict[str, Any], human: int, seconds: float, slot: int = -1) -> dict[str, Any]:
     """The AI's move in the session of ``snapshot``, thinking at most ``seconds`` and
     stopping early (playing its best move so far) once the server sets the stop flag
-    ``slot`` (the game was resigned or taken back meanwhile; -1: no flag); adds ``move`` and
-    ``analysis`` (:meth:`MoveAnalysis.to_json`, or None) to the result."""
-    session = _restore(snapshot)
+    ``slot`` (the game was resigned or taken back meanwhile; -1: no flag); adds ``move``,
+    ``analysis`` (:meth:`MoveAnalysis.to_json`, or None) and ``steps`` (see the module
+    docstring) to the result."""
+    steps = {"started": time.perf_counter()}
+    session = _restore(snapshot, steps)
     if session.to_move == human:
         raise IncompatibleError("the person is to move, not the AI")
     stops = _process().stops
     stop = None if stops is None or slot < 0 else functools.partial(_stopped, stops, slot)
+    began = time.perf_counter()
     decision = session.play_decision(Limit(time=seconds, stop=stop))
     analysis = None if decision.analysis is None else decision.analysis.to_json()
-    return _result(session, human, move=decision.move, analysis=analysis)
+    searched = time.perf_counter()
+    steps["search"] = searched - began
+    result = _result(session, human, move=decision.move, analysis=analysis, steps=steps)
+    steps["ended"] = time.perf_counter()
+    steps["result"] = steps["ended"] - searched
+    return result
 
 
 def hint(
