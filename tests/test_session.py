@@ -18,6 +18,7 @@ from sparring.errors import (
 )
 from sparring.games import get_game
 from sparring.games.base import Game, Outcome, State
+from sparring.players import make_player
 from sparring.players.base import Decision, Player, PlayerState, RandomPlayer
 from sparring.search.limit import Limit
 from sparring.session import (
@@ -463,3 +464,47 @@ def test_play_player_passes_a_limit_on_thinking() -> None:
     session.play(3)
     session.play_player()
     assert player.limits == [Limit(simulations=5), None]
+
+
+def test_catch_up_continues_a_session_to_a_later_snapshot() -> None:
+    """A session brought to a later snapshot of its game equals the restored one; a snapshot
+    that does not continue it (a move taken back, other names) is refused."""
+    game = get_game("go", size=9)
+    later = GameSession(game, handicap=2, names=("B", "W"))
+    for text in ("E4", "D6", "F5"):
+        later.play(game.parse_move(text, later.state), think_time=0.5, annotation={"n": text})
+    snapshot = json.loads(json.dumps(later.snapshot()))
+    kept = GameSession.restore({**snapshot, **{k: snapshot[k][:1] for k in _PER_MOVE}})
+    assert kept.ply == 1
+    copied = kept.copy()
+    assert copied.catch_up(snapshot) and copied.ply == 3 and kept.ply == 1
+    assert copied.snapshot() == snapshot and copied.think_times == (0.5, 0.5, 0.5)
+    assert copied.matches(snapshot) and not kept.matches(snapshot)
+    assert np.array_equal(copied.state, later.state)
+    assert not kept.copy().catch_up({**snapshot, "names": ["B", "X"]})
+    taken_back = {**snapshot, **{k: snapshot[k][:0] for k in _PER_MOVE}}
+    assert not copied.copy().catch_up(taken_back)  # fewer moves than the session holds
+    other = {**snapshot, "moves": [snapshot["moves"][0] + 1, *snapshot["moves"][1:]]}
+    assert not kept.copy().catch_up(other)  # not the session's first move
+    with pytest.raises(ValueError, match="cannot be copied"):
+        GameSession(game, (Recorder("X"), None)).copy()
+
+
+_PER_MOVE = ("moves", "movers", "think_times", "annotations")
+
+
+def test_catch_up_puts_the_players_streams_back_from_the_snapshot() -> None:
+    """The players of a continued session draw from the snapshot's random streams (as a
+    restored session's do), whatever they drew meanwhile."""
+    game = get_game("connect4")
+    session = GameSession(game, (None, make_player("random", game, seed=1)))
+    session.play(3)
+    session.play_player()
+    snapshot = json.loads(json.dumps(session.snapshot()))
+    session.players[1].rng.random()  # type: ignore[union-attr]
+    assert not session.matches(snapshot)
+    assert session.catch_up(snapshot) and session.matches(snapshot)
+    session.play(3)
+    restored = GameSession.restore(snapshot)
+    restored.play(3)
+    assert session.play_player() == restored.play_player()

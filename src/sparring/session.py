@@ -56,6 +56,7 @@ Snapshots
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import time
 from collections.abc import Mapping, Sequence
@@ -700,6 +701,78 @@ class GameSession:
             timings["build"] = built - began
             timings["replay"] = time.perf_counter() - built
         return session
+
+    def catch_up(self, snapshot: Mapping[str, Any]) -> bool:
+        """Bring this session to ``snapshot`` (of the same game, further on) instead of
+        restoring it: play the moves the snapshot holds beyond this session's (with their
+        movers, think times and annotations), put each player's live state and random streams
+        back from the snapshot (as :meth:`restore` does after its replay), and say whether
+        this session's :meth:`snapshot` now equals ``snapshot`` field for field (a side
+        without a player here: its record is not compared).
+
+        False when the snapshot does not continue this session (another game, a move taken
+        back, a result never stored): the session may then have changed and is of no more
+        use; restore the snapshot instead.  A session continued this way plays on exactly as
+        the restored one would (the snapshot holds everything a player needs to go on:
+        ``tests/test_snapshot_conformance.py``).
+        """
+        moves = snapshot.get("moves")
+        movers = snapshot.get("movers")
+        times = snapshot.get("think_times")
+        notes = snapshot.get("annotations")
+        records = snapshot.get("players")
+        if not (
+            isinstance(moves, list)
+            and isinstance(movers, list)
+            and isinstance(times, list)
+            and isinstance(notes, list)
+            and isinstance(records, list)
+            and len(records) == 2
+        ):
+            return False
+        played = self.ply
+        if len(moves) < played or self._moves != moves[:played]:
+            return False
+        try:
+            for i in range(played, len(moves)):
+                self.play(moves[i], side=movers[i], think_time=times[i], annotation=notes[i])
+            for player, record in zip(self._players, records, strict=True):
+                if player is None or not isinstance(record, dict):
+                    continue
+                if "live_state" in record:
+                    player.restore_live_state(record["live_state"])
+                if record.get("random_state") is not None:
+                    player.set_random_state(record["random_state"])
+        except (SparringError, ValueError, TypeError, KeyError, IndexError):
+            return False
+        return self.matches(snapshot)
+
+    def matches(self, snapshot: Mapping[str, Any]) -> bool:
+        """Whether :meth:`snapshot` equals ``snapshot`` field for field, a side without a
+        player here excepted (its record is not compared)."""
+        mine = self.snapshot()
+        if set(mine) != set(snapshot):
+            return False
+        if any(mine[k] != snapshot[k] for k in mine if k != "players"):
+            return False
+        theirs, ours = snapshot["players"], mine["players"]
+        if not isinstance(theirs, list) or not isinstance(ours, list) or len(theirs) != 2:
+            return False
+        return all(p is None or ours[i] == theirs[i] for i, p in enumerate(self._players))
+
+    def copy(self) -> GameSession:
+        """An independent copy of a session without players (the record, the positions and
+        the result; :meth:`catch_up` on the copy leaves this one as it is).  ValueError for a
+        session with a player (a player cannot be copied)."""
+        if any(p is not None for p in self._players):
+            raise ValueError("a session with players cannot be copied")
+        other = copy.copy(self)
+        other._states = list(self._states)  # (positions are never changed in place)
+        other._moves = list(self._moves)
+        other._movers = list(self._movers)
+        other._think_times = list(self._think_times)
+        other._annotations = list(self._annotations)
+        return other
 
     # ---- internals -------------------------------------------------------------------------------
     def _check_side(self, side: int) -> int:

@@ -130,6 +130,9 @@ class ServiceSettings:
     evaluation_cache: int = 50_000
     """Positions whose network outputs each worker process keeps (its
     :class:`~sparring.players.cache.PlayerCache`'s ``evaluation_cache``; 0: none)."""
+    live_games: int = worker.LIVE_GAMES
+    """Games whose session each worker process keeps live between moves instead of restoring
+    it from the stored snapshot at every move (:mod:`sparring.service.worker`; 0: none)."""
     retry_after: int = 2
     """Seconds a 429 answer asks the client to wait."""
     rank_min_moves: int = 20
@@ -585,7 +588,13 @@ class Service:
             max_workers=1,
             mp_context=context,
             initializer=worker.init_worker,
-            initargs=(self.modules, self.stops, self.settings.evaluation_cache, True),
+            initargs=(
+                self.modules,
+                self.stops,
+                self.settings.evaluation_cache,
+                True,
+                self.settings.live_games,
+            ),
         )
 
     async def shut_down(self) -> None:
@@ -659,6 +668,7 @@ class Service:
                         row.human_side,
                         self.settings.ai_time,
                         slot,
+                        row.id,
                         queued=False,
                         lane=self.ai_lane(game_id),
                     )
@@ -1408,7 +1418,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             raise IllegalMoveError(f"{body.move!r} is not a legal move here", "move")
         if service.in_flight(caller["id"]) >= settings.max_games_in_flight:
             raise Busy("too many of your games wait for the AI; try again in a moment")
-        work = service.job(worker.human_move, row.snapshot, row.human_side, move)
+        work = service.job(worker.human_move, row.snapshot, row.human_side, move, row.id)
         return await change(row, work, "human")
 
     @app.post(
@@ -1424,7 +1434,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             raise BadValueError("there is no move of yours to take back", "ply")
         service.cancel_ai(row.id)  # the AI's move in flight is dropped: the undo decides
         return await change_after_cancel(
-            row, service.job(worker.undo, row.snapshot, row.human_side)
+            row, service.job(worker.undo, row.snapshot, row.human_side, row.id)
         )
 
     @app.post(
@@ -1437,7 +1447,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         row = await ongoing_at(game_id, caller, body.ply, "the game is over already")
         service.cancel_ai(row.id)
         return await change_after_cancel(
-            row, service.job(worker.resign, row.snapshot, row.human_side)
+            row, service.job(worker.resign, row.snapshot, row.human_side, row.id)
         )
 
     @app.post(
