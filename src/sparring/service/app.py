@@ -761,7 +761,7 @@ class Service:
             row.clock, row.human_side, row.to_move, now_ms()
         ):
             return row
-        result = await self.job(worker.resign, row.snapshot, row.human_side, queued=False)
+        result = await self.job(worker.resign, row.snapshot, row.human_side, row.id, queued=False)
         result["flagged"] = row.human_side
         await self.thread(self.store_result, row, result, None)
         self.after_store(row, result)
