@@ -82,6 +82,8 @@ from sparring.service.store import now_text as store_now
 from sparring.service.uploads import add_routes as add_upload_routes
 from sparring.service.views import (
     RANK_ESTIMATE,
+    SessionCache,
+    analysis_from,
     game_state,
     hint_view,
     profile_view,
@@ -343,7 +345,11 @@ class GameStateModel(GameSummary):
     board: dict[str, Any]
     legal: list[dict[str, Any]]
     last_move: dict[str, Any] | None
-    moves: list[dict[str, Any]]
+    moves: list[dict[str, Any]] = Field(
+        description="every move played (ply, side, by, move, text; san in chess) with what "
+        "the AI thought of it (analysis): while the game goes on only for the AI's last move "
+        "(none against an adaptive opponent), for every AI move once it is over, else null",
+    )
     result_text: str | None
     opponent: dict[str, Any]
     cell_of_move: dict[str, list[int]]
@@ -499,6 +505,9 @@ class Service:
     flag_timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
     """Per game whose person's clock runs: the timer that stores the loss on time when it
     runs out (the clock is also checked whenever the game is read or changed)."""
+    sessions: SessionCache = field(default_factory=SessionCache)
+    """The games shown last as sessions without players (reading a game after a move plays
+    that move, not the whole game)."""
 
     @property
     def db(self) -> Store:
@@ -1146,9 +1155,9 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
 
     async def state_of(row: GameRow) -> dict[str, Any]:
         """The state of ``row``'s game (the row just read by the caller, and its moves)."""
-        move_rows = await service.thread(service.db.moves_of, row.id)
+        move_rows = await service.thread(service.db.moves_of, row.id, analysis_from(row))
         info = service.catalog[row.game]
-        return await service.thread(game_state, row, info.game, move_rows)
+        return await service.thread(game_state, row, info.game, move_rows, service.sessions)
 
     async def ongoing_at(game_id: str, caller: dict[str, Any], ply: int, over: str) -> GameRow:
         """The caller's game, still going and at ``ply`` (GameOverError with ``over`` when it
@@ -1412,7 +1421,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         if row.to_move != row.human_side:
             raise StaleError("it is not your turn: the AI is thinking")
         info = service.catalog[row.game]
-        session = await service.thread(session_of, row, info.game)
+        session = await service.thread(service.sessions.session, row, info.game)
         move = info.game.parse_move(body.move, session.state)
         if move not in session.legal_moves():
             raise IllegalMoveError(f"{body.move!r} is not a legal move here", "move")
@@ -1487,7 +1496,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
             )
             if found["analysis"] is None:
                 raise NoHints("the AI's search gave no analysis of this position")
-            session = await service.thread(session_of, row, info.game)
+            session = await service.thread(service.sessions.session, row, info.game)
             answer = hint_view(info.game, session.state, found["analysis"], row.ply)
             await service.thread(service.db.count_hint, row.id)
             service.hint_cache[row.id] = (row.version, answer)

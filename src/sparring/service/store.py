@@ -551,11 +551,16 @@ class Store:
             ).mappings()
             return [_game_row(r) for r in rows]
 
-    def moves_of(self, game_id: str) -> list[MoveRow]:
-        """The game's moves in order."""
+    def moves_of(self, game_id: str, analysis_from: int = 0) -> list[MoveRow]:
+        """The game's moves in order, with their analyses from ply ``analysis_from`` on
+        (None before it: neither read nor decoded)."""
+        analysis = sa.case((moves.c.ply >= analysis_from, moves.c.analysis), else_=sa.null())
+        columns = [moves.c.ply, moves.c.move, moves.c.side, moves.c.played_by]
         with self.engine.connect() as conn:
             rows = conn.execute(
-                sa.select(moves).where(moves.c.game_id == game_id).order_by(moves.c.ply)
+                sa.select(*columns, analysis.label("analysis"))
+                .where(moves.c.game_id == game_id)
+                .order_by(moves.c.ply)
             ).mappings()
             return [
                 MoveRow(

@@ -2,12 +2,16 @@
 
 A game's position is rebuilt from its stored snapshot without its players
 (:meth:`GameSession.restore` with both sides None: the moves replayed by the rules alone, no
-network loaded), so reading a game never touches the worker pool.
+network loaded), so reading a game never touches the worker pool; a :class:`SessionCache`
+keeps the sessions of the games shown last, so that showing a game again after a move plays
+that move instead of the whole game.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,6 +27,42 @@ from sparring.session import GameSession
 def session_of(row: GameRow, game: Game) -> GameSession:
     """The stored game as a session without players (rules only)."""
     return GameSession.restore(row.snapshot, players=(None, None), game=game)
+
+
+class SessionCache:
+    """The sessions without players (:func:`session_of`) of the last ``size`` games shown, by
+    game id: a game shown again is its kept session when that is at the stored snapshot, or
+    a copy of it continued to the snapshot (:meth:`GameSession.catch_up`), and is restored
+    only when neither fits (a move taken back, a server started afresh).
+
+    Thread-safe (requests read games in threads).  A session handed out is never changed
+    afterwards, so the caller may read it while another request continues the game."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._sessions: OrderedDict[str, GameSession] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def session(self, row: GameRow, game: Game) -> GameSession:
+        """The game of ``row`` as a session without players (do not change it)."""
+        with self._lock:
+            kept = self._sessions.get(row.id)
+        session = None
+        if kept is not None and kept.game is game:
+            if kept.matches(row.snapshot):
+                session = kept
+            else:
+                fresh = kept.copy()
+                session = fresh if fresh.catch_up(row.snapshot) else None
+        if session is None:
+            session = session_of(row, game)
+        if session is not kept:
+            with self._lock:
+                self._sessions[row.id] = session
+                self._sessions.move_to_end(row.id)
+                while len(self._sessions) > self.size:
+                    self._sessions.popitem(last=False)
+        return session
 
 
 def summary(row: GameRow) -> dict[str, Any]:
@@ -57,7 +97,11 @@ def grid_cells(game: Game, state: State) -> list[str]:
 
 def _cells_of_moves(game: Game, state: State, legal: list[int]) -> dict[str, list[int]]:
     """For each legal move, the cell it fills: the one empty cell that is not empty after it
-    (moves that fill no cell, such as a pass, are left out)."""
+    (moves that fill no cell, such as a pass, are left out).  In Go that is the move's own
+    point, row ``move // size`` from the top (a legal move is on an empty point and its
+    stone stays: no suicide), read without playing the moves."""
+    if isinstance(game, Go):
+        return {str(m): list(divmod(int(m), game.size)) for m in legal if m < game.size**2}
     before = grid_cells(game, state)
     out: dict[str, list[int]] = {}
     for move in legal:
@@ -132,9 +176,39 @@ def go_score(game: Game, state: State) -> dict[str, Any] | None:
     }
 
 
-def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, Any]:
-    """A game's state (GameState in the contract)."""
-    session = session_of(row, game)
+def analysis_from(row: GameRow) -> int:
+    """The first ply whose AI analysis a game's state shows: while the game goes on only the
+    AI's last move's (the page shows the AI's thinking once the game is over, and a hint's
+    "AI's view" of its last move; a state holding every move's would grow by a whole
+    analysis each move), and none against an adaptive opponent (rated: it estimates the
+    person's strength, so what the AI thought is shown only after the game); all of them
+    once it is over."""
+    if row.status != "ongoing":
+        return 0
+    movers = row.snapshot.get("movers") or []
+    if row.adaptive_key is not None:
+        return len(movers)
+    ai_plies = [i for i, side in enumerate(movers) if side != row.human_side]
+    return ai_plies[-1] if ai_plies else len(movers)
+
+
+def _chess_sans(game: Chess, session: GameSession) -> list[str]:
+    """The SAN of every move of a chess session, on one board played through."""
+    board = game.board(session.start_state)
+    out = []
+    for move in session.moves:
+        chosen = action_to_move(int(move))
+        out.append(board.san(chosen))
+        board.push(chosen)
+    return out
+
+
+def game_state(
+    row: GameRow, game: Game, move_rows: list[MoveRow], sessions: SessionCache | None = None
+) -> dict[str, Any]:
+    """A game's state (GameState in the contract): each move's ``analysis`` from ply
+    :func:`analysis_from` on (None before it); the session from ``sessions`` when given."""
+    session = session_of(row, game) if sessions is None else sessions.session(row, game)
     state = session.state
     human = row.human_side
     ongoing = not session.is_over
@@ -146,24 +220,23 @@ def game_state(row: GameRow, game: Game, move_rows: list[MoveRow]) -> dict[str, 
     else:
         rows, cols = game.board_shape
         board = {"kind": "grid", "rows": rows, "cols": cols, "cells": grid_cells(game, state)}
-    # against an adaptive opponent (rated: it estimates the person's strength) what the AI
-    # thought is shown only after the game
-    withheld = ongoing and row.adaptive_key is not None
-    analysis = {} if withheld else {m.ply: m.analysis for m in move_rows}
+    first = analysis_from(row)
+    analysis = {m.ply: m.analysis for m in move_rows if m.ply >= first}
     texts = session.move_texts()
+    sans = _chess_sans(game, session) if isinstance(game, Chess) else None
     moves = []
     for i, (move, side) in enumerate(zip(session.moves, session.movers, strict=True)):
-        before = session.state_at(i)
+        shown = analysis.get(i)
         entry: dict[str, Any] = {
             "ply": i,
             "side": side,
             "by": "human" if side == human else "ai",
             "move": move,
             "text": texts[i],
-            "analysis": _with_texts(game, before, analysis.get(i)),
+            "analysis": None if shown is None else _with_texts(game, session.state_at(i), shown),
         }
-        if isinstance(game, Chess):
-            (entry["san"],) = move_texts(game, before, [move])
+        if sans is not None:
+            entry["san"] = sans[i]
         moves.append(entry)
     last = moves[-1] if moves else None
     return {
@@ -299,6 +372,8 @@ def profile_view(
 
 __all__ = [
     "RANK_ESTIMATE",
+    "SessionCache",
+    "analysis_from",
     "game_state",
     "go_score",
     "grid_cells",
