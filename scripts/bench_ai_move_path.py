@@ -1,20 +1,22 @@
 """The service's AI-move path, step by step, at ply 10 and ply 200 of a 19x19 Go game and a
-chess game, with the workers' live games off (every move restored from the stored snapshot)
-and on.
+chess game.
 
 Usage (from the repository root)::
 
-    PYTHONPATH=src .venv/bin/python scripts/bench_ai_move_path.py \\
-        [--games go,chess] [--plies 10,200] [--repeats 3] [--live 0,32] [--out FILE]
+    PYTHONPATH=src .venv/bin/python scripts/bench_ai_move_path.py [--games go,chess] \
+        [--plies 10,200] [--repeats 3] [--seed 1] [--label NAME] [--live 0,32] [--out FILE]
+    PYTHONPATH=src .venv/bin/python scripts/bench_ai_move_path.py --table FILE...
 
-One real server per ``--live`` value (``create_app`` served by uvicorn in a thread of this
-process on a loopback port, one AI worker process and the quick one, SQLite in a temporary
-folder, ``ServiceSettings.live_games`` set to the value), all started first and then used in
-turn, repetition by repetition (the same conditions for each).  The AI is the game's default
-level (``{"mode": "default"}``: Go ``human-mcts`` on the go-play network, chess ``human-mcts``
-with Stockfish's leaf values when Stockfish is installed; without Stockfish, chess plays the
-Elo level 1560, which needs none).  The person plays second, so that the AI is to move at even
-plies.
+A real server (``create_app`` served by uvicorn in a thread of this process on a loopback
+port, one AI worker process and the quick one, SQLite in a temporary folder), or one per
+``--live`` value (``ServiceSettings.live_games``: the games each worker keeps live; 0 restores
+every game at every move), all started first and then used in turn, repetition by repetition.
+The script runs against older code too (``PYTHONPATH`` pointing at its checkout, without
+``--live``): its rows are labelled ``--label``, and ``--table`` prints the medians of several
+runs' ``--out`` files side by side.  The AI is the game's default level (``{"mode":
+"default"}``: Go ``human-mcts`` on the go-play network, chess ``human-mcts`` with Stockfish's
+leaf values when Stockfish is installed; without Stockfish, chess plays the Elo level 1560,
+which needs none).  The person plays second, so that the AI is to move at even plies.
 
 How a game reaches ply P: the game is created through the API (the AI's first move is played
 by the server), then the *stored snapshot is written directly*: this process restores the
@@ -47,9 +49,9 @@ and this client's clock (one monotonic clock for all processes on Linux):
 * ``total``: the person's ``POST`` sent until the answer holding the AI's move arrived.
   ``other`` is what the steps leave of it (the event loop between them).
 
-Also the stored snapshot's size and what one ``json.loads`` / ``json.dumps`` of it costs
-here.  Prints a Markdown table of the medians and writes all measurements as JSON
-(``--out``).
+Also the size of the ``GET`` answer with the AI's move and of the stored snapshot, and what
+one ``json.loads`` / ``json.dumps`` of the snapshot costs here.  Prints a Markdown table of
+the medians and writes all measurements as JSON (``--out``).
 """
 
 from __future__ import annotations
@@ -171,6 +173,7 @@ class Server:
         reply.raise_for_status()
         self.headers = {"Authorization": f"Bearer {reply.json()['token']}"}
         self.client = httpx.Client(base_url=base, headers=self.headers, timeout=120)
+        self.answer_bytes = 0
 
     def post(self, path: str, body: Any) -> Any:
         reply = self.client.post(path, json=body)
@@ -184,6 +187,7 @@ class Server:
         while time.monotonic() < deadline:
             reply = self.client.get(f"/api/games/{game_id}", params={"wait": 10})
             state = reply.json()
+            self.answer_bytes = len(reply.content)
             if (state["ply"] > ply and not state["ai_thinking"]) or state["status"] == "over":
                 return state
         raise RuntimeError(f"game {game_id}: no AI move after ply {ply}")
@@ -338,6 +342,7 @@ def measure(
     out["total"] = answered - began
     out["other"] = out["total"] - sum(v for k, v in out.items() if k != "total")
     out["post_answered"] = posted - began
+    out["answer_bytes"] = float(server.answer_bytes)
     text = json.dumps(server.store.game(game_id).snapshot)
     out["snapshot_bytes"] = float(len(text))
     out["json_loads"], out["json_dumps"] = json_costs(text)
@@ -370,6 +375,7 @@ def median_table(rows: list[dict[str, Any]]) -> str:
     lines.append("| all but the search, % of total | " + " | ".join(share) + " |")
     for extra, scale, unit in (
         ("post_answered", 1000, "ms"),
+        ("answer_bytes", 1 / 1024, "KiB"),
         ("snapshot_bytes", 1 / 1024, "KiB"),
         ("json_loads", 1000, "ms"),
         ("json_dumps", 1000, "ms"),
