@@ -16,7 +16,9 @@ The script runs against older code too (``PYTHONPATH`` pointing at its checkout,
 runs' ``--out`` files side by side.  The AI is the game's default level (``{"mode":
 "default"}``: Go ``human-mcts`` on the go-play network, chess ``human-mcts`` with Stockfish's
 leaf values when Stockfish is installed; without Stockfish, chess plays the Elo level 1560,
-which needs none).  The person plays second, so that the AI is to move at even plies.
+which needs none); ``chess-0.6s`` is chess against an AI whose search takes the same time
+at every ply (:data:`FIXED_WORK`), so that its ply-10 and ply-200 moves differ by the path
+alone.  The person plays second, so that the AI is to move at even plies.
 
 How a game reaches ply P: the game is created through the API (the AI's first move is played
 by the server), then the *stored snapshot is written directly*: this process restores the
@@ -106,6 +108,18 @@ AI_TIME = 60.0
 simulations end them)."""
 CHESS_WITHOUT_STOCKFISH = {"mode": "elo", "elo": 1560}
 """Chess's opponent where Stockfish is missing: a level of the play network alone."""
+FIXED_WORK = {
+    "chess-0.6s": (
+        "chess",
+        {"kind": "human-mcts", "sf_nodes": 10000, "cpuct": 0.25, "sweep": True,
+         "sims": 100_000, "movetime": 0.6},
+    ),
+}  # fmt: skip
+"""Games of ``--games`` whose AI searches equally long at every ply: chess's default level
+(``human-mcts`` with Stockfish's leaf values at 10,000 nodes) with more simulations than it
+can run and a cap of 0.6 seconds a move (``movetime``), so that its search ends at the cap
+whatever the position; the default level's own search costs what the position makes
+Stockfish's leaf values cost."""
 
 
 class StepRecords(logging.Handler):
@@ -193,10 +207,14 @@ class Server:
         raise RuntimeError(f"game {game_id}: no AI move after ply {ply}")
 
 
-def opponent(game: str) -> dict[str, Any]:
-    if game == "chess" and find_program("stockfish") is None:
-        return CHESS_WITHOUT_STOCKFISH
-    return {"mode": "default"}
+def opponent(name: str) -> tuple[str, dict[str, Any]]:
+    """The game of ``--games``'s ``name`` and its opponent (the request's ``opponent``)."""
+    if name in FIXED_WORK:
+        game, settings = FIXED_WORK[name]
+        return game, {"mode": "settings", "settings": settings}
+    if name == "chess" and find_program("stockfish") is None:
+        return name, CHESS_WITHOUT_STOCKFISH
+    return name, {"mode": "default"}
 
 
 def random_move(game: Game, session: GameSession, rng: random.Random) -> int | None:
@@ -315,8 +333,9 @@ def measure(
 ) -> dict[str, float]:
     """One measured AI move at ``ply`` of a new game of ``name`` (seconds per step)."""
     rng = random.Random(seed)
-    game = get_game(name)
-    body = {"game": name, "opponent": opponent(name), "side": "second"}
+    game_name, ai = opponent(name)
+    game = get_game(game_name)
+    body = {"game": game_name, "opponent": ai, "side": "second"}
     game_id = server.post("/api/games", body)["id"]
     server.settled(game_id, 0)
     write_position(server, game_id, game, ply - 3, rng, cache)
@@ -358,7 +377,11 @@ def median_table(rows: list[dict[str, Any]]) -> str:
     """The medians as a Markdown table: one column per game, ply and label, then per game and
     label the ply-200 move against the ply-10 one."""
     labels = list(dict.fromkeys(r["label"] for r in rows))
-    keys = sorted({(r["game"], r["ply"]) for r in rows}, key=lambda k: (k[0] != "go", k[1]))
+    order = ["go", "chess", *FIXED_WORK]
+    keys = sorted(
+        {(r["game"], r["ply"]) for r in rows},
+        key=lambda k: (order.index(k[0]) if k[0] in order else len(order), k[0], k[1]),
+    )
     columns = [(label, g, p) for g, p in keys for label in labels]
     counts = [sum(1 for r in rows if (r["label"], r["game"], r["ply"]) == c) for c in columns]
     head = "| step (ms, median) | " + " | ".join(
@@ -451,7 +474,9 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", default="go,chess")
+    parser.add_argument(
+        "--games", default="go,chess", help="go, chess, chess-0.6s (chess, its search capped)"
+    )
     parser.add_argument("--plies", default="10,200")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--label", default="this code", help="the rows' label")
