@@ -368,6 +368,24 @@ def measure(
     return out
 
 
+def measure_retried(
+    server: Server,
+    records: StepRecords,
+    name: str,
+    ply: int,
+    seed: int,
+    cache: PlayerCache,
+) -> dict[str, float]:
+    """:func:`measure` with seeds ``seed`` to ``seed + 4`` in turn until a game reaches
+    ``ply`` (a random game, or the AI, may end it before)."""
+    for attempt in range(5):
+        try:
+            return measure(server, records, name, ply, seed + attempt, cache)
+        except RuntimeError as err:
+            print(f"retry ({err})", flush=True)
+    raise RuntimeError(f"{name} ply {ply}: no game reached it")
+
+
 def _median(rows: list[dict[str, Any]], col: tuple[str, str, int], step: str) -> float:
     values = [r["steps"].get(step, 0.0) for r in rows if (r["label"], r["game"], r["ply"]) == col]
     return statistics.median(values) if values else float("nan")
@@ -443,20 +461,13 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             servers.append((label, Server(stack.enter_context(served(settings)), data)))
         for _, server in servers:  # the networks loaded, the first searches compiled
             for name in games:
-                measure(server, records, name, min(plies), 0, cache)
+                measure_retried(server, records, name, min(plies), 0, cache)
         for rep in range(args.repeats):
             for label, server in servers:
                 for name in games:
                     for ply in plies:
                         seed = args.seed * 1000 + rep * 10 + ply
-                        for attempt in range(5):
-                            try:
-                                steps = measure(server, records, name, ply, seed + attempt, cache)
-                                break
-                            except RuntimeError as err:
-                                print(f"retry ({err})", flush=True)
-                        else:
-                            raise RuntimeError(f"{name} ply {ply}: no game reached it")
+                        steps = measure_retried(server, records, name, ply, seed, cache)
                         row = {"label": label, "game": name, "ply": ply, "rep": rep,
                                "steps": steps}  # fmt: skip
                         rows.append(row)
