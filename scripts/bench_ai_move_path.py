@@ -32,7 +32,7 @@ at P - 2 (the worker now has the game, as in a game it played from the start), t
 move at P - 1 and the measured AI move at P.
 
 Steps of the measured move (milliseconds), from the server's DEBUG record of the AI move
-(``ai_move_steps``, see ``sparring.service.app._log_steps`` and ``sparring.service.worker``)
+(``ai_move_steps``, see ``sparring.service.scheduler.log_steps`` and ``sparring.service.worker``)
 and this client's clock (one monotonic clock for all processes on Linux):
 
 * ``request``: the person's ``POST .../moves`` sent until the AI task reads the game (the

@@ -32,14 +32,14 @@ from sparring.levels import (
 )
 from sparring.players.human_like import HumanMCTSSettings, SAMCTSSettings
 from sparring.players.settings import AlphaZeroSettings, DSASettings, SASettings
-from sparring.service.app import (
+from sparring.service.catalog import build_catalog, opponent_for
+from sparring.service.routes.games import _level_of
+from sparring.service.schemas import (
     AdaptiveOpponent,
     DefaultOpponent,
     EloOpponent,
     StrongestOpponent,
-    _level_of,
 )
-from sparring.service.catalog import build_catalog, opponent_for
 
 SRC = Path(sparring.__file__).resolve().parent
 

@@ -21,9 +21,10 @@ import sqlalchemy as sa
 from service_server import UCT20, Client, thread_server
 from sparring.games import get_game
 from sparring.service import ServiceSettings, worker
-from sparring.service.app import HINTS_NOT_RATED, SIGNIN_MINUTES
+from sparring.service.auth import SIGNIN_MINUTES
 from sparring.service.catalog import build_catalog, hint_settings
 from sparring.service.clock import now_ms
+from sparring.service.routes.games import HINTS_NOT_RATED
 from sparring.service.store import Store
 from sparring.service.views import go_score, hint_view
 from sparring.session import GameSession

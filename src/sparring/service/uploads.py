@@ -35,8 +35,8 @@ T = TypeVar("T")
 
 
 class JobRunner(Protocol):
-    """What the routes need of :class:`~sparring.service.app.Service` (named here, not
-    imported, so that this module and the app do not import each other)."""
+    """What the routes need of :class:`~sparring.service.core.Service` (named here, not
+    imported: this module needs only these of it)."""
 
     catalog: "dict[str, GameInfo]"
     """The games served."""
