@@ -123,6 +123,16 @@ def test_a_wheel_plays_outside_the_repository(tmp_path: Path) -> None:
     (wheel,) = dist.glob("sparring-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        requires = [
+            line.split(":", 1)[1].strip()
+            for line in archive.read(metadata).decode().splitlines()
+            if line.startswith("Requires-Dist:")
+        ]
+    # what pip resolves for `pip install sparring` (no extra): no PyTorch, no onnx
+    core = _names([r for r in requires if "extra ==" not in r])
+    assert "onnxruntime" in core and not core & {"torch", "onnx"}, core
+    assert "torch" in _names([r for r in requires if 'extra == "train"' in r])
     assert "sparring/models/connect4.onnx" in names and "sparring/models/go9.onnx" in names
     assert "sparring/models/estimators/go-se.head.onnx" in names
     assert "sparring/models/ladders/baselines-connect4.json" in names
