@@ -135,7 +135,9 @@ PLAYERS = [
 """Players of the shipped levels (and SE-MCTS), each with the network it runs."""
 
 
-@pytest.mark.parametrize(("game_name", "spec", "network"), PLAYERS, ids=lambda v: str(v)[:20])
+@pytest.mark.parametrize(
+    ("game_name", "spec", "network"), PLAYERS, ids=[f"{g}-{s.split(':')[0]}" for g, s, _ in PLAYERS]
+)
 def test_a_player_moves_the_same_from_the_onnx_file_and_the_pt(
     game_name: str, spec: str, network: Path
 ) -> None:
@@ -155,6 +157,33 @@ def test_a_player_moves_the_same_from_the_onnx_file_and_the_pt(
                 state = game.play(state, move)
             moves.append(played)
         assert moves[0] == moves[1], (seed, moves)
+
+
+def test_a_calibration_is_checked_against_the_onnx_file_the_player_runs(tmp_path: Path) -> None:
+    """The shipped calibration names both files (``model_sha256`` the ``.pt``, ``onnx_sha256``
+    its export): the ONNX file is checked by its own hash, or, where a calibration records
+    none, by the ``.pt`` hash the file records; a mismatch is said (one notice)."""
+    import json
+    import shutil
+
+    from sparring.players.cache import PlayerCache
+
+    shutil.copy(MODEL_DIR / "connect4.onnx", tmp_path / "net.onnx")
+    shipped = json.loads((MODEL_DIR / "connect4.calibration.json").read_text())
+    game = get_game("connect4")
+
+    def notices(**changes: str | None) -> int:
+        data = {**shipped, **changes}
+        data = {k: v for k, v in data.items() if v is not None}
+        (tmp_path / "net.calibration.json").write_text(json.dumps(data))
+        cache = PlayerCache()
+        make_player(f"sa:model={tmp_path / 'net.onnx'},elo=1200", game, seed=0, cache=cache)
+        return cache.stats.notices
+
+    assert notices() == 0
+    assert notices(onnx_sha256="0" * 64) == 1  # another export
+    assert notices(onnx_sha256=None) == 0  # the .pt hash the file records
+    assert notices(onnx_sha256=None, model_sha256="0" * 64) == 1  # another network
 
 
 NO_TORCH = """
