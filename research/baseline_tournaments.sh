@@ -11,6 +11,6 @@ for game in connect4 othello6 othello; do
     --games-per-pair "$GAMES_PER_PAIR" --workers "$WORKERS" --seed 2026 \
     --store runs/baselines.sqlite --first-move-advantage \
     --markdown "docs/results/baselines-$game.md" --plot "docs/results/baselines-$game.png" \
-    --json "docs/results/baselines-$game.json" \
+    --json "src/sparring/models/ladders/baselines-$game.json" \
     --no-progress
 done

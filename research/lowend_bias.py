@@ -16,8 +16,8 @@ Every number in docs/strength/lowend-bias.md comes from one of these subcommands
 
 Inputs are committed files: the floor reports' "Ladder links" tables
 (docs/strength/*/floor-report*.md), the target checks' tables (docs/strength/*/targets*.md),
-the ladders (docs/results/ladder-*.json) and the shipped calibrations.  ``play`` writes games
-to STORE (SQLite, resumable; /tmp/lowend/games.sqlite in the note, 420 games, about 4.3 CPU
+the shipped ladders (src/sparring/models/ladders/ladder-*.json) and the shipped calibrations.
+``play`` writes games to STORE (SQLite, resumable; /tmp/lowend/games.sqlite in the note, 420 games, about 4.3 CPU
 minutes); ``games`` and ``steps`` read them back.  The seed-97 check of the low end is not
 stored: its measured Elos are typed in (SEED97), and where its scores are needed the expected
 scores at the measured Elo stand in for them.
@@ -75,14 +75,14 @@ def ladder(game: str) -> dict[str, float]:
     """Ladder ratings by name."""
     from sparring.evaluation.ladder import read_ladder
 
-    lad = read_ladder(ROOT / f"docs/results/ladder-{game}.json")
+    lad = read_ladder(ROOT / f"src/sparring/models/ladders/ladder-{game}.json")
     return {p.name: p.elo for p in lad.players}
 
 
 def ladder_stderr(game: str) -> dict[str, float]:
     from sparring.evaluation.ladder import read_ladder
 
-    lad = read_ladder(ROOT / f"docs/results/ladder-{game}.json")
+    lad = read_ladder(ROOT / f"src/sparring/models/ladders/ladder-{game}.json")
     return {p.name: p.stderr for p in lad.players}
 
 
@@ -205,7 +205,7 @@ def expand(
 def nearest(game: str, target: float) -> list[str]:
     from sparring.evaluation.ladder import read_ladder
 
-    lad = read_ladder(ROOT / f"docs/results/ladder-{game}.json")
+    lad = read_ladder(ROOT / f"src/sparring/models/ladders/ladder-{game}.json")
     return [p.name for p in lad.nearest(target, 4)]
 
 

@@ -4,7 +4,8 @@ core pulls in (BENCHMARKS.md, "Install size").
 Builds the wheel, creates fresh virtual environments under a temporary folder (outside the
 repository), installs the wheel there with ``pip`` (the core; then with ``serve,train,research,
 ray``), and prints each environment's size (``du -sh``) and the core's packages as resolved by
-``pip install --dry-run --report``, checking that no web, database or Ray package is among them.
+``pip install --dry-run --report``, checking that no web, database, Ray or training package
+(PyTorch, onnx) is among them.
 
     python scripts/env_sizes.py [--keep DIR]
 """
@@ -24,6 +25,9 @@ FORBIDDEN = {"fastapi", "uvicorn", "starlette", "httptools", "uvloop", "sqlalche
              "ray", "locust"}  # fmt: skip
 """Packages a core install must not pull in (web, database, Ray).  Not pydantic: typer, a core
 dependency, requires it in its recent releases."""
+TRAINING = {"torch", "onnx"}
+"""Packages of the ``train`` and ``research`` extras the core plays without (the engines run
+the networks' ONNX files with ONNX Runtime)."""
 
 
 def run(*args: str) -> str:
@@ -60,6 +64,8 @@ def main() -> None:
             print(f"core resolves to {len(names)} packages: {', '.join(names)}")
             pulled = sorted(FORBIDDEN & set(names))
             print(f"web, database or Ray packages in the core: {pulled or 'none'}")
+            training = sorted(TRAINING & set(names))
+            print(f"training packages (PyTorch, onnx) in the core: {training or 'none'}")
         run(*pip, "install", "--quiet", f"{wheel}{extras}")
         print(f"{name} environment (sparring{extras or ''}): {size(env)}")
         heavy = run(

@@ -1,7 +1,8 @@
 """Ship a trained play network (``se-train --variant play``) as a package model, in float16.
 
 Reads ``RUN/model.pt``, writes NAME.pt into ``src/sparring/models/estimators/`` with its
-floating-point tensors in float16 (half the file; it loads back into float32), and prints
+floating-point tensors in float16 (half the file; it loads back into float32) and its ONNX
+export NAME.onnx beside it (what the players run; ``scripts/export_onnx.py``), and prints
 both sizes and how far the shipped file's policy and value move on the run's held-out
 pairs: the share of pairs whose top policy move changes and the largest value change.
 
@@ -19,6 +20,7 @@ import torch
 
 from sparring.estimation.data import load_split
 from sparring.nn.estimators import ESTIMATOR_DIR
+from sparring.nn.onnx_export import export_network_file
 from sparring.nn.strength_net import load_strength_model, save_strength_model
 
 
@@ -35,6 +37,8 @@ def main() -> None:
         raise SystemExit(f"{source}: a {model.config.kind} network, not a play network")
     target = ESTIMATOR_DIR / f"{args.name}.pt"
     save_strength_model(target, model, metadata, half=True)
+    for path, data in export_network_file(target).items():
+        path.write_bytes(data)
     shipped, _ = load_strength_model(target)
     val = load_split(args.cache, "val")
     rng = np.random.default_rng(0)

@@ -9,6 +9,8 @@ status=0
 echo "== ruff"; $PY -m ruff check src tests || status=1
 $PY -m ruff format --check src tests scripts research || status=1
 echo "== mypy"; $PY -m mypy || status=1
+# The shipped networks' ONNX files are their .pt's exports, byte for byte.
+echo "== onnx"; $PY scripts/export_onnx.py --check || status=1
 echo "== eslint"; npx --no-install eslint src/sparring/service/static || status=1
 echo "== docs"
 # The site (mkdocs.yml) into a temporary folder: --strict fails on a broken link, a page left

@@ -16,6 +16,7 @@ import pytest
 
 from plugin_kind import register_for_test
 from sparring.errors import ConfigError
+from sparring.evaluation.ladder import LADDER_DIR
 from sparring.evaluation.store import GameRecord, GameStore
 from sparring.experiments.adapt import (
     Z95,
@@ -244,7 +245,7 @@ def test_specs_baseline_and_elos(tmp_path: Path) -> None:
     assert default_baseline("dsa:mode=elo-inter,model=connect4") == "sa:model=connect4,elo=1500"
     assert default_baseline("dsa:mode=elo-intra,elo0=1200") == "sa:elo=1200"
     assert default_baseline("dsa:prior=1700,calibration=c.json") == "sa:calibration=c.json,elo=1700"
-    ladder = Path(__file__).resolve().parents[1] / "docs/results/ladder-connect4.json"
+    ladder = LADDER_DIR / "ladder-connect4.json"
     opponents = ["random", "mcts1", "sa:z=0,rth=0.1"]
     assert parse_elos(str(ladder), opponents, "connect4") == (1000.0, 1982.53, None)
     assert parse_elos("1000, -, 1500.5", ["a", "b", "c"], "connect4") == (1000.0, None, 1500.5)

@@ -23,7 +23,7 @@ from sparring.errors import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-LADDER = REPO / "docs" / "results" / "baselines-connect4.json"
+LADDER = REPO / "src" / "sparring" / "models" / "ladders" / "baselines-connect4.json"
 TINY_SGF = "(;GM[1]FF[4]SZ[19]PB[alice]PW[bob]BR[3d]WR[3d];B[pd];W[dd];B[pp];W[dp];B[qf])\n"
 
 
@@ -356,7 +356,7 @@ def test_estimate_reads_a_file_given_twice_once(
     assert thrice == note + once
 
 
-# ---- the default ladder belongs to the repository, not the working folder ------------------
+# ---- the default ladder is package data, found from any folder -------------------------------
 def test_the_default_ladder_is_found_from_any_folder(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -364,9 +364,27 @@ def test_the_default_ladder_is_found_from_any_folder(
 
     monkeypatch.chdir(tmp_path)
     assert default_ladder("connect4") == LADDER
-    assert default_ladder("tictactoe") is None  # the repository has none: relative scale
-    monkeypatch.chdir(REPO / "docs")  # inside the repository: shown relative, as before
-    assert default_ladder("connect4") == Path("results/baselines-connect4.json")
+    assert default_ladder("tictactoe") is None  # none ships: relative scale
+    monkeypatch.chdir(REPO / "src" / "sparring")  # below the working folder: shown relative
+    assert default_ladder("connect4") == Path("models/ladders/baselines-connect4.json")
+
+
+def test_every_shipped_ladder_is_read_and_matches_its_game() -> None:
+    from sparring.evaluation.ladder import LADDER_DIR, read_ladder, shipped_ladder
+
+    names = sorted(p.name for p in LADDER_DIR.glob("*.json"))
+    assert names == [
+        "baselines-connect4.json", "baselines-go9.json", "baselines-othello.json",
+        "baselines-othello6.json", "ladder-connect4.json", "ladder-othello.json",
+        "ladder-othello6.json",
+    ]  # fmt: skip
+    for name in names:
+        kind, game = name.removesuffix(".json").split("-")
+        assert shipped_ladder(game, kind) == LADDER_DIR / name
+        assert read_ladder(LADDER_DIR / name).game == game
+    assert shipped_ladder("go9", "ladder") is None
+    copies = [p.name for p in (REPO / "docs").rglob("*.json") if p.name in names]
+    assert copies == []  # one copy, the package's: none in docs to drift from it
 
 
 def test_strength_check_outside_the_repository_uses_the_repository_ladder(
@@ -395,8 +413,8 @@ def test_strength_check_outside_the_repository_uses_the_repository_ladder(
 def test_calibrate_never_switches_scale_silently(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """From another folder the repository's ladder is used; an installation without the
-    repository's docs is refused (give --ladder or --no-ladder), not run on a relative scale."""
+    """From any folder the shipped ladder is used; an installation that lacks the shipped
+    ladders is refused (give --ladder or --no-ladder), not run on a relative scale."""
     seen: dict[str, object] = {}
 
     class Stop(Exception):
@@ -417,7 +435,7 @@ def test_calibrate_never_switches_scale_silently(
         main()
     assert seen["ladder"] == str(LADDER)
     capsys.readouterr()
-    monkeypatch.setattr("sparring.cli.common.REPOSITORY", tmp_path)  # an installed wheel
+    monkeypatch.setattr("sparring.evaluation.ladder.LADDER_DIR", tmp_path / "none")
     code, _, err = run_main(monkeypatch, capsys, *args)
     line = one_line_error(code, err)
     assert "no default ladder" in line and "--ladder" in line, line

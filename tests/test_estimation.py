@@ -167,7 +167,7 @@ def test_se_inf_pairs_get_no_policy_or_value_loss() -> None:
 # ---- model inputs ----------------------------------------------------------------------------
 def test_action_planes_and_go_symmetries_agree() -> None:
     planes = ActionPlanes("go")
-    table = action_symmetry_table(19)
+    table = torch.from_numpy(action_symmetry_table(19))
     actions = torch.tensor([0, 18, 20, 200, 360, 361])
     for k in range(8):
         moved = dihedral(planes(actions), k)
@@ -1039,9 +1039,9 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
         "chess-play", "chess-se", "chess-se-inf", "chess-se-inf-play", "go-play", "go-play-early",
         "go-se", "go-se-inf", "go-se-inf-play",
     ]  # fmt: skip
-    assert default_estimator("go") == ESTIMATOR_DIR / "go-se.pt"
-    assert default_estimator("chess") == ESTIMATOR_DIR / "chess-se.pt"
-    assert resolve_estimator("go-se-inf") == ESTIMATOR_DIR / "go-se-inf.pt"
+    assert default_estimator("go") == ESTIMATOR_DIR / "go-se.onnx"  # the ONNX files run
+    assert default_estimator("chess") == ESTIMATOR_DIR / "chess-se.onnx"
+    assert resolve_estimator("go-se-inf") == ESTIMATOR_DIR / "go-se-inf.onnx"
     mine = tmp_path / "mine.pt"
     mine.write_bytes(b"")
     assert resolve_estimator(str(mine)) == mine
@@ -1051,14 +1051,18 @@ def test_shipped_estimators_are_package_data_found_by_name(tmp_path: Path) -> No
         default_estimator("othello")
     # A former name still resolves, to the same file, with a deprecation warning.
     with pytest.warns(DeprecationWarning, match="'go-play-s32' is deprecated.*'go-play-early'"):
-        assert resolve_estimator("go-play-s32") == ESTIMATOR_DIR / "go-play-early.pt"
-    # Every file of the models folder is declared package data (an installed sparring has it).
+        assert resolve_estimator("go-play-s32") == ESTIMATOR_DIR / "go-play-early.onnx"
+    # Every file of the models folder is declared package data (an installed sparring has
+    # it), but the PyTorch originals (NAME.pt): the wheel has their ONNX exports instead.
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     globs = pyproject["tool"]["setuptools"]["package-data"]["sparring"]
     for path in (package / "models").rglob("*"):
         if path.is_file():
             rel = path.relative_to(package).as_posix()
-            assert any(fnmatch.fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs)
+            declared = any(
+                fnmatch.fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs
+            )
+            assert declared == (path.suffix != ".pt"), rel
     for name, path in shipped_estimators().items():
         model, meta = load_strength_model(path)
         assert model.config.game == name.split("-")[0]

@@ -247,12 +247,13 @@ def test_chess_play_network_scores_moves_by_more_than_the_prior() -> None:
 def test_player_kinds_use_the_play_networks() -> None:
     from sparring.nn.estimators import player_estimator
 
-    assert player_estimator("go", None, "se-inf").name == "go-se-inf-play.pt"
-    assert player_estimator("go", None, "se").name == "go-se.pt"
-    assert player_estimator("go", "go-se-inf", "se-inf").name == "go-se-inf.pt"
-    assert player_estimator("chess", None, "se-inf").name == "chess-se-inf-play.pt"
-    assert player_estimator("chess", None, "se").name == "chess-se.pt"
-    assert player_estimator("chess", "chess-se-inf", "se-inf").name == "chess-se-inf.pt"
+    # the ONNX files, which the players run
+    assert player_estimator("go", None, "se-inf").name == "go-se-inf-play.onnx"
+    assert player_estimator("go", None, "se").name == "go-se.onnx"
+    assert player_estimator("go", "go-se-inf", "se-inf").name == "go-se-inf.onnx"
+    assert player_estimator("chess", None, "se-inf").name == "chess-se-inf-play.onnx"
+    assert player_estimator("chess", None, "se").name == "chess-se.onnx"
+    assert player_estimator("chess", "chess-se-inf", "se-inf").name == "chess-se-inf.onnx"
 
 
 def test_sa_mcts_finishes_go_games_like_the_other_programs() -> None:

@@ -81,7 +81,7 @@ NODE_SERIES = {
 }
 NODE_SERIES_SEED = 7
 INTERRUPTED = ["connect4", "uct:sims=20000", "random", "--games", "16", "--seed", "9"]
-LADDER = REPOSITORY / "docs" / "results" / "baselines-connect4.json"
+LADDER = REPOSITORY / "src" / "sparring" / "models" / "ladders" / "baselines-connect4.json"
 CALIBRATION = REPOSITORY / "src" / "sparring" / "models" / "connect4.calibration.json"
 LADDER_EXTEND = [str(LADDER), "uct:sims=20,name=U20", "--against", "random,mcts1", "-n", "2"]
 """``ladder-extend`` on the cluster: 4 games of a cheap new rung against two ladder players."""

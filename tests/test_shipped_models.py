@@ -60,10 +60,14 @@ def test_shipped_calibration_belongs_to_the_shipped_network(name: str) -> None:
     )
 
     model = shipped_models()[name]
+    assert model.suffix == ".onnx"  # the players run the ONNX export
     path = calibration_path_for_model(model)
     assert path is not None and path.is_file()
     calibration = load_calibration(path)
-    assert calibration.model_sha256 == file_sha256(model), "recalibrate after a new network"
+    # measured with the .pt; the .onnx the players run is its export (scripts/export_onnx.py)
+    source = model.with_suffix(".pt")
+    assert calibration.model_sha256 == file_sha256(source), "recalibrate after a new network"
+    assert calibration.onnx_sha256 == file_sha256(model), "run scripts/export_onnx.py"
     weak, strong = setting_for_elo(calibration, 900), setting_for_elo(calibration, 2100)
     assert weak.setting.floor > 0 and strong.setting.floor == 0
     # The floor reaches below Random (1000 on the ladder scale).

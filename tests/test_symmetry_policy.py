@@ -104,7 +104,7 @@ def test_a_networks_go_policy_becomes_invariant() -> None:
     def logits(p: np.ndarray, rows: np.ndarray) -> np.ndarray:
         return policy_logits(net, p, ranks=np.zeros(len(p), np.int64))
 
-    table = action_symmetry_table(19).numpy()
+    table = action_symmetry_table(19)
     k = 7  # a flip and three quarter turns
     image = np.ascontiguousarray(dihedral(torch.from_numpy(planes), k).numpy())
     one = np.zeros(1, np.int64)
@@ -215,7 +215,7 @@ def test_a_symmetric_play_evaluator_averages_priors_and_values() -> None:
     sym = PlayNetEvaluator(net, 1, symmetric=True)
     priors, values = sym.evaluate(planes, legal)
     images = [np.ascontiguousarray(dihedral(torch.from_numpy(planes), k).numpy()) for k in range(8)]
-    table = action_symmetry_table(19).numpy()
+    table = action_symmetry_table(19)
     logp = np.zeros(362)
     value = 0.0
     for k, image in enumerate(images):

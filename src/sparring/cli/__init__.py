@@ -264,6 +264,11 @@ def _app_for(argv: list[str]) -> typer.Typer:
     return _full_app()
 
 
+TRAINING_PACKAGES = {"torch": "PyTorch", "onnx": "the onnx package"}
+"""Packages of the ``train`` and ``research`` extras that the core runs without (the engines
+run the shipped networks' ONNX files): a command that needs one says what to install."""
+
+
 def main() -> None:
     """Console entry point: run the app, turning input errors into one-line messages.
 
@@ -273,6 +278,15 @@ def main() -> None:
         _app_for(sys.argv[1:])()
     except SparringError as exc:
         typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except ImportError as exc:
+        if exc.name not in TRAINING_PACKAGES:
+            raise
+        typer.echo(
+            f"error: this command needs {TRAINING_PACKAGES[exc.name]}, which is not installed: "
+            "pip install 'sparring[train]'",
+            err=True,
+        )
         sys.exit(2)
     except SystemExit as exc:
         # Typer turns a plain Ctrl-C into "Aborted!" and exit code 1; make it 130.

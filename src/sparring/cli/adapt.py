@@ -66,10 +66,10 @@ def adapt(
     opponent_elos: Annotated[
         str | None,
         typer.Option(
-            help="The opponents' ladder Elos: a ladder JSON (e.g. "
-            "docs/results/ladder-connect4.json), 'calibration' (SA opponents at a fixed z: "
-            "the shipped calibration's Elo; or calibration=PATH) or numbers separated by "
-            "commas; join sources with '+'."
+            help="The opponents' ladder Elos: a ladder JSON (e.g. the shipped "
+            "src/sparring/models/ladders/ladder-connect4.json), 'calibration' (SA opponents "
+            "at a fixed z: the shipped calibration's Elo; or calibration=PATH) or numbers "
+            "separated by commas; join sources with '+'."
         ),
     ] = None,
     within: Annotated[float, typer.Option(help="Elo distance of the games-until table.")] = 100.0,

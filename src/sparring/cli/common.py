@@ -97,40 +97,27 @@ def check_output_dir(path: Path | None, option: str) -> None:
     _check_folder_on_the_way(path, option, path, True)
 
 
-REPOSITORY = Path(__file__).resolve().parents[3]
-"""The source repository holding this package (``src/sparring/cli/common.py``), when the
-package runs from a checkout; :func:`repository_results` says whether it does."""
-
-
-def repository_results() -> Path | None:
-    """The repository's ``docs/results`` folder (the baseline ladders), or None when the
-    package does not run from a checkout of the repository (an installed wheel)."""
-    results = REPOSITORY / "docs" / "results"
-    if (REPOSITORY / "pyproject.toml").is_file() and results.is_dir():
-        return results
-    return None
-
-
 def default_ladder(game: str, option: str = "--ladder") -> Path | None:
-    """The repository's baseline ladder of ``game`` (``docs/results/baselines-GAME.json``,
-    found from the package's own location, not the working folder; relative to the working
-    folder when that is inside the repository), or None when the repository has none for
-    ``game``.  Raises :class:`~sparring.errors.MissingResourceError`
-    when the package does not run from a checkout, so that no command silently falls back to
-    another Elo scale: the caller must then be given ``option``."""
+    """The shipped baseline ladder of ``game`` (``baselines-GAME.json``, package data:
+    :func:`~sparring.evaluation.ladder.shipped_ladder`), wherever the command runs (shown
+    relative to the working folder when it is below it), or None when none ships for
+    ``game``.  Raises :class:`~sparring.errors.MissingResourceError` when the shipped ladders
+    are missing from the installation, so that no command silently falls back to another Elo
+    scale: the caller must then be given ``option``."""
+    # the ladder module (numpy, the rating fits): loaded by the commands that rate, not at
+    # start-up
     from sparring.errors import MissingResourceError
+    from sparring.evaluation import ladder
 
-    results = repository_results()
-    if results is None:
+    if not ladder.LADDER_DIR.is_dir():
         raise MissingResourceError(
-            f"no default ladder: the repository's docs/results is not beside this installation "
-            f"of sparring ({REPOSITORY}); give {option} FILE"
+            f"no default ladder: the shipped ladders ({ladder.LADDER_DIR}) are missing from "
+            f"this installation of sparring; give {option} FILE"
         )
-    path = results / f"baselines-{game}.json"
-    if not path.is_file():
+    path = ladder.shipped_ladder(game)
+    if path is None:
         return None
     here = Path.cwd()
-    # shown as before (docs/results/...) when the command runs inside the repository
     return path.relative_to(here) if path.is_relative_to(here) else path
 
 
@@ -180,11 +167,9 @@ def backend_from_options(
 __all__ = [
     "BACKEND_HELP",
     "RAY_ADDRESS_HELP",
-    "REPOSITORY",
     "BackendName",
     "backend_from_options",
     "check_output_dir",
     "check_output_file",
     "default_ladder",
-    "repository_results",
 ]

@@ -332,17 +332,23 @@ def estimate(
             "estimator file (se-eval's RUN/estimator.pt); default: GAME-se."
         ),
     ] = None,
-    device: Annotated[str, typer.Option(help="cpu, cuda or auto.")] = "cpu",
+    device: Annotated[
+        str, typer.Option(help="cpu, cuda or auto (a PyTorch estimator file; needs PyTorch).")
+    ] = "cpu",
 ) -> None:
     """Estimate a player's rank (Go) or Elo band (chess) from their games."""
     from sparring.estimation.data import Record
     from sparring.estimation.predict import estimate_player
-    from sparring.estimation.train import resolve_device
     from sparring.nn.estimators import default_estimator, resolve_estimator
     from sparring.records import RecordError, read_pgn_games, read_sgf_games
     from sparring.records.common import record_files
 
-    dev = str(resolve_device(device))
+    if device == "cpu":  # the shipped estimators' ONNX files run on the CPU, without PyTorch
+        dev = device
+    else:
+        from sparring.estimation.train import resolve_device
+
+        dev = str(resolve_device(device))
     model_path = resolve_estimator(model) if model is not None else None
     records: list[Record] = []
     errors: list[RecordError] = []

@@ -64,8 +64,8 @@ def _names(text: str | None) -> tuple[str, ...] | None:
 _LadderOpt = Annotated[
     Path | None,
     typer.Option(
-        help="Ladder file fixing the Elo scale (default: the repository's "
-        "docs/results/baselines-GAME.json when it exists, wherever the command runs)."
+        help="Ladder file fixing the Elo scale (default: the shipped baseline ladder of the "
+        "game, baselines-GAME.json, when there is one)."
     ),
 ]
 _LinkNearestOpt = Annotated[
@@ -197,7 +197,7 @@ def calibrate(
 
 
 def _ladder_path(game_name: str, ladder: Path | None, no_ladder: bool) -> str | None:
-    """The ladder file of ``--ladder``, else the repository's default ladder of the game;
+    """The ladder file of ``--ladder``, else the shipped baseline ladder of the game;
     None with ``--no-ladder``."""
     if no_ladder:
         return None
@@ -291,7 +291,7 @@ def strength_check(
     ladder: Annotated[
         Path | None,
         typer.Option(
-            help="Ladder file (default: the repository's docs/results/baselines-GAME.json)."
+            help="Ladder file (default: the shipped baseline ladder, baselines-GAME.json)."
         ),
     ] = None,
     opponents: Annotated[

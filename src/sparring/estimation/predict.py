@@ -27,16 +27,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from sparring.errors import SparringError
 from sparring.estimation.data import PairSet, Record, record_game, record_players
 from sparring.estimation.upload import Duplicate, describe_duplicates, unique_games
-from sparring.nn.strength_net import StrengthNet, load_strength_model
+from sparring.nn.estimators import load_estimator
+from sparring.nn.onnx_runtime import OnnxStrengthNet
+
+if TYPE_CHECKING:  # PyTorch, imported when a PyTorch network is given
+    import torch
+
+    from sparring.nn.strength_net import StrengthNet
 from sparring.records import GoRecord
 
 FloatArray = npt.NDArray[np.float64]
@@ -45,33 +50,46 @@ Decide = Callable[[FloatArray], IntArray]
 
 
 # ---- scoring ---------------------------------------------------------------------------------
-@torch.no_grad()
 def score_planes(
-    model: StrengthNet,
+    model: StrengthNet | OnnxStrengthNet,
     planes: npt.NDArray[np.float32],
     actions: npt.NDArray[np.integer[Any]],
     device: torch.device | str = "cpu",
 ) -> FloatArray:
     """The network's scores ``[n, outputs]`` of pairs given as planes and moves: strength scores
-    ``beta`` (SE, SE-inf) or rank log-probabilities (SL)."""
-    model.eval()
-    x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(device)
-    a = torch.from_numpy(np.asarray(actions, dtype=np.int64)).to(device)
-    _, _, scores = model(x, a)
-    if model.config.kind == "sl":
-        scores = torch.log_softmax(scores, dim=1)
-    return scores.double().cpu().numpy()
+    ``beta`` (SE, SE-inf) or rank log-probabilities (SL).  ``model``: an estimator's ONNX
+    files (no PyTorch) or a PyTorch network (on ``device``)."""
+    if isinstance(model, OnnxStrengthNet):
+        _, _, scores = model.forward(planes, np.asarray(actions, dtype=np.int64))
+        out = scores.astype(np.float64)
+        if model.config.kind == "sl":
+            out -= out.max(axis=1, keepdims=True)
+            out -= np.log(np.exp(out).sum(axis=1, keepdims=True))
+        return out
+    # torch: a PyTorch network (training, se-eval), so PyTorch is loaded already
+    import torch
+
+    with torch.no_grad():
+        model.eval()
+        x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(device)
+        a = torch.from_numpy(np.asarray(actions, dtype=np.int64)).to(device)
+        _, _, result = model(x, a)
+        if model.config.kind == "sl":
+            result = torch.log_softmax(result, dim=1)
+        scored: FloatArray = result.double().cpu().numpy()
+    return scored
 
 
 def score_pairset(
-    model: StrengthNet,
+    model: StrengthNet | OnnxStrengthNet,
     pairs: PairSet,
     batch: int = 512,
     device: torch.device | str = "cpu",
     advance: Callable[[int], None] | None = None,
 ) -> FloatArray:
     """:func:`score_planes` over every pair of a :class:`PairSet`, in batches."""
-    model.to(device)
+    if not isinstance(model, OnnxStrengthNet):
+        model.to(device)
     n = len(pairs)
     out = np.zeros((n, model.config.score_outputs), dtype=np.float64)
     for start in range(0, n, batch):
@@ -705,7 +723,7 @@ def estimate_player(
     that holds reference scores (written by ``sparring se-eval``).  A game whose content
     repeats an earlier one (:func:`~sparring.estimation.upload.unique_games`: a file copied
     under another name) is counted once, and listed in :attr:`Estimate.duplicates`."""
-    model, meta = load_strength_model(model_path)
+    model, meta = load_estimator(model_path)
     refs_meta = meta.get("references")
     if model.config.kind == "play":
         raise SparringError(
@@ -737,7 +755,8 @@ def estimate_player(
             )
     references = np.asarray(refs_meta["scores"], dtype=np.float64)
     aggregate = refs_meta.get("aggregate", "move")
-    model.to(device)
+    if not isinstance(model, OnnxStrengthNet):
+        model.to(device)
     scored: list[PlayerGame] = []
     per_move: list[FloatArray] = []
     for rec, side in games:

@@ -28,19 +28,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from sparring.errors import BadValueError, SparringError
 from sparring.estimation.data import record_game, record_players
 from sparring.estimation.upload import Record, source_of
 from sparring.games.base import Game, State
 from sparring.games.chess import Chess
-from sparring.nn.estimators import resolve_estimator
-from sparring.nn.strength_net import StrengthNet, load_strength_model
+from sparring.nn.estimators import load_estimator, resolve_estimator
+from sparring.nn.onnx_runtime import OnnxStrengthNet
+from sparring.nn.strength_eval import strength_network
+
+if TYPE_CHECKING:  # PyTorch's module, imported when a .pt network is given
+    from sparring.nn.strength_net import StrengthNet
 
 FloatArray = npt.NDArray[np.float64]
 PolicyFn = Callable[[npt.NDArray[np.float32], int], npt.NDArray[np.floating[Any]]]
@@ -200,15 +203,16 @@ def stronger_rank(ranks: Sequence[str], own: str, steps: int) -> tuple[int, int,
 
 
 @cache
-def _network(name_or_path: str) -> StrengthNet:
-    model, _ = load_strength_model(resolve_estimator(name_or_path))
-    return model
+def _network(name_or_path: str) -> StrengthNet | OnnxStrengthNet:
+    return load_estimator(resolve_estimator(name_or_path))[0]
 
 
-def play_network(game: str, name_or_path: str | Path | None = None) -> tuple[StrengthNet, str]:
-    """The play network of a review (default :data:`PLAY_NETWORK`) and its name; loaded once
-    per process.  :class:`~sparring.errors.SparringError` when it is not a play network of
-    ``game``."""
+def play_network(
+    game: str, name_or_path: str | Path | None = None
+) -> tuple[StrengthNet | OnnxStrengthNet, str]:
+    """The play network of a review (default :data:`PLAY_NETWORK`: its ONNX file, run
+    without PyTorch) and its name; loaded once per process.
+    :class:`~sparring.errors.SparringError` when it is not a play network of ``game``."""
     name = str(name_or_path or PLAY_NETWORK[game])
     model = _network(name)
     if model.config.kind != "play" or model.config.game != game:
@@ -216,15 +220,15 @@ def play_network(game: str, name_or_path: str | Path | None = None) -> tuple[Str
     return model, name
 
 
-def network_functions(model: StrengthNet) -> tuple[PolicyFn, ValueFn]:
-    """The policy and value functions of a loaded play network."""
+def network_functions(model: StrengthNet | OnnxStrengthNet) -> tuple[PolicyFn, ValueFn]:
+    """The policy and value functions of a loaded play network (its ONNX file, or a PyTorch
+    network)."""
+    network = strength_network(model, threads=None)
 
-    @torch.inference_mode()
     def run(planes: npt.NDArray[np.float32], rank: int) -> tuple[FloatArray, FloatArray]:
-        x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32))
-        ranks = torch.full((x.shape[0],), rank, dtype=torch.long)
-        logits, values = model.play(x, ranks)
-        return logits.double().numpy(), values.reshape(-1).double().numpy()
+        x = np.ascontiguousarray(planes, dtype=np.float32)
+        logits, values = network.play(x, np.full(x.shape[0], rank, dtype=np.int64))
+        return logits.astype(np.float64), values.reshape(-1).astype(np.float64)
 
     def policy(planes: npt.NDArray[np.float32], rank: int) -> FloatArray:
         parts = [run(planes[i : i + 256], rank)[0] for i in range(0, len(planes), 256)]

@@ -500,7 +500,7 @@ class BatchSampler:
             raise ConfigError(f"no training pairs for rank(s) {', '.join(empty)}")
         self.augment = augment and pairs.game == "go"
         self.device = device
-        self.table = action_symmetry_table(19) if self.augment else None
+        self.table = torch.from_numpy(action_symmetry_table(19)) if self.augment else None
         self.mirror = (
             torch.from_numpy(mirror_action_table()) if mirror and pairs.game == "chess" else None
         )

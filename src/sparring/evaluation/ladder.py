@@ -4,6 +4,11 @@ A tournament writes its maximum-likelihood ratings as a ladder file (``sparring 
 ... --json FILE``); a later run rates a new player from its games against the ladder's
 players with their ratings held fixed (:func:`fit_against_ladder`), so every number lands on
 the same scale (for the baselines: Random anchored at 1000, docs/research/baselines.md).
+
+The ladders the commands use by default ship with the package (package data,
+``sparring/models/ladders``): ``baselines-GAME.json`` (the baseline players' tournament) and
+``ladder-GAME.json`` (the same scale extended by ``sparring ladder-extend`` with more rungs);
+:func:`shipped_ladder` finds them wherever sparring is installed.
 """
 
 from __future__ import annotations
@@ -19,6 +24,21 @@ from sparring.configfile import read_text_file
 from sparring.errors import ConfigError
 from sparring.evaluation.bradley_terry import ELO_SCALE, PairCounts, fit_bradley_terry
 from sparring.evaluation.ratings import EloFit
+
+LADDER_DIR = Path(__file__).resolve().parents[1] / "models" / "ladders"
+"""Where the shipped ladders live (inside the installed package)."""
+
+LADDER_KINDS = ("baselines", "ladder")
+"""The shipped ladders of a game: ``baselines-GAME.json`` and the extended ``ladder-GAME.json``."""
+
+
+def shipped_ladder(game: str, kind: str = "baselines") -> Path | None:
+    """The shipped ladder ``KIND-GAME.json`` of ``game`` (:data:`LADDER_KINDS`), or None when
+    none ships for that game."""
+    if kind not in LADDER_KINDS:
+        raise ValueError(f"unknown ladder kind {kind!r}; one of {', '.join(LADDER_KINDS)}")
+    path = LADDER_DIR / f"{kind}-{game}.json"
+    return path if path.is_file() else None
 
 
 @dataclass(frozen=True)

@@ -599,6 +599,7 @@ def run_calibration(
     linear, logistic = _z_curve_fits(config, points)
     analyses = _threshold_analyses(config, positions, points)
     cand = average_candidates(all_positions, CANDIDATE_RTH)
+    hashes = _model_hashes(game.name, config.base_options)
     calibration = Calibration(
         game=config.game,
         base=config.base_options,
@@ -606,7 +607,8 @@ def run_calibration(
         scale=scale,
         points=tuple(_calibration_point(p) for p in points),
         games_per_point=config.games,
-        model_sha256=_model_hash(game.name, config.base_options),
+        model_sha256=hashes[0],
+        onnx_sha256=hashes[1],
         summary=_summary(config, points, linear, logistic, analyses, ladder),
     )
     return CalibrationResult(
@@ -646,16 +648,25 @@ def _rows(positions: Positions) -> list[FloatArray]:
     return [positions.visits[i][positions.legal[i]] for i in range(len(positions))]
 
 
-def _model_hash(game_name: str, options: Mapping[str, str]) -> str | None:
+def _model_hashes(game_name: str, options: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """``model_sha256`` and ``onnx_sha256`` of the network a ``base=az`` calibration plays:
+    a ``.pt``'s SHA-256 (no ONNX hash); for an ONNX export, the SHA-256 of the ``.pt`` it
+    was exported from (which the file records; its own when it does not) and its own."""
     if options.get("base", "az") != "az":
-        return None
+        return None, None
+    from sparring.nn.onnx_runtime import onnx_source_sha256
     from sparring.nn.zoo import default_model, resolve_model
 
     try:
         path = resolve_model(options["model"]) if "model" in options else default_model(game_name)
     except UnknownPlayerError:
-        return None
-    return None if path is None else file_sha256(path)
+        return None, None
+    if path is None:
+        return None, None
+    digest = file_sha256(path)
+    if path.suffix != ".onnx":
+        return digest, None
+    return onnx_source_sha256(path) or digest, digest
 
 
 def _summary(
@@ -774,6 +785,7 @@ def merge_floor(
         points=tuple(points),
         games_per_point=calibration.games_per_point,
         model_sha256=calibration.model_sha256,
+        onnx_sha256=calibration.onnx_sha256 or update.onnx_sha256,
         summary=summary,
     )
 

@@ -1,6 +1,7 @@
 """The policy/value network (AlphaDDA app. 1.1) and the evaluators the PUCT search calls.
 
-:mod:`sparring.nn.evaluators` does not need PyTorch until a network evaluator is built; the
+:mod:`sparring.nn.evaluators` does not need PyTorch until a PyTorch network's evaluator is
+built (the shipped networks' ONNX files run without it: :mod:`sparring.nn.onnx_runtime`); the
 network itself lives in :mod:`sparring.nn.model` (PyTorch), whose names are importable from
 here too (loaded on first use).
 """

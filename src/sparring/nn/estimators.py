@@ -1,19 +1,33 @@
 """Strength estimators shipped with sparring, loadable by name (as :mod:`sparring.nn.zoo` does
 for the game networks), and the rank labels they are trained on.
 
-A shipped estimator is ``src/sparring/models/estimators/NAME.pt`` (written by ``sparring
-se-eval`` as ``RUN/estimator.pt``), its model card ``README.md`` beside them; both are package
-data, so an installed sparring has them.  ``NAME`` is ``GAME-KIND``: ``go-se``, ``go-se-inf``,
-``chess-se``, ``chess-se-inf``.  The networks themselves (PyTorch) are
-:mod:`sparring.nn.strength_net`; this module only finds their files.
+A shipped estimator is ``src/sparring/models/estimators/NAME.onnx`` (with ``NAME.head.onnx``
+for an estimator's strength head: the ONNX export the players and ``sparring estimate`` run,
+:mod:`sparring.nn.onnx_runtime`) of ``NAME.pt`` (written by ``sparring se-eval`` as
+``RUN/estimator.pt``; in the repository, not in the wheel), its model card ``README.md``
+beside them; the ONNX files and the card are package data, so an installed sparring has
+them.  ``NAME`` is ``GAME-KIND``: ``go-se``, ``go-se-inf``, ``chess-se``, ``chess-se-inf``.
+The networks themselves are :mod:`sparring.nn.strength_net` (PyTorch) and
+:mod:`sparring.nn.onnx_runtime` (their ONNX files); this module only finds their files.
 """
 
 from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from sparring.errors import MissingResourceError, PlayerResourceError, SparringError
+from sparring.errors import (
+    IncompatibleError,
+    MissingResourceError,
+    PlayerResourceError,
+    SparringError,
+)
+from sparring.nn.onnx_runtime import TORCH_INSTALL, OnnxStrengthNet, load_onnx_network
+from sparring.nn.zoo import network_files
+
+if TYPE_CHECKING:  # PyTorch's module, imported when a .pt network is read
+    from sparring.nn.strength_net import StrengthNet
 
 GO_RANKS: tuple[str, ...] = ("9d", "8d", "7d", "6d", "5d", "4d", "3d", "2d", "1d", "1-2k", "3-5k")
 """Go rank groups, strongest first (``r_1`` = 9 dan ... ``r_11`` = 3-5 kyu; section 4.1)."""
@@ -43,8 +57,9 @@ resolve, with a :class:`DeprecationWarning`; they will be removed in a later ver
 
 
 def shipped_estimators() -> dict[str, Path]:
-    """Name -> file of every shipped estimator."""
-    return {p.stem: p for p in sorted(ESTIMATOR_DIR.glob("*.pt"))}
+    """Name -> file of every shipped estimator (``NAME.onnx``, else ``NAME.pt``:
+    :func:`~sparring.nn.zoo.network_files`)."""
+    return network_files(ESTIMATOR_DIR)
 
 
 def resolve_estimator(name_or_path: str | Path) -> Path:
@@ -91,6 +106,31 @@ def default_estimator(game: str) -> Path:
     )
 
 
+def load_estimator(path: str | Path) -> tuple[StrengthNet | OnnxStrengthNet, dict[str, Any]]:
+    """The strength network of the file ``path`` (an estimator or a play network) and its
+    metadata: an ONNX file (every shipped one) on ONNX Runtime, a ``.pt`` on PyTorch.
+    :class:`~sparring.errors.MissingResourceError` when the file is missing, not such a
+    network, or a ``.pt`` without PyTorch installed;
+    :class:`~sparring.errors.IncompatibleError` for an AlphaZero network's ONNX file."""
+    file = Path(path).expanduser()
+    if file.suffix == ".onnx":
+        network = load_onnx_network(file)
+        if not isinstance(network, OnnxStrengthNet):
+            raise IncompatibleError(
+                f"{str(file)!r} is an AlphaZero network, not a strength estimator or play network"
+            )
+        return network, network.metadata
+    try:
+        # torch: a .pt network is a PyTorch file, read by PyTorch
+        from sparring.nn.strength_net import load_strength_model
+    except ImportError:
+        raise MissingResourceError(
+            f"reading the PyTorch network file {str(file)!r} needs PyTorch, which is not "
+            f"installed: {TORCH_INSTALL}"
+        ) from None
+    return load_strength_model(file)
+
+
 PLAY_NETWORKS: dict[str, str] = {
     "go-se-inf": "go-se-inf-play",
     "chess-se-inf": "chess-se-inf-play",
@@ -127,6 +167,7 @@ __all__ = [
     "GO_RANKS",
     "PLAY_NETWORKS",
     "default_estimator",
+    "load_estimator",
     "player_estimator",
     "resolve_estimator",
     "shipped_estimators",

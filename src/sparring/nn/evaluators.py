@@ -7,12 +7,13 @@ in :mod:`sparring.search.evaluator`; they are re-exported here for old import pa
 * :class:`TorchEvaluator`: a :class:`~sparring.nn.model.PolicyValueNet` run by PyTorch
   (eval mode, ``inference_mode``); the only one that supports the heads' dropout at play time
   (AlphaDDA2).
-* :class:`OnnxEvaluator`: the same network exported to ONNX and run by ONNX Runtime, several
-  times faster on CPU at small batches (see :func:`sparring.search.bench.benchmark_network`);
-  networks with dropout ``> 0`` are refused (use the torch path).
+* :class:`OnnxEvaluator`: the network run by ONNX Runtime, several times faster on CPU at
+  small batches (see :func:`sparring.search.bench.benchmark_network`): a shipped network's
+  ONNX file (:class:`~sparring.nn.onnx_runtime.OnnxPolicyValueNet`, no PyTorch) or a PyTorch
+  network exported in memory; networks with dropout ``> 0`` are refused (use the torch path).
 
 PyTorch and ONNX Runtime are imported only when a network evaluator is built, so the search
-and the stub evaluators work without them.
+and the stub evaluators work without them; an ONNX file's evaluator needs no PyTorch at all.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from sparring.nn.onnx_runtime import OnnxPolicyValueNet, inference_session
 from sparring.search.evaluator import (
     CachedEvaluator,
     Evaluator,
@@ -41,7 +43,7 @@ from sparring.search.evaluator import (
     uniform_priors,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # PyTorch's module, imported when a PyTorch network is given
     from sparring.nn.model import PolicyValueNet
 
 
@@ -178,36 +180,35 @@ def quantize_onnx(model_bytes: bytes, calibration: npt.NDArray[np.float32]) -> b
 
 
 class OnnxEvaluator:
-    """A :class:`~sparring.nn.model.PolicyValueNet` exported to ONNX and run by ONNX Runtime.
+    """An AlphaZero network run by ONNX Runtime: a shipped network's ONNX file
+    (:class:`~sparring.nn.onnx_runtime.OnnxPolicyValueNet`, no PyTorch needed) or a
+    :class:`~sparring.nn.model.PolicyValueNet` exported in memory.
 
     Sequential execution with ``threads`` intra-op threads on the CPU execution provider.
-    The network is exported once, at construction: later changes to ``model`` are not seen.
-    Networks with head dropout ``> 0`` are refused (dropout at play time needs
+    A PyTorch network is exported once, at construction: later changes to ``model`` are not
+    seen; networks with head dropout ``> 0`` are refused (dropout at play time needs
     :class:`TorchEvaluator`).  With ``calibration`` planes the network runs in int8
     (:func:`quantize_onnx`).
     """
 
     def __init__(
         self,
-        model: PolicyValueNet,
+        model: PolicyValueNet | OnnxPolicyValueNet,
         threads: int = 1,
         calibration: npt.NDArray[np.float32] | None = None,
     ) -> None:
-        # onnxruntime: an optional package, imported when an ONNX evaluator is built
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = int(threads)
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.log_severity_level = 3
         self.config = model.config
-        exported = export_onnx(model)
+        self.quantized = calibration is not None
+        if isinstance(model, OnnxPolicyValueNet):
+            if calibration is None and threads == model.threads:
+                self.session = model.session  # the file's own session
+                return
+            exported = model.path.read_bytes()
+        else:
+            exported = export_onnx(model)
         if calibration is not None:
             exported = quantize_onnx(exported, calibration)
-        self.quantized = calibration is not None
-        self.session = ort.InferenceSession(exported, options, providers=["CPUExecutionProvider"])
+        self.session = inference_session(exported, threads)
 
     def forward(self, planes: PlanesBatch) -> tuple[npt.NDArray[np.float32], Values]:
         """Raw network outputs: policy logits ``[B, A]`` and values ``[B]``."""

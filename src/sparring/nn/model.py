@@ -36,9 +36,7 @@ pickled code is executed).
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,67 +44,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from sparring.nn.config import NetworkConfig
+from sparring.nn.onnx_runtime import (
+    CONFIG_KEY,
+    FORMAT_KEY,
+    POLICY_VALUE_FORMAT,
+    read_onnx_weights,
+)
+
 FORMAT_VERSION = 1
 """Version of the file layout written by :func:`save_model`."""
-
-
-@dataclass(frozen=True)
-class NetworkConfig:
-    """The shape of a :class:`PolicyValueNet` (AlphaDDA Fig. A1, Table A1)."""
-
-    input_planes: int
-    """Number of input planes ``2T + 1`` (3 for ``T = 1``, AlphaDDA app. 1.1)."""
-    board_shape: tuple[int, int]
-    """(rows, columns) of the input planes: the board size ``M x N``."""
-    num_actions: int
-    """Length of the policy output: the game's action space (passes included)."""
-    blocks: int = 3
-    """Number of residual blocks (Table A1: 3 for Connect4 and 6x6 Othello, 5 for Othello)."""
-    channels: int = 64
-    """Filters of every 3x3 convolution of the body (Table A1: 256)."""
-    policy_channels: int = 2
-    """Filters of the policy head's 1x1 convolution (2 in AlphaZero)."""
-    value_channels: int = 1
-    """Filters of the value head's 1x1 convolution (1 in AlphaZero)."""
-    value_hidden: int = 256
-    """Units of the value head's hidden fully connected layer (256 in AlphaZero)."""
-    dropout: float = 0.0
-    """Initial dropout probability ``P_drop`` in the heads (AlphaDDA Fig. 2); 0 = none."""
-
-    def __post_init__(self) -> None:
-        if self.input_planes < 1 or self.num_actions < 1 or self.blocks < 0:
-            raise ValueError(f"bad network config {self}")
-        if self.channels < 1 or self.policy_channels < 1 or self.value_channels < 1:
-            raise ValueError(f"bad network config {self}")
-        if self.value_hidden < 1 or len(self.board_shape) != 2 or min(self.board_shape) < 1:
-            raise ValueError(f"bad network config {self}")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout probability must be in [0, 1), got {self.dropout}")
-
-    def to_json(self) -> str:
-        """The config as a JSON object (read back by :meth:`from_json`)."""
-        return json.dumps(dataclasses.asdict(self), sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> NetworkConfig:
-        """Read a config written by :meth:`to_json`; unknown keys are an error."""
-        data: dict[str, Any] = json.loads(text)
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown network config keys: {', '.join(unknown)}")
-        data["board_shape"] = tuple(int(x) for x in data["board_shape"])
-        return cls(**data)
-
-    @classmethod
-    def for_game(cls, game: Any, **overrides: Any) -> NetworkConfig:
-        """A config matching ``game``'s input planes, board and action space."""
-        return cls(
-            input_planes=int(game.num_planes),
-            board_shape=(int(game.board_shape[0]), int(game.board_shape[1])),
-            num_actions=int(game.num_actions),
-            **overrides,
-        )
 
 
 class HeadDropout(nn.Module):
@@ -183,13 +130,21 @@ class PolicyValueNet(nn.Module):
 
     def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Policy logits ``[B, num_actions]`` and values ``[B]`` in ``[-1, 1]`` (side to move)."""
+        _, logits, value = self.forward_features(planes)
+        return logits, value
+
+    def forward_features(
+        self, planes: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """:meth:`forward`, with the body's output feature map ``[B, channels, H, W]`` first
+        (what a strength head reads)."""
         x = self.body(self.stem(planes))
         p = torch.flatten(self.policy_conv(x), 1)
         logits = self.policy_fc(self.policy_dropout(p))
         v = torch.flatten(self.value_conv(x), 1)
         v = F.relu(self.value_fc1(self.value_dropout1(v)))
         value = torch.tanh(self.value_fc2(self.value_dropout2(v))).squeeze(1)
-        return logits, value
+        return x, logits, value
 
     # ---- dropout control (AlphaDDA2) -------------------------------------------------------
     def dropout_modules(self) -> list[HeadDropout]:
@@ -238,10 +193,14 @@ def save_model(path: str | Path, model: PolicyValueNet) -> None:
 
 
 def load_model(path: str | Path) -> PolicyValueNet:
-    """Read a network written by :func:`save_model`, in evaluation mode.
+    """Read a network written by :func:`save_model`, or its ONNX export (``NAME.onnx``, whose
+    weights are the ``.pt``'s: :func:`~sparring.nn.onnx_runtime.read_onnx_weights`), in
+    evaluation mode.
 
     Raises :class:`ValueError` if the file is not such a network.
     """
+    if Path(path).suffix == ".onnx":
+        return _load_onnx(Path(path))
     try:
         payload = torch.load(Path(path), map_location="cpu", weights_only=True)
     except FileNotFoundError:
@@ -258,6 +217,36 @@ def load_model(path: str | Path) -> PolicyValueNet:
     return model.eval()
 
 
+def _load_onnx(path: Path) -> PolicyValueNet:
+    """The network of an ONNX file exported from a :func:`save_model` file."""
+    if not path.is_file():
+        raise FileNotFoundError(path)
+    meta, weights = read_onnx_weights(path)
+    if meta.get(FORMAT_KEY) != POLICY_VALUE_FORMAT:
+        raise ValueError(f"{path}: not a sparring network file")
+    model = PolicyValueNet(NetworkConfig.from_json(meta[CONFIG_KEY]))
+    model.load_state_dict(torch_state(weights, model.state_dict()))
+    return model.eval()
+
+
+def torch_state(
+    weights: dict[str, Any], template: Mapping[str, torch.Tensor]
+) -> dict[str, torch.Tensor]:
+    """The ``state_dict`` of the arrays ``weights`` (an ONNX file's initializers) in the
+    dtypes of ``template`` (a module's own ``state_dict``); entries the export leaves out (the
+    batch-norm layers' ``num_batches_tracked``, used only while training) are taken from
+    ``template``.  ValueError naming the first weight missing."""
+    state = {}
+    for name, like in template.items():
+        if name in weights:
+            state[name] = torch.from_numpy(weights[name].copy()).to(like.dtype)
+        elif name.endswith("num_batches_tracked"):
+            state[name] = like.clone()
+        else:
+            raise ValueError(f"the ONNX file has no weight {name!r}")
+    return state
+
+
 __all__ = [
     "HeadDropout",
     "NetworkConfig",
@@ -266,4 +255,5 @@ __all__ = [
     "build_model",
     "load_model",
     "save_model",
+    "torch_state",
 ]

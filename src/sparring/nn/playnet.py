@@ -8,17 +8,21 @@ fixes that rank and answers the search's evaluator protocol
 (:class:`~sparring.search.evaluator.Evaluator`): the priors are the network's policy for a
 player of that rank, restricted to the legal moves, and the values its value head.  The
 human-like kinds ``human-mcts`` and ``sa-mcts`` play it with ``model=PATH,rank=R``
-(:mod:`sparring.players.human_like`).
+(:mod:`sparring.players.human_like`).  The shipped play networks run from their ONNX files
+(:class:`~sparring.nn.onnx_runtime.OnnxStrengthNet`, no PyTorch); a PyTorch network runs as
+it is.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from sparring.errors import IncompatibleError, MissingResourceError
-from sparring.nn.strength_net import StrengthNet
+from sparring.nn.onnx_runtime import StrengthNetwork
+from sparring.nn.strength_eval import strength_network
 from sparring.nn.symmetry import symmetric_evaluation
 from sparring.search.evaluator import (
     LegalBatch,
@@ -29,24 +33,31 @@ from sparring.search.evaluator import (
     masked_softmax,
 )
 
+if TYPE_CHECKING:  # PyTorch's module, imported when a PyTorch network is given
+    from sparring.nn.strength_net import StrengthNet
+
 
 class PlayNetEvaluator:
     """Priors and values of a play network for players of rank index ``rank`` (0 = the
-    strongest of the network's ranks).  ``threads``: if not None,
-    :func:`torch.set_num_threads` is called with it (process-wide, as
-    :class:`~sparring.nn.evaluators.TorchEvaluator` does).  Raises ValueError for a network
-    of another kind or a rank index out of range."""
+    strongest of the network's ranks).  ``model``: the network's ONNX file
+    (:class:`~sparring.nn.onnx_runtime.OnnxStrengthNet`) or a PyTorch
+    :class:`~sparring.nn.strength_net.StrengthNet` (run with ``threads`` threads when not
+    None, a process-wide PyTorch setting, as :class:`~sparring.nn.evaluators.TorchEvaluator`
+    does).  Raises ValueError for a network of another kind or a rank index out of range."""
 
     def __init__(
-        self, model: StrengthNet, rank: int, threads: int | None = 1, symmetric: bool = False
+        self,
+        model: StrengthNet | StrengthNetwork,
+        rank: int,
+        threads: int | None = 1,
+        symmetric: bool = False,
     ) -> None:
         if model.config.kind != "play":
             raise ValueError(f"a {model.config.kind} network has no rank input")
         if not 0 <= rank < len(model.config.ranks):
             raise ValueError(f"rank index {rank} is not in [0, {len(model.config.ranks)})")
-        if threads is not None:
-            torch.set_num_threads(int(threads))
-        self.model = model.eval()
+        self.model = model
+        self.network = strength_network(model, threads)
         self.rank = int(rank)
         self.symmetric = bool(symmetric)
         """Average priors and values over the rules' symmetric images of each position
@@ -58,7 +69,6 @@ class PlayNetEvaluator:
         """The rank's label (``5d``, ``1400-1600``)."""
         return self.model.config.ranks[self.rank]
 
-    @torch.inference_mode()
     def evaluate(
         self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
     ) -> tuple[Priors, Values]:
@@ -75,14 +85,16 @@ class PlayNetEvaluator:
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         """Logits and values of the network at this evaluator's rank (every row of the
         contiguous float32 ``planes``)."""
-        x = torch.from_numpy(planes)
-        ranks = torch.full((x.shape[0],), self.rank, dtype=torch.long)
-        logits, values = self.model.play(x, ranks)
-        return logits.numpy().astype(np.float32), values.reshape(-1).numpy().astype(np.float32)
+        ranks = np.full(planes.shape[0], self.rank, dtype=np.int64)
+        return self.network.play(planes, ranks)
 
 
 def play_evaluator(
-    model: StrengthNet, game_name: str, rank: str, source: str, symmetric: bool = False
+    model: StrengthNet | StrengthNetwork,
+    game_name: str,
+    rank: str,
+    source: str,
+    symmetric: bool = False,
 ) -> PlayNetEvaluator:
     """The :class:`PlayNetEvaluator` of the loaded network ``model`` (read from ``source``)
     at ``rank`` (a label of the network's ranks; ``symmetric``: averaged over the rules'

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from sparring.games.base import Game
-from sparring.nn.strength_net import StrengthNet
+from sparring.nn.onnx_runtime import OnnxStrengthNet, StrengthNetwork
 from sparring.search.evaluator import (
     Aux,
     LegalBatch,
@@ -44,8 +43,27 @@ from sparring.search.evaluator import (
     masked_softmax,
 )
 
+if TYPE_CHECKING:  # PyTorch's module, imported when a PyTorch network is given
+    from sparring.nn.strength_net import StrengthNet
+
 BUCKET_PLIES = 20
 """Plies per bucket of the reference curves (``score_by_move``'s default)."""
+
+Floats = npt.NDArray[np.float32]
+
+
+def strength_network(model: Any, threads: int | None = 1) -> StrengthNetwork:
+    """``model`` as a :class:`~sparring.nn.onnx_runtime.StrengthNetwork` (numpy in and
+    out): an :class:`~sparring.nn.onnx_runtime.OnnxStrengthNet` as it is, a PyTorch
+    :class:`~sparring.nn.strength_net.StrengthNet` behind a
+    :class:`~sparring.nn.strength_net.TorchStrengthRunner` (``threads``: PyTorch's)."""
+    if isinstance(model, OnnxStrengthNet) or not hasattr(model, "state_dict"):
+        network: StrengthNetwork = model
+        return network
+    # torch: the model is a PyTorch module, so PyTorch is loaded already
+    from sparring.nn.strength_net import TorchStrengthRunner
+
+    return TorchStrengthRunner(model, threads)
 
 
 class StrengthEvaluator:
@@ -53,27 +71,32 @@ class StrengthEvaluator:
     the move into each leaf from its strength head (an
     :class:`~sparring.search.evaluator.EdgeAuxEvaluator`).
 
-    ``beta`` is the first score output (the Bradley-Terry score of SE and SE-inf networks).
-    ``game`` encodes parents missing from the cache.  ``capacity`` bounds the cache of trunk
-    outputs (features and policy logits) by position.  ``threads``: if not None,
-    :func:`torch.set_num_threads` is called with it (a process-wide PyTorch setting, as
-    :class:`~sparring.nn.evaluators.TorchEvaluator` does).
+    ``model``: the estimator's ONNX files (:class:`~sparring.nn.onnx_runtime.OnnxStrengthNet`)
+    or a PyTorch :class:`~sparring.nn.strength_net.StrengthNet` (``threads``: if not None,
+    :func:`torch.set_num_threads` is called with it, a process-wide PyTorch setting, as
+    :class:`~sparring.nn.evaluators.TorchEvaluator` does).  ``beta`` is the first score
+    output (the Bradley-Terry score of SE and SE-inf networks).  ``game`` encodes parents
+    missing from the cache.  ``capacity`` bounds the cache of trunk outputs (features and
+    policy logits) by position.
     """
 
     def __init__(
-        self, model: StrengthNet, game: Game, capacity: int = 1024, threads: int | None = 1
+        self,
+        model: StrengthNet | StrengthNetwork,
+        game: Game,
+        capacity: int = 1024,
+        threads: int | None = 1,
     ) -> None:
         if capacity < 1:
             raise ValueError("capacity must be >= 1")
         if model.config.kind not in ("se", "se_inf"):
             raise ValueError(f"SE-MCTS needs an SE or SE-inf network, not {model.config.kind!r}")
-        if threads is not None:
-            torch.set_num_threads(int(threads))
-        self.model = model.eval()
+        self.model = model
+        self.network = strength_network(model, threads)
         self.game = game
         """Encodes a parent missing from the cache."""
         self.capacity = int(capacity)
-        self._cache: OrderedDict[bytes, tuple[torch.Tensor, torch.Tensor]] = OrderedDict()
+        self._cache: OrderedDict[bytes, tuple[Floats, Floats]] = OrderedDict()
         self.trunk_positions = 0
         """Positions sent through the trunk so far (leaves plus parents missing from the cache)."""
 
@@ -81,27 +104,24 @@ class StrengthEvaluator:
         """Forget the cached trunk outputs."""
         self._cache.clear()
 
-    def _remember(self, key: bytes, features: torch.Tensor, logits: torch.Tensor) -> None:
+    def _remember(self, key: bytes, features: Floats, logits: Floats) -> None:
         self._cache[key] = (features, logits)
         self._cache.move_to_end(key)
         while len(self._cache) > self.capacity:
             self._cache.popitem(last=False)
 
-    def _trunk(
-        self, planes: npt.NDArray[np.float32]
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _trunk(self, planes: npt.NDArray[np.float32]) -> tuple[Floats, Floats, Floats]:
         self.trunk_positions += len(planes)
-        x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32))
-        features, logits, value = self.model.trunk(x)
+        x = np.ascontiguousarray(planes, dtype=np.float32)
+        features, logits, value = self.network.trunk(x)
         return features, logits, value.reshape(-1)
 
     def _priors_values(
-        self, logits: torch.Tensor, value: torch.Tensor, legal: LegalBatch
+        self, logits: Floats, value: Floats, legal: LegalBatch
     ) -> tuple[Priors, Values]:
-        priors = masked_softmax(logits.numpy().astype(np.float32), np.ascontiguousarray(legal))
-        return priors, value.numpy().astype(np.float32)
+        priors = masked_softmax(logits.astype(np.float32), np.ascontiguousarray(legal))
+        return priors, value.astype(np.float32)
 
-    @torch.inference_mode()
     def evaluate(
         self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None
     ) -> tuple[Priors, Values]:
@@ -117,7 +137,6 @@ class StrengthEvaluator:
         :meth:`evaluate_edge_aux`, which the search calls)."""
         raise TypeError("StrengthEvaluator scores edges: the search calls evaluate_edge_aux")
 
-    @torch.inference_mode()
     def evaluate_edge_aux(
         self,
         planes: PlanesBatch,
@@ -134,7 +153,7 @@ class StrengthEvaluator:
         edge_rows = [b for b in range(n) if moves[b] >= 0]
         # The parents' trunk outputs are held here for this call: remembering the leaves
         # below may evict a parent from the bounded cache between this lookup and its use.
-        parent_out: dict[bytes, tuple[torch.Tensor, torch.Tensor]] = {}
+        parent_out: dict[bytes, tuple[Floats, Floats]] = {}
         missing: list[int] = []
         asked: set[bytes] = set()
         for b in edge_rows:
@@ -155,17 +174,16 @@ class StrengthEvaluator:
         features, logits, value = self._trunk(batch)
         for i, b in enumerate(missing):
             key = parents[b].tobytes()
-            parent_out[key] = (features[n + i].clone(), logits[n + i].clone())
+            parent_out[key] = (features[n + i].copy(), logits[n + i].copy())
             self._remember(key, *parent_out[key])
         for b in range(n):
-            self._remember(states[b].tobytes(), features[b].clone(), logits[b].clone())
+            self._remember(states[b].tobytes(), features[b].copy(), logits[b].copy())
         aux = np.zeros(n, dtype=np.float32)
         if edge_rows:
-            pf = torch.stack([parent_out[parents[b].tobytes()][0] for b in edge_rows])
-            pl = torch.stack([parent_out[parents[b].tobytes()][1] for b in edge_rows])
-            actions = torch.from_numpy(moves[edge_rows])
-            beta = self.model.strength(pf, pl, actions)[:, 0]
-            aux[edge_rows] = beta.numpy()
+            pf = np.stack([parent_out[parents[b].tobytes()][0] for b in edge_rows])
+            pl = np.stack([parent_out[parents[b].tobytes()][1] for b in edge_rows])
+            beta = self.network.strength(pf, pl, moves[edge_rows])[:, 0]
+            aux[edge_rows] = beta
         priors, values = self._priors_values(logits[:n], value[:n], legal)
         return priors, values, aux
 
@@ -270,4 +288,10 @@ class RankTarget:
         return cls(rank, overall, tuple(centres), tuple(scores))
 
 
-__all__ = ["BUCKET_PLIES", "CentredStrengthEvaluator", "RankTarget", "StrengthEvaluator"]
+__all__ = [
+    "BUCKET_PLIES",
+    "CentredStrengthEvaluator",
+    "RankTarget",
+    "StrengthEvaluator",
+    "strength_network",
+]

@@ -49,103 +49,27 @@ it with ``weights_only=True``.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from sparring.errors import IncompatibleError, MissingResourceError, SparringError
-from sparring.games.chess import action_to_move
-from sparring.nn.model import NetworkConfig, PolicyValueNet
+from sparring.nn.config import GAME_SHAPES, KINDS, StrengthNetConfig, action_tables
+from sparring.nn.model import PolicyValueNet, torch_state
+from sparring.nn.onnx_runtime import CONFIG_KEY, FORMAT_KEY, METADATA_KEY, read_onnx_weights
+
+Floats = npt.NDArray[np.float32]
 
 FORMAT = "sparring-strength-net"
 FORMAT_VERSION = 1
-KINDS = ("se", "se_inf", "sl", "play")
-"""``se``: Bradley-Terry strength scores over the human ranks; ``se_inf``: the same plus the
-rank ``r_inf`` of random legal moves; ``sl``: a rank classifier (SL_sum / SL_vote); ``play``:
-a policy and value conditioned on the rank (rank planes as an input, no strength head)."""
-
-_GAMES: dict[str, tuple[int, tuple[int, int], int]] = {
-    "go": (15, (19, 19), 362),
-    "chess": (23, (8, 8), 4272),
-}
-"""Input planes, board shape and number of actions of the supported games."""
-
-
-@dataclass(frozen=True)
-class StrengthNetConfig:
-    """The shape of a :class:`StrengthNet`."""
-
-    game: str
-    """``go`` or ``chess``."""
-    ranks: tuple[str, ...]
-    """The human ranks, strongest first (``r_1 .. r_n``)."""
-    kind: str = "se_inf"
-    """One of :data:`KINDS`."""
-    blocks: int = 6
-    """Residual blocks of the trunk (paper: 20)."""
-    channels: int = 64
-    """Filters of the trunk (paper: 256)."""
-    head_channels: int = 32
-    """Filters of the strength head's convolutions."""
-    head_hidden: int = 64
-    """Units of the strength head's hidden layer."""
-    value_hidden: int = 64
-    """Units of the value head's hidden layer (AlphaZero: 256)."""
-    prior_input: bool = True
-    """Whether the strength head also reads the policy's log-probability of the move (the
-    shipped networks do; see the module docstring for why one may not want it)."""
-
-    def __post_init__(self) -> None:
-        if self.game not in _GAMES:
-            raise SparringError(f"strength networks exist for go and chess, not {self.game!r}")
-        if self.kind not in KINDS:
-            raise SparringError(f"unknown strength network kind {self.kind!r}; one of {KINDS}")
-        if len(self.ranks) < 2:
-            raise SparringError("a strength network needs at least two ranks")
-        if min(self.blocks + 1, self.channels, self.head_channels, self.head_hidden) < 1:
-            raise SparringError(f"bad strength network config {self}")
-
-    @property
-    def score_outputs(self) -> int:
-        """1 strength score for SE / SE-inf, one logit per rank for SL."""
-        return len(self.ranks) if self.kind == "sl" else 1
-
-    def network_config(self) -> NetworkConfig:
-        """The AlphaZero trunk-and-heads config (:class:`~sparring.nn.model.NetworkConfig`)."""
-        planes, shape, actions = _GAMES[self.game]
-        if self.kind == "play":
-            planes += len(self.ranks)  # the rank's one-hot planes
-        return NetworkConfig(
-            input_planes=planes,
-            board_shape=shape,
-            num_actions=actions,
-            blocks=self.blocks,
-            channels=self.channels,
-            value_hidden=self.value_hidden,
-        )
-
-    def to_json(self) -> str:
-        """The config as JSON (read back by :meth:`from_json`)."""
-        return json.dumps(dataclasses.asdict(self), sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> StrengthNetConfig:
-        """Read :meth:`to_json`'s output; unknown keys are an error."""
-        data: dict[str, Any] = json.loads(text)
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise SparringError(f"unknown strength network config keys: {', '.join(unknown)}")
-        data["ranks"] = tuple(data["ranks"])
-        return cls(**data)
 
 
 class ActionPlanes(nn.Module):
@@ -158,22 +82,11 @@ class ActionPlanes(nn.Module):
 
     def __init__(self, game: str) -> None:
         super().__init__()
-        _, (rows, cols), actions = _GAMES[game]
+        _, (rows, cols), _ = GAME_SHAPES[game]
         self.rows, self.cols = rows, cols
-        if game == "go":
-            cells = torch.full((actions, 1), -1, dtype=torch.long)
-            cells[: rows * cols, 0] = torch.arange(rows * cols)
-            flags = torch.zeros(actions, 1)
-            flags[rows * cols, 0] = 1.0
-        else:
-            cells = torch.empty((actions, 2), dtype=torch.long)
-            flags = torch.zeros(actions, 1)
-            for a in range(actions):
-                m = action_to_move(a)
-                for k, sq in enumerate((m.from_square, m.to_square)):
-                    cells[a, k] = (7 - sq // 8) * 8 + sq % 8
-                if m.promotion is not None and a >= 4096 and (a - 4096) % 4 != 0:
-                    flags[a, 0] = 1.0
+        tables = action_tables(game)  # the same tables as the ONNX runtime's move planes
+        cells = torch.from_numpy(tables[0].copy())
+        flags = torch.from_numpy(tables[1].copy())
         self.register_buffer("cells", cells, persistent=False)
         self.register_buffer("flags", flags, persistent=False)
         self.num_planes = cells.shape[1] + flags.shape[1]
@@ -239,14 +152,18 @@ class StrengthNet(nn.Module):
         """Scores ``[B, outputs]`` of the moves ``actions`` in the states of ``features``."""
         if self.config.kind == "play":
             raise SparringError("a play network has no strength head")
-        x = torch.cat([features, self.action_planes(actions)], dim=1)
-        x = self.head_conv(x)
-        parts = [x.mean(dim=(2, 3)), x.amax(dim=(2, 3))]
+        prior = None
         if self.config.prior_input:
-            parts.append(F.log_softmax(logits.detach(), dim=1).gather(1, actions[:, None]))
-        pooled = torch.cat(parts, dim=1)
-        out: torch.Tensor = self.head_fc(pooled)
-        return out
+            prior = F.log_softmax(logits.detach(), dim=1).gather(1, actions[:, None])
+        return self.head_scores(features, self.action_planes(actions), prior)
+
+    def head_scores(
+        self, features: torch.Tensor, moves: torch.Tensor, log_prior: torch.Tensor | None
+    ) -> torch.Tensor:
+        """The strength head on trunk ``features``, the moves' planes ``moves``
+        (:class:`ActionPlanes`) and, with ``prior_input``, the policy's log-probability of
+        each move ``[B, 1]``: scores ``[B, outputs]`` (the graph of ``NAME.head.onnx``)."""
+        return strength_head(self.head_conv, self.head_fc, features, moves, log_prior)
 
     def forward(
         self, planes: torch.Tensor, actions: torch.Tensor
@@ -282,6 +199,23 @@ class StrengthNet(nn.Module):
         logits, value = self.az(self.rank_planes(planes, ranks))
         self._features = None
         return logits, value
+
+
+def strength_head(
+    conv: nn.Module,
+    fc: nn.Module,
+    features: torch.Tensor,
+    moves: torch.Tensor,
+    log_prior: torch.Tensor | None,
+) -> torch.Tensor:
+    """The strength head's computation (:meth:`StrengthNet.head_scores`): ``conv`` on the
+    features and move planes, global mean and max pooling (and the log prior), ``fc``."""
+    x = conv(torch.cat([features, moves], dim=1))
+    parts = [x.mean(dim=(2, 3)), x.amax(dim=(2, 3))]
+    if log_prior is not None:
+        parts.append(log_prior)
+    out: torch.Tensor = fc(torch.cat(parts, dim=1))
+    return out
 
 
 def build_strength_model(config: StrengthNetConfig, seed: int | None = None) -> StrengthNet:
@@ -331,6 +265,8 @@ def load_strength_model(path: str | Path) -> tuple[StrengthNet, dict[str, Any]]:
     p = Path(path)
     if not p.is_file():
         raise MissingResourceError(f"strength model {str(p)!r} does not exist")
+    if p.suffix == ".onnx":
+        return _load_onnx(p)
     try:
         payload = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many kinds for corrupt files
@@ -347,12 +283,68 @@ def load_strength_model(path: str | Path) -> tuple[StrengthNet, dict[str, Any]]:
     return model.eval(), metadata
 
 
+def _load_onnx(path: Path) -> tuple[StrengthNet, dict[str, Any]]:
+    """The network and metadata of a strength network's ONNX export (its head file too)."""
+    try:
+        meta, weights = read_onnx_weights(path)
+    except ValueError as exc:
+        raise MissingResourceError(str(exc)) from None
+    if meta.get(FORMAT_KEY) != FORMAT:
+        raise MissingResourceError(f"{path}: not a sparring strength model")
+    model = StrengthNet(StrengthNetConfig.from_json(meta[CONFIG_KEY]))
+    try:
+        model.load_state_dict(torch_state(weights, model.state_dict()))
+    except ValueError as exc:
+        raise MissingResourceError(f"{path}: {exc}") from None
+    metadata: dict[str, Any] = json.loads(meta.get(METADATA_KEY, "{}"))
+    return model.eval(), metadata
+
+
+class TorchStrengthRunner:
+    """A PyTorch :class:`StrengthNet` on numpy arrays, as the ONNX runtime's
+    :class:`~sparring.nn.onnx_runtime.OnnxStrengthNet` (a
+    :class:`~sparring.nn.onnx_runtime.StrengthNetwork`), so that the evaluators run either.
+    ``threads``: if not None, :func:`torch.set_num_threads` is called with it (a process-wide
+    setting)."""
+
+    def __init__(self, model: StrengthNet, threads: int | None = 1) -> None:
+        if threads is not None:
+            torch.set_num_threads(int(threads))
+        self.model = model.eval()
+        self.config = model.config
+
+    @torch.inference_mode()
+    def trunk(self, planes: Floats) -> tuple[Floats, Floats, Floats]:
+        features, logits, value = self.model.trunk(torch.from_numpy(_floats(planes)))
+        return features.numpy(), logits.numpy(), value.reshape(-1).numpy()
+
+    @torch.inference_mode()
+    def strength(self, features: Floats, logits: Floats, actions: npt.NDArray[np.int64]) -> Floats:
+        moves = torch.from_numpy(np.asarray(actions, dtype=np.int64).reshape(-1))
+        out = self.model.strength(
+            torch.from_numpy(_floats(features)), torch.from_numpy(_floats(logits)), moves
+        )
+        return np.asarray(out.numpy(), dtype=np.float32)
+
+    @torch.inference_mode()
+    def play(self, planes: Floats, ranks: npt.NDArray[np.int64]) -> tuple[Floats, Floats]:
+        index = torch.from_numpy(np.asarray(ranks, dtype=np.int64).reshape(-1))
+        logits, values = self.model.play(torch.from_numpy(_floats(planes)), index)
+        return logits.numpy().astype(np.float32), values.reshape(-1).numpy().astype(np.float32)
+
+
+def _floats(x: npt.NDArray[Any]) -> Floats:
+    return np.ascontiguousarray(x, dtype=np.float32)
+
+
 __all__ = [
     "KINDS",
     "ActionPlanes",
     "StrengthNet",
     "StrengthNetConfig",
+    "TorchStrengthRunner",
     "build_strength_model",
     "load_strength_model",
     "save_strength_model",
+    "strength_head",
 ]

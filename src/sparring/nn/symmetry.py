@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from sparring.games.chess import CASTLING_PLANES, mirror_action_table
 
@@ -26,22 +26,30 @@ LogitsFn = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int64]], npt.NDArra
 second argument, so a rank-conditioned policy can read each position's rank) to ``[B, A]``
 logits."""
 
+P = TypeVar("P")
 
-def dihedral(planes: torch.Tensor, k: int) -> torch.Tensor:
+
+def dihedral(planes: P, k: int) -> P:
     """Symmetry ``k`` (0-7) of ``[B, C, H, W]`` planes: a left-right flip when ``k >= 4``, then
-    ``k % 4`` quarter turns (the order of :func:`sparring.games.base.dihedral_symmetries`)."""
-    x = planes.flip(-1) if k >= 4 else planes
-    return torch.rot90(x, k % 4, dims=(2, 3))
+    ``k % 4`` quarter turns (the order of :func:`sparring.games.base.dihedral_symmetries`).
+    ``planes`` is a numpy array (a view is returned) or a PyTorch tensor (training)."""
+    x: Any = planes
+    if isinstance(x, np.ndarray):
+        out: Any = np.rot90(x[..., ::-1] if k >= 4 else x, k % 4, axes=(2, 3))
+    else:
+        out = (x.flip(-1) if k >= 4 else x).rot90(k % 4, dims=(2, 3))
+    result: P = out
+    return result
 
 
-def action_symmetry_table(size: int) -> torch.Tensor:
+def action_symmetry_table(size: int) -> npt.NDArray[np.int64]:
     """``table[k, a]``: where Go action ``a`` goes under :func:`dihedral` ``k`` (pass stays)."""
     area = size * size
-    grid = torch.arange(area).view(1, 1, size, size)
-    table = torch.empty((8, area + 1), dtype=torch.long)
+    grid = np.arange(area).reshape(1, 1, size, size)
+    table = np.empty((8, area + 1), dtype=np.int64)
     for k in range(8):
         moved = dihedral(grid, k).reshape(-1)  # moved[q] = the point that lands on q
-        table[k, moved] = torch.arange(area)
+        table[k, moved] = np.arange(area)
         table[k, area] = area
     return table
 
@@ -50,7 +58,7 @@ def action_symmetry_table(size: int) -> torch.Tensor:
 def _go_table(size: int) -> npt.NDArray[np.int64]:
     """:func:`action_symmetry_table` as a read-only array, built once per board size (a
     player's evaluator asks for it at every batch of leaves)."""
-    table = action_symmetry_table(size).numpy()
+    table = action_symmetry_table(size)
     table.setflags(write=False)
     return table
 
@@ -94,11 +102,10 @@ def symmetric_evaluation(
     if game == "go":
         size = planes.shape[-1]
         table = _go_table(size)
-        base = torch.from_numpy(planes)
         total = np.zeros((planes.shape[0], size * size + 1), dtype=np.float64)
         value = np.zeros(planes.shape[0], dtype=np.float64)
         for k in range(8):
-            image = np.ascontiguousarray(dihedral(base, k).numpy())
+            image = np.ascontiguousarray(dihedral(planes, k))
             logits, v = evaluate(image, every)
             total += log_softmax(logits)[:, table[k]]
             value += v

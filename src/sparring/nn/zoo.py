@@ -1,9 +1,11 @@
 """Trained networks shipped with sparring, loadable by name.
 
-A shipped model is ``src/sparring/models/NAME.pt`` (written by
-:func:`sparring.nn.model.save_model`) with its model card ``NAME.md`` beside it (how it was
-trained, its measured strength) and, once calibrated, ``NAME.calibration.json``.  The name
-is the game's registry name (``connect4``, ``othello6``, ...).
+A shipped model is ``src/sparring/models/NAME.onnx`` (the ONNX export the players run,
+:mod:`sparring.nn.onnx_runtime`) of ``NAME.pt`` (written by
+:func:`sparring.nn.model.save_model`; in the repository, not in the wheel), with its model
+card ``NAME.md`` beside it (how it was trained, its measured strength) and, once calibrated,
+``NAME.calibration.json``.  The name is the game's registry name (``connect4``, ``othello6``,
+...).
 """
 
 from __future__ import annotations
@@ -16,9 +18,20 @@ MODEL_DIR = Path(__file__).resolve().parents[1] / "models"
 """Where shipped models live (inside the installed package)."""
 
 
+def network_files(folder: Path) -> dict[str, Path]:
+    """Name -> file of every network in ``folder``: ``NAME.onnx`` where there is one (what
+    the players run), else ``NAME.pt`` (a strength head's ``NAME.head.onnx`` is part of
+    ``NAME.onnx``)."""
+    files = {p.stem: p for p in sorted(folder.glob("*.pt"))}
+    for p in sorted(folder.glob("*.onnx")):
+        if not p.name.endswith(".head.onnx"):
+            files[p.stem] = p
+    return dict(sorted(files.items()))
+
+
 def shipped_models() -> dict[str, Path]:
-    """Name -> file of every shipped network."""
-    return {p.stem: p for p in sorted(MODEL_DIR.glob("*.pt"))}
+    """Name -> file of every shipped network (:func:`network_files`)."""
+    return network_files(MODEL_DIR)
 
 
 def resolve_model(name_or_path: str) -> Path:

@@ -25,6 +25,7 @@ from typing import TypeVar, cast
 from sparring.errors import ConfigError, PlayerResourceError
 from sparring.games.base import Game
 from sparring.nn.loading import load_network_evaluator
+from sparring.nn.onnx_runtime import onnx_source_sha256
 from sparring.search.evaluator import CachedEvaluator, Evaluator
 from sparring.strength.target import (
     Calibration,
@@ -91,6 +92,7 @@ class PlayerCache:
         self._evaluators: dict[tuple[str, FileKey], Evaluator] = {}
         self._calibrations: dict[FileKey, Calibration] = {}
         self._hashes: dict[FileKey, str] = {}
+        self._sources: dict[FileKey, str | None] = {}
         self._targets: dict[tuple[FileKey, float, float | None], TargetResult] = {}
         self._notices: set[str] = set()
         self._shared: dict[tuple[str, FileKey], object] = {}
@@ -136,6 +138,14 @@ class PlayerCache:
             self._hashes[key] = file_sha256(key[0])
             self.stats.files_hashed += 1
         return self._hashes[key]
+
+    def onnx_source(self, path: str | Path) -> str | None:
+        """The SHA-256 of the ``.pt`` the ONNX file at ``path`` was exported from, as the
+        file records it (None: not recorded), read on first use."""
+        key = file_key(path)
+        if key not in self._sources:
+            self._sources[key] = onnx_source_sha256(key[0])
+        return self._sources[key]
 
     def target(self, path: str | Path, elo: float, rth: float | None = None) -> TargetResult:
         """:func:`~sparring.strength.target.setting_for_elo` of the calibration at ``path``,

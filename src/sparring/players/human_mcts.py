@@ -5,10 +5,11 @@ resolved against the files they name (estimator networks, the z-per-rank table
 :class:`RankedSearchPlayer`, a :class:`~sparring.players.sampling.PolicySamplingPlayer` or a
 :class:`~sparring.players.strength.StrengthAdjustedPlayer`.
 
-The estimator networks are PyTorch modules (:mod:`sparring.nn.strength_net`,
-:mod:`sparring.nn.strength_eval`, :mod:`sparring.nn.playnet`): they are imported when the
-first such player is built, so that registering the kinds loads no PyTorch.  The builders are
-registered by the composition root :mod:`sparring.kinds`.
+The estimator and play networks run from their ONNX files on ONNX Runtime
+(:mod:`sparring.nn.onnx_runtime`, :mod:`sparring.nn.strength_eval`, :mod:`sparring.nn.playnet`),
+loaded when the first such player is built; a ``.pt`` network given by ``model=PATH`` runs on
+PyTorch (:mod:`sparring.nn.strength_net`), imported then.  The builders are registered by the
+composition root :mod:`sparring.kinds`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ from sparring.errors import (
 from sparring.games.base import Game, State
 from sparring.games.chess import Chess
 from sparring.games.go import Go
-from sparring.nn.estimators import ESTIMATOR_DIR, player_estimator
+from sparring.nn.estimators import ESTIMATOR_DIR, load_estimator, player_estimator
+from sparring.nn.onnx_runtime import StrengthNetwork
+from sparring.nn.playnet import play_evaluator
+from sparring.nn.strength_eval import CentredStrengthEvaluator, RankTarget, StrengthEvaluator
 from sparring.players.base import Player
 from sparring.players.cache import PlayerCache, file_key
 from sparring.players.engine_value import EngineValueEvaluator, StockfishValue
@@ -65,8 +69,7 @@ from sparring.search.stats import RootStats
 from sparring.search.sweep import RootSweep
 from sparring.strength.selection import PAPER_RTH, StrengthSetting
 
-if TYPE_CHECKING:  # PyTorch modules, imported when the first network is loaded
-    from sparring.nn.strength_eval import RankTarget, StrengthEvaluator
+if TYPE_CHECKING:  # PyTorch's module, imported when a .pt network is loaded
     from sparring.nn.strength_net import StrengthNet
 
 S = TypeVar("S", bound=HumanLikeSettings)
@@ -176,9 +179,6 @@ class RankedSearchPlayer(SearchPlayer):
         self.elo = elo
         self.notices = tuple(notices)
         if target is not None:
-            # torch: the strength evaluators are PyTorch networks, loaded with the first one
-            from sparring.nn.strength_eval import CentredStrengthEvaluator, StrengthEvaluator
-
             if not isinstance(evaluator, StrengthEvaluator):
                 raise TypeError("SE-MCTS needs a StrengthEvaluator")
             self.evaluator = CentredStrengthEvaluator(evaluator, target)
@@ -305,19 +305,24 @@ def sa_mcts_z(settings: SAMCTSSettings, game: Game) -> float:
 
 
 # ---- networks and leaf values ------------------------------------------------------------------
+def read_strength_network(path: Path) -> tuple[StrengthNet | StrengthNetwork, dict[str, Any]]:
+    """The strength network of the file ``path`` and its metadata
+    (:func:`~sparring.nn.estimators.load_estimator`: an ONNX file on ONNX Runtime, a ``.pt``
+    on PyTorch), with player errors (key ``model``) saying what is wrong."""
+    try:
+        return load_estimator(path)
+    except IncompatibleError as exc:
+        raise IncompatiblePlayerError(str(exc), key="model") from None
+    except SparringError as exc:
+        raise PlayerResourceError(str(exc), key="model") from None
+
+
 def load_strength_evaluator(game: Game, path: Path) -> tuple[StrengthEvaluator, dict[str, Any]]:
     """The :class:`~sparring.nn.strength_eval.StrengthEvaluator` of the estimator file
     ``path`` and its metadata, checked against ``game`` (player errors, key ``model``)."""
-    # torch: the estimator is a PyTorch network, imported with the first one
-    from sparring.nn.strength_eval import StrengthEvaluator
-    from sparring.nn.strength_net import load_strength_model
-
-    try:
-        model, metadata = load_strength_model(path)
-    except SparringError as exc:
-        raise PlayerResourceError(str(exc), key="model") from None
+    model, metadata = read_strength_network(path)
     config = model.config
-    if config.game != game.name or tuple(game.board_shape) != model.az.config.board_shape:
+    if config.game != game.name or tuple(game.board_shape) != config.network_config().board_shape:
         raise IncompatiblePlayerError(
             f"estimator {str(path)!r} is for {config.game}, not {game.name}", key="model"
         )
@@ -327,22 +332,13 @@ def load_strength_evaluator(game: Game, path: Path) -> tuple[StrengthEvaluator, 
         raise IncompatiblePlayerError(f"{path}: {exc}", key="model") from None
 
 
-def _load_network(path: Path) -> StrengthNet:
-    # torch: the estimator is a PyTorch network, imported with the first one
-    from sparring.nn.strength_net import load_strength_model
-
-    try:
-        return load_strength_model(path)[0]
-    except SparringError as exc:
-        raise PlayerResourceError(str(exc), key="model") from None
+def _load_network(path: Path) -> StrengthNet | StrengthNetwork:
+    return read_strength_network(path)[0]
 
 
 def _play_evaluator(
-    model: StrengthNet, game: Game, path: Path, rank: str, symmetric: bool
+    model: StrengthNet | StrengthNetwork, game: Game, path: Path, rank: str, symmetric: bool
 ) -> Evaluator:
-    # torch: the play network's evaluator runs it with PyTorch
-    from sparring.nn.playnet import play_evaluator
-
     try:
         return play_evaluator(model, game.name, rank, str(path), symmetric)
     except IncompatibleError as exc:
@@ -437,9 +433,6 @@ def _rollout_value(
 
 
 def _target(settings: HumanLikeSettings, game: Game, metadata: dict[str, Any]) -> RankTarget:
-    # torch: the rank target lives with the strength evaluator (a PyTorch module)
-    from sparring.nn.strength_eval import RankTarget
-
     assert settings.rank is not None
     if settings.rank not in game_ranks(game.name):
         raise IncompatiblePlayerError(

@@ -493,12 +493,25 @@ def resolve_calibration(
         raise type(exc)(f"with calibration {path!r}: {exc}", key=exc.key) from None
     if (resolved.base or "az") == "az" and calibration.model_sha256:
         model_file = model_file or _network_file(game, settings.model)
-        if cache.sha256(model_file) != calibration.model_sha256:
+        if not _measured_with(calibration, model_file, cache):
             cache.notice(
                 f"calibration {path!r} was measured with another network than "
                 f"{str(model_file)!r}; its Elo numbers may not hold"
             )
     return ResolvedCalibration(resolved, calibration, path)
+
+
+def _measured_with(calibration: Calibration, model_file: Path, cache: PlayerCache) -> bool:
+    """Whether ``model_file`` is the network ``calibration`` was measured with: a ``.pt`` by
+    its SHA-256 (``model_sha256``); an ONNX export by its own (``onnx_sha256``), or, for a
+    calibration that does not record one, by the ``.pt`` it was exported from (as the file
+    records it)."""
+    digest = cache.sha256(model_file)
+    if model_file.suffix != ".onnx":
+        return digest == calibration.model_sha256
+    if calibration.onnx_sha256:
+        return digest == calibration.onnx_sha256
+    return cache.onnx_source(model_file) == calibration.model_sha256
 
 
 def resolve_elo(settings: SASettings, game: Game, cache: PlayerCache) -> ResolvedStrength:

@@ -147,7 +147,11 @@ class Calibration:
     games_per_point: int = 0
     """Games of each setting against the baseline."""
     model_sha256: str | None = None
-    """SHA-256 of the network file, for ``base=az``."""
+    """SHA-256 of the network file, for ``base=az``: the ``.pt`` (for a network run from its
+    ONNX export, the ``.pt`` it was exported from)."""
+    onnx_sha256: str | None = None
+    """SHA-256 of the network's ONNX export (``NAME.onnx``, which the players run), when
+    there is one (written by ``scripts/export_onnx.py``)."""
     summary: Mapping[str, Any] = field(default_factory=dict)
     """Derived numbers (fits, the strength analysis), informational."""
 
@@ -157,7 +161,7 @@ class Calibration:
         return self.baseline.rth
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "game": self.game,
@@ -166,9 +170,12 @@ class Calibration:
             "scale": self.scale,
             "games_per_point": self.games_per_point,
             "model_sha256": self.model_sha256,
-            "points": [p.to_json() for p in self.points],
-            "summary": _json_safe(self.summary),
         }
+        if self.onnx_sha256 is not None:
+            data["onnx_sha256"] = self.onnx_sha256
+        data["points"] = [p.to_json() for p in self.points]
+        data["summary"] = _json_safe(self.summary)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Calibration:
@@ -185,6 +192,7 @@ class Calibration:
             points=tuple(CalibrationPoint.from_json(p) for p in data["points"]),
             games_per_point=int(data.get("games_per_point", 0)),
             model_sha256=data.get("model_sha256"),
+            onnx_sha256=data.get("onnx_sha256"),
             summary=dict(data.get("summary") or {}),
         )
 
