@@ -3,7 +3,7 @@ through Playwright, as in test_service_browser.py, whose server and browser fixt
 tests share): Go's captures and area count; hints on request (chosen when a game starts, not
 offered against an adaptive opponent); a sign-in link that takes a player to another device
 (a second browser context); clocks; the zoomed Go 19x19 board of a phone (its coordinates kept
-in view, a finished game opened on its last stone)."""
+in view, a finished game opened on its last stone); the review by rank's default rank."""
 
 from __future__ import annotations
 
@@ -441,3 +441,50 @@ def test_a_finished_go_game_opens_zoomed_on_its_last_stone(browser: Any, server:
         assert inside
     finally:
         tab.context.close()
+
+
+def test_the_review_defaults_to_ranks_near_the_players_level(page: Any, server: str) -> None:  # noqa: F811
+    """The review's rank once defaulted to the middle of its network's ranks (4d) for a game
+    against the 15 kyu AI.  It starts at the rank nearest the level of the game's AI (3-5k, the
+    weakest of 3-5k..9d; chess: Elo 1100 in 1000-1200) and compares it with the rank nearest a
+    few (3) ranks or bands above, and says what it compares."""
+    api = Api(server)
+    token = _new_player(page, "Tam")
+    games = {}
+    for name, opponent in (("go", {"mode": "rank", "rank": "15k"}),
+                           ("chess", {"mode": "elo", "elo": 1100})):  # fmt: skip
+        game = api.call("POST", "/api/games", {"game": name, "opponent": opponent}, token)
+        api.call("POST", f"/api/games/{game['id']}/resign", {"ply": 0}, token)
+        games[name] = game["id"]
+    sent: list[Any] = []
+
+    def answer(route: Any) -> None:
+        sent.append(json.loads(route.request.post_data or "{}"))
+        route.fulfill(json={"game": "go", "moves": 0, "player": "Tam", "own_rank": "3-5k",
+                            "stronger_rank": "1-2k", "network": "go-play", "notes": [],
+                            "marked": [], "values": ""})  # fmt: skip
+
+    page.route("**/api/games/*/review", answer)
+    page.goto(f"{server}/#game/{games['go']}")
+    page.wait_for_selector("#review-panel .review-rank")
+    assert page.input_value("#review-panel .review-rank") == "3-5k"
+    assert page.input_value("#review-panel .review-steps") == "1"
+    assert page.text_content("#review-panel .review-why") == (
+        "This game's AI played at 15 kyu, taken as your rank. The review's network knows "
+        "ranks 3-5k to 9d: it starts at the nearest, 3-5k."
+    )
+    assert page.text_content("#review-panel .review-what") == (
+        "Compared: 3-5k players (your rank here) with 1-2k players (1 rank stronger). "
+        "Marked: your moves 1-2k players would most likely not have played."
+    )
+    page.click("#review-panel .review-run")
+    page.wait_for_selector("#review-panel .review-out .empty")
+    assert sent == [{"rank": "3-5k", "stronger": 1, "top": 5}]
+    page.goto(f"{server}/#game/{games['chess']}")
+    page.wait_for_selector("#review-panel option[value='1000-1200']", state="attached")
+    assert page.input_value("#review-panel .review-rank") == "1000-1200"
+    assert page.input_value("#review-panel .review-steps") == "3"
+    assert page.text_content("#review-panel .review-what") == (
+        "Compared: 1000-1200 players (your band here) with 1600-1800 players (3 bands "
+        "stronger). Marked: your moves 1600-1800 players would most likely not have played."
+    )
