@@ -2,7 +2,8 @@
 through Playwright, as in test_service_browser.py, whose server and browser fixtures these
 tests share): Go's captures and area count; hints on request (chosen when a game starts, not
 offered against an adaptive opponent); a sign-in link that takes a player to another device
-(a second browser context); clocks."""
+(a second browser context); clocks; the zoomed Go 19x19 board of a phone (its coordinates kept
+in view, a finished game opened on its last stone); the review by rank's default rank."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ import chess
 
 from sparring.games.chess import action_to_move
 from test_service_browser import (  # noqa: F401 - fixtures
+    CONTRAST,
     STEP_TIMEOUT_MS,
     TINY_AI,
     Api,
     _game_id,
     _new_player,
+    _phone,
     _wait_my_turn_or_end,
     _wait_plies,
     browser,
@@ -316,3 +319,172 @@ def test_clocks_count_down_and_a_game_is_lost_on_time(page: Any, server: str) ->
     assert page.text_content("#clock-you .clock-time") == "0:00.0"
     assert "flagged" in page.get_attribute("#clock-you", "class")
     assert page.text_content("#clock-control") == "5 min + 3 s a move · your time ran out"
+
+
+# The zoomed board's rulers seen in its frame: the labels whose centres lie in the frame beyond
+# the other ruler, how far each lies from its column's (row's) points, and where the rulers sit
+# against the frame's inner edges.
+RULERS = """() => {
+  const host = document.getElementById("board");
+  const box = host.getBoundingClientRect();
+  const [left, top] = [box.left + host.clientLeft, box.top + host.clientTop];
+  const [right, bottom] = [left + host.clientWidth, top + host.clientHeight];
+  const mid = (e) => {
+    const b = e.getBoundingClientRect();
+    return [(b.left + b.right) / 2, (b.top + b.bottom) / 2];
+  };
+  const topRuler = host.querySelector(".ruler-top").getBoundingClientRect();
+  const leftRuler = host.querySelector(".ruler-left").getBoundingClientRect();
+  const seen = { cols: [], rows: [], off: 0 };
+  for (const s of host.querySelectorAll(".ruler-top span")) {
+    const [x] = mid(s);
+    if (x <= left + leftRuler.width || x >= right) continue;
+    seen.cols.push(s.textContent);
+    const point = host.querySelector(`[data-text='${s.textContent}1']`);
+    seen.off = Math.max(seen.off, Math.abs(mid(point)[0] - x));
+  }
+  for (const s of host.querySelectorAll(".ruler-left span")) {
+    const [, y] = mid(s);
+    if (y <= top + topRuler.height || y >= bottom) continue;
+    seen.rows.push(s.textContent);
+    const point = host.querySelector(`[data-text='A${s.textContent}']`);
+    seen.off = Math.max(seen.off, Math.abs(mid(point)[1] - y));
+  }
+  seen.stuck = [Math.round(topRuler.top - top), Math.round(leftRuler.left - left)];
+  return seen;
+}"""
+
+
+def test_a_zoomed_go_board_keeps_its_coordinates_in_view(browser: Any, server: str) -> None:  # noqa: F811
+    """On a phone the zoomed Go 19x19 board scrolls in its frame; its letters and numbers,
+    drawn in the board's margins, once scrolled out of view with it (rows 18..2 and no letter
+    shown).  Rulers along the frame's top and left edges stay, each label over its points,
+    readable in light and dark mode; the whole board has none."""
+    api = Api(server)
+    me = api.call("POST", "/api/players", {"name": "Rue"})
+    body = {"game": "go", "opponent": TINY_AI, "side": "first"}
+    game = api.call("POST", "/api/games", body, me["token"])
+    tab = _phone(browser, server, me["token"], {"id": me["id"], "name": me["name"]})
+    try:
+        tab.goto(f"{server}/#game/{game['id']}")
+        tab.wait_for_selector("#board .hit")
+        tab.eval_on_selector("#board", "h => { h.scrollLeft = 1e4; h.scrollTop = 1e4; }")
+        seen = tab.evaluate(RULERS)
+        assert seen["cols"] == list("LMNOPQRST")
+        assert seen["rows"] == [str(n) for n in range(17, 0, -1)]
+        assert seen["stuck"] == [0, 0] and seen["off"] < 0.5, seen
+        tab.eval_on_selector("#board", "h => { h.scrollLeft = 0; h.scrollTop = 0; }")
+        seen = tab.evaluate(RULERS)
+        assert seen["cols"] == list("ABCDEFGHJK")
+        assert seen["rows"] == [str(n) for n in range(19, 2, -1)]
+        for scheme in ("light", "dark"):
+            tab.emulate_media(color_scheme=scheme)
+            for ruler in (".ruler-top span", ".ruler-left span"):
+                assert tab.evaluate(CONTRAST, f"#board {ruler}") >= 4.5, (scheme, ruler)
+        tab.click("#zoom-button")
+        assert tab.locator("#board .ruler").count() == 0
+    finally:
+        tab.context.close()
+
+
+def _over_by_passes(state: dict[str, Any], stones: list[str]) -> dict[str, Any]:
+    """A new Go 19x19 game's ``state`` as after ``stones`` (Black first) and two passes."""
+    n = 19
+    cells = [list(row) for row in state["board"]["cells"]]
+    moves = []
+    for ply, text in enumerate([*stones, "pass", "pass"]):
+        side = ply % 2
+        move = n * n
+        if text != "pass":
+            r, c = n - int(text[1:]), "ABCDEFGHJKLMNOPQRST".index(text[0])
+            cells[r][c] = "xo"[side]
+            move = r * n + c
+        by = "human" if side == state["human_side"] else "ai"
+        moves.append({"ply": ply, "side": side, "by": by, "move": move, "text": text})
+    return {
+        **state,
+        **{"status": "over", "result": 1.0, "result_text": "Black wins by 10.5", "legal": []},
+        "ply": len(moves),
+        "moves": [{**m, "analysis": None} for m in moves],
+        "last_move": moves[-1],
+        "board": {**state["board"], "cells": ["".join(row) for row in cells]},
+    }
+
+
+def test_a_finished_go_game_opens_zoomed_on_its_last_stone(browser: Any, server: str) -> None:  # noqa: F811
+    """A finished Go game ends with two passes, which are on no point: the zoomed board once
+    opened on its centre, the last stones out of view.  It opens on the last stone played.
+    (The finished game is given to the page, as the server would send it.)"""
+    api = Api(server)
+    me = api.call("POST", "/api/players", {"name": "Sol"})
+    body = {"game": "go", "opponent": TINY_AI, "side": "first"}
+    game = api.call("POST", "/api/games", body, me["token"])
+    state = api.call("GET", f"/api/games/{game['id']}", token=me["token"])
+    over = _over_by_passes(state, ["Q16", "D4", "S2"])
+    tab = _phone(browser, server, me["token"], {"id": me["id"], "name": me["name"]})
+    try:
+        tab.route(f"**/api/games/{game['id']}", lambda route: route.fulfill(json=over))
+        tab.goto(f"{server}/#game/{game['id']}")
+        tab.wait_for_selector("#result:not([hidden])")
+        assert tab.get_attribute("#zoom-button", "aria-pressed") == "true"
+        inside = tab.evaluate(
+            """() => {
+            const host = document.getElementById("board");
+            const frame = host.getBoundingClientRect();
+            const band = host.querySelector(".ruler-top")?.getBoundingClientRect().height ?? 0;
+            const stone = host.querySelector("circle.stone[cx='722'][cy='722']");  // S2
+            const b = stone.getBoundingClientRect();
+            return b.left >= frame.left + band && b.right <= frame.left + host.clientWidth
+                && b.top >= frame.top + band && b.bottom <= frame.top + host.clientHeight;
+        }"""
+        )
+        assert inside
+    finally:
+        tab.context.close()
+
+
+def test_the_review_defaults_to_ranks_near_the_players_level(page: Any, server: str) -> None:  # noqa: F811
+    """The review's rank once defaulted to the middle of its network's ranks (4d) for a game
+    against the 15 kyu AI.  It starts at the rank nearest the level of the game's AI (3-5k, the
+    weakest of 3-5k..9d; chess: Elo 1100 in 1000-1200) and compares it with the rank nearest a
+    few (3) ranks or bands above, and says what it compares."""
+    api = Api(server)
+    token = _new_player(page, "Tam")
+    games = {}
+    for name, opponent in (("go", {"mode": "rank", "rank": "15k"}),
+                           ("chess", {"mode": "elo", "elo": 1100})):  # fmt: skip
+        game = api.call("POST", "/api/games", {"game": name, "opponent": opponent}, token)
+        api.call("POST", f"/api/games/{game['id']}/resign", {"ply": 0}, token)
+        games[name] = game["id"]
+    sent: list[Any] = []
+
+    def answer(route: Any) -> None:
+        sent.append(json.loads(route.request.post_data or "{}"))
+        route.fulfill(json={"game": "go", "moves": 0, "player": "Tam", "own_rank": "3-5k",
+                            "stronger_rank": "1-2k", "network": "go-play", "notes": [],
+                            "marked": [], "values": ""})  # fmt: skip
+
+    page.route("**/api/games/*/review", answer)
+    page.goto(f"{server}/#game/{games['go']}")
+    page.wait_for_selector("#review-panel .review-rank")
+    assert page.input_value("#review-panel .review-rank") == "3-5k"
+    assert page.input_value("#review-panel .review-steps") == "1"
+    assert page.text_content("#review-panel .review-why") == (
+        "This game's AI played at 15 kyu, taken as your rank. The review's network knows "
+        "ranks 3-5k to 9d: it starts at the nearest, 3-5k."
+    )
+    assert page.text_content("#review-panel .review-what") == (
+        "Compared: 3-5k players (your rank here) with 1-2k players (1 rank stronger). "
+        "Marked: your moves 1-2k players would most likely not have played."
+    )
+    page.click("#review-panel .review-run")
+    page.wait_for_selector("#review-panel .review-out .empty")
+    assert sent == [{"rank": "3-5k", "stronger": 1, "top": 5}]
+    page.goto(f"{server}/#game/{games['chess']}")
+    page.wait_for_selector("#review-panel option[value='1000-1200']", state="attached")
+    assert page.input_value("#review-panel .review-rank") == "1000-1200"
+    assert page.input_value("#review-panel .review-steps") == "3"
+    assert page.text_content("#review-panel .review-what") == (
+        "Compared: 1000-1200 players (your band here) with 1600-1800 players (3 bands "
+        "stronger). Marked: your moves 1600-1800 players would most likely not have played."
+    )

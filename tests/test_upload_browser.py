@@ -106,7 +106,8 @@ def test_a_finished_chess_game_has_its_review_beside_the_record(page: Any, serve
     api.call("POST", f"{game}/resign", {"ply": state["ply"]}, token=token)
     page.goto(f"{server}/#game/{state['id']}")
     page.wait_for_selector("#review-panel:not([hidden]) .review-run")
-    assert page.input_value("#review-panel .review-rank") == "1600-1800"  # no estimate yet
+    # no estimate yet, and no level (a random mover): the band of the default level, Elo 1335
+    assert page.input_value("#review-panel .review-rank") == "1200-1400"
     page.select_option("#review-panel .review-rank", "1400-1600")
     page.click("#review-panel .review-run")
     page.wait_for_selector("#review-panel .review-moves, #review-panel .empty")

@@ -9,6 +9,7 @@ import { renderScore } from "./score.js";
 import { initSignin, signinFromLink } from "./signin.js";
 import { initUpload, showUpload } from "./upload.js";
 import { showGameReview } from "./review.js";
+import { scrollToPoint, toggleZoom, zoomBoard } from "./zoom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const TOKEN_KEY = "sparring.token";
@@ -32,7 +33,7 @@ const ui = {
   selected: null, // chess: the square a move starts from
   busy: false, // a move request is in flight
   disarmPass: null, // takes back the pass button's question
-  zoomCentred: null, // the game whose zoomed board was scrolled to its last move
+  zoomCentred: null, // the game whose zoomed board was scrolled to its last stone
 };
 
 const $ = (id) => document.getElementById(id);
@@ -677,54 +678,43 @@ function renderBoard(state, info) {
   else board = othelloBoard(state, info);
   host.append(board);
   markBoard(state, board);
-  zoomBoard(state, board, host);
+  const kind = state.game.startsWith("go") ? "go" : "";
+  const zoomed = zoomBoard(host, board, $("zoom-button"), { cell: S, rulers: boardRulers(state), kind });
   host.scrollLeft = scrollLeft;
   host.scrollTop = scrollTop;
-  if (host.classList.contains("zoomed") && ui.zoomCentred !== state.id) {
+  if (zoomed && ui.zoomCentred !== state.id) {
+    // Opened zoomed: on the last stone played (a finished Go game ends with passes), or on
+    // the centre of a board without one.
     ui.zoomCentred = state.id;
-    centreOn(host, board, state);
+    const { rows, cols } = state.board;
+    const [r, c] = lastPlaced(state) ?? [(rows - 1) / 2, (cols - 1) / 2];
+    scrollToPoint(host, board, M + (c + 0.5) * S, M + (r + 0.5) * S);
   }
 }
 
-// ---------------------------------------------------------------- the zoomed board (phones)
-
-const MIN_PITCH = { touch: 28, mouse: 20 }; // CSS px between points below which a board zooms
-const ZOOM_PITCH = 34; // CSS px between points in the zoomed view
-const ZOOM_KEY = "sparring.zoom"; // "on" / "off": the person's choice, kept on this device
-
-function zoomBoard(state, board, host) {
-  // A board whose points would be closer than MIN_PITCH (Go 19x19 on a phone; a finger needs
-  // more room than a mouse pointer) is shown zoomed, ZOOM_PITCH apart, in a frame that scrolls
-  // (and pinch-zooms); a button switches to the whole board and back.
-  const width = board.viewBox.baseVal.width;
-  const pitch = (host.clientWidth * S) / width;
-  const touch = window.matchMedia("(pointer: coarse)").matches;
-  const small = pitch > 0 && pitch < (touch ? MIN_PITCH.touch : MIN_PITCH.mouse);
-  const choice = localStorage.getItem(ZOOM_KEY);
-  const zoomed = small && choice !== "off";
-  host.classList.toggle("zoomed", zoomed);
-  if (zoomed) board.style.width = `${Math.round((width / S) * ZOOM_PITCH)}px`;
-  const button = $("zoom-button");
-  button.hidden = !small;
-  button.textContent = zoomed ? "Show the whole board" : "Zoom in (bigger points)";
-  button.setAttribute("aria-pressed", String(zoomed));
+function lastPlaced(state) {
+  // The cell of the last move that put a stone or disc on a grid board (a pass puts none).
+  if (state.board.kind !== "grid") return null;
+  for (let i = state.moves.length - 1; i >= 0; i--) {
+    const cell = gridCellOfMove(state, state.moves[i].move, true);
+    if (cell) return cell;
+  }
+  return null;
 }
 
-function centreOn(host, board, state) {
-  // Scroll a zoomed board to its last move, or its centre.
-  const cell = state.last_move ? gridCellOfMove(state, state.last_move.move, true) : null;
-  const { rows, cols } = state.board;
-  const [r, c] = cell ?? [(rows - 1) / 2, (cols - 1) / 2];
-  const scale = board.getBoundingClientRect().width / board.viewBox.baseVal.width;
-  host.scrollLeft = (M + (c + 0.5) * S) * scale - host.clientWidth / 2;
-  host.scrollTop = (M + (r + 0.5) * S) * scale - host.clientHeight / 2;
-}
-
-function toggleZoom() {
-  const zoomed = $("board").classList.contains("zoomed");
-  localStorage.setItem(ZOOM_KEY, zoomed ? "off" : "on");
-  ui.zoomCentred = null;
-  if (ui.game) renderBoard(ui.game, gameInfo(ui.game.game));
+function boardRulers(state) {
+  // A Go or Othello board's coordinates (each point's centre, in the board's units) for the
+  // rulers of its zoomed view; null for the other boards.
+  const { kind, rows, cols } = state.board;
+  const go = state.game.startsWith("go");
+  if (kind !== "grid" || !(go || state.game.startsWith("othello"))) return null;
+  const letters = go ? GTP_COLUMNS : "abcdefgh";
+  const at = (i) => M + (i + 0.5) * S;
+  return {
+    margin: M,
+    cols: Array.from({ length: cols }, (_, c) => [at(c), letters[c]]),
+    rows: Array.from({ length: rows }, (_, r) => [at(r), rowLabel(state, r)]),
+  };
 }
 
 function boardSvg(width, height, label, top = 0) {
@@ -1409,7 +1399,11 @@ async function start() {
     },
   );
   $("undo-button").addEventListener("click", () => gameAction("undo", { ply: ui.game.ply }));
-  $("zoom-button").addEventListener("click", toggleZoom);
+  $("zoom-button").addEventListener("click", () => {
+    toggleZoom($("board"));
+    ui.zoomCentred = null;
+    if (ui.game) renderBoard(ui.game, gameInfo(ui.game.game));
+  });
   let resized = null;
   window.addEventListener("resize", () => {
     // a phone turned: the board may need (or no longer need) its zoomed view

@@ -45,9 +45,14 @@ export function percent(x, digits = 0) {
 
 let catalog = null;
 
-export async function estimatorRanks(game) {
-  // The estimator's (and the play networks') ranks of a game, strongest first.
+export async function catalogEntry(game) {
+  // A game's entry of the catalog (GET /api/catalog, asked once), or null.
   catalog ??= call("GET", "/api/catalog");
   const games = (await catalog).games ?? [];
-  return games.find((g) => g.name === game)?.levels?.estimator_ranks ?? [];
+  return games.find((g) => g.name === game) ?? null;
+}
+
+export async function estimatorRanks(game) {
+  // The estimator's (and the play networks') ranks of a game, strongest first.
+  return (await catalogEntry(game))?.levels?.estimator_ranks ?? [];
 }

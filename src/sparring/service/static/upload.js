@@ -4,7 +4,7 @@
 // review by rank of each of the games (review.js).  Nothing is stored on the server.
 
 import { $, call, el, percent } from "./shared.js";
-import { reviewForm } from "./review.js";
+import { rankValue, reviewForm } from "./review.js";
 
 const GAME_LABEL = { go: "Go 19x19", chess: "Chess" };
 let last = null; // {files, player, result}: the upload shown
@@ -128,7 +128,7 @@ function openReview(g) {
   reviewForm(body, {
     game: result.game,
     ranks: result.distribution.map((d) => d.rank),
-    rank: result.estimate,
+    level: { value: rankValue(result.game, result.estimate), why: `Your ${result.scale === "rank" ? "rank" : "band"}: ${result.estimate}, as estimated from these games.` },
     run: (options) => call("POST", "/api/review", { files, player: player ?? result.player, game: g.index, ...options }),
   });
   host.scrollIntoView({ block: "nearest" });
