@@ -277,8 +277,8 @@ def test_extraction_scores_every_rank_and_resumes_from_the_cache(tmp_path: Path)
     np.testing.assert_allclose(feats[1].se, beta[:, 0].numpy(), atol=1e-5)
     # a second pass reads every game back and scores nothing
     lines = (cache.folder / "cost.jsonl").read_text().splitlines()
-    positions, _ = cache.cost()
-    assert positions == 12
+    cost = cache.cost()
+    assert cost.positions == cost.cpu_positions == 12 and cost.cpu_seconds > 0
     again = extract_features(records, scorer, cache)
     assert (cache.folder / "cost.jsonl").read_text().splitlines() == lines
     np.testing.assert_array_equal(again[0].loglik, feats[0].loglik)

@@ -962,8 +962,11 @@ def multiskill_eval(
         ) as progress:
             task = progress.add_task("scoring", total=len(held.records))
             extract_features(held.records, scorer, store, lambda k: progress.advance(task, k))
-        positions, seconds = store.cost()
-        console.print(f"cache {store.folder}: {positions} positions scored in {seconds:.0f} s")
+        cost = store.cost()
+        console.print(
+            f"cache {store.folder}: {cost.positions} positions scored in {cost.seconds:.0f} s "
+            f"({1000 * cost.cpu_per_position:.1f} ms of CPU a position)"
+        )
         return
     ev = evaluate_multiskill(
         held, play, se, cache, moves_per_game, device, batch, draws, max_games, seed

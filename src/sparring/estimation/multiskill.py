@@ -211,6 +211,24 @@ def file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class Cost:
+    """Positions scored and the time they took (the scoring itself, not the replay of the
+    games), summed over a cache's log."""
+
+    positions: int
+    seconds: float
+    """Wall-clock seconds (on a shared CPU, longer than the process's own time)."""
+    cpu_positions: int
+    """Positions of the log rows that also hold the process's CPU time."""
+    cpu_seconds: float
+    """The process's CPU seconds over those rows."""
+
+    @property
+    def cpu_per_position(self) -> float:
+        return self.cpu_seconds / self.cpu_positions if self.cpu_positions else math.nan
+
+
 @dataclass
 class FeatureCache:
     """Per-game feature files under ``root/GAME-KEY/``, ``KEY`` a hash of the two networks'
@@ -271,13 +289,19 @@ class FeatureCache:
         with open(self.folder / "cost.jsonl", "a") as fh:
             fh.write(json.dumps({"positions": positions, "seconds": seconds, **info}) + "\n")
 
-    def cost(self) -> tuple[int, float]:
-        """Positions scored and seconds taken, summed over ``cost.jsonl``."""
+    def cost(self) -> Cost:
+        """What ``cost.jsonl`` logged, summed."""
         path = self.folder / "cost.jsonl"
-        if not path.is_file():
-            return 0, 0.0
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        return sum(int(r["positions"]) for r in rows), sum(float(r["seconds"]) for r in rows)
+        rows = []
+        if path.is_file():
+            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        timed = [r for r in rows if "cpu_seconds" in r]
+        return Cost(
+            sum(int(r["positions"]) for r in rows),
+            sum(float(r["seconds"]) for r in rows),
+            sum(int(r["positions"]) for r in timed),
+            sum(float(r["cpu_seconds"]) for r in timed),
+        )
 
 
 def extract_features(
@@ -300,15 +324,18 @@ def extract_features(
     def flush() -> None:
         if not pending:
             return
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         planes = np.concatenate([p[2] for p in pending])
         actions = np.concatenate([p[3] for p in pending])
         loglik, beta = scorer.score(planes, actions)
-        seconds = time.perf_counter() - started
         cache.log_cost(
             int(actions.size),
-            seconds,
-            {"device": str(scorer.device), "threads": torch.get_num_threads()},
+            time.perf_counter() - started,
+            {
+                "cpu_seconds": time.process_time() - cpu,
+                "device": str(scorer.device),
+                "threads": torch.get_num_threads(),
+            },
         )
         start = 0
         for i, at, _, _, sides in pending:
@@ -729,6 +756,7 @@ __all__ = [
     "PHASE_STARTS",
     "TRAIN_N",
     "Combination",
+    "Cost",
     "FeatureCache",
     "MoveFeatures",
     "MoveScorer",

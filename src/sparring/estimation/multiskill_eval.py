@@ -50,6 +50,7 @@ from sparring.estimation.heldout import SPLIT_SEED, VAL_FRACTION, wilson_interva
 from sparring.estimation.multiskill import (
     DEFAULT_GRID,
     EVAL_N,
+    Cost,
     FeatureCache,
     MultiSkillModel,
     Settings,
@@ -197,8 +198,8 @@ class MultiSkillEvaluation:
     confusion: FloatArray
     """``[R, R]``: at :data:`CONFUSION_N` games, the share of draws of each true rank (row)
     predicted as each rank (column)."""
-    cost_positions: int
-    cost_seconds: float
+    cost: Cost
+    """The cache's scoring log (every extraction into this cache folder so far)."""
     heldout_plies: int
     """Every move of the held-out games of both parts (the full run's positions)."""
     se_model: str
@@ -305,7 +306,6 @@ def evaluate_multiskill(
         at = which_n == CONFUSION_N
         np.add.at(confusion, (y[at], p[at].argmax(axis=1)), 1.0)
         confusion /= np.maximum(confusion.sum(axis=1, keepdims=True), 1.0)
-    positions, seconds = cache.cost()
     focus_arr = np.array(held.focus, dtype=object)
     players = {
         name: [len(set(focus_arr[mask & (held.rank == r)].tolist())) for r in range(n)]
@@ -326,8 +326,7 @@ def evaluate_multiskill(
         calibration=calibration,
         pooled=reliability(p, y),
         confusion=confusion,
-        cost_positions=positions,
-        cost_seconds=seconds,
+        cost=cache.cost(),
         heldout_plies=held.plies,
         se_model=str(se_model),
         play_model=str(play_model),
@@ -466,8 +465,16 @@ def _confusion_lines(ev: MultiSkillEvaluation) -> list[str]:
 
 
 def _intro_lines(ev: MultiSkillEvaluation) -> list[str]:
-    per_pos = ev.cost_seconds / ev.cost_positions if ev.cost_positions else float("nan")
+    c = ev.cost
+    wall = c.seconds / c.positions if c.positions else float("nan")
+    per_pos = c.cpu_per_position if c.cpu_positions else wall
     sampled = "every move" if ev.moves_per_game <= 0 else f"{ev.moves_per_game} random moves"
+    cpu = (
+        f"{1000 * c.cpu_per_position:.1f} ms of the process's CPU a position over "
+        f"{c.cpu_positions:,} timed positions"
+        if c.cpu_positions
+        else "no CPU time logged"
+    )
     lines = [
         f"# Multi-skill strength estimator: {ev.game}",
         "",
@@ -494,10 +501,11 @@ def _intro_lines(ev: MultiSkillEvaluation) -> list[str]:
         f"{ev.model.combination.describe()}.  {ev.draws} draws per rank and N, the draws "
         "of `se-eval`; SE and likelihood use the same scored moves and draws.",
         "",
-        f"Cost: {ev.cost_positions:,} positions scored in {ev.cost_seconds:,.0f} s "
-        f"({1000 * per_pos:.1f} ms a position, every rank); every move of the two parts' "
-        f"games is {ev.heldout_plies:,} positions, about {ev.heldout_plies * per_pos / 3600:.1f} "
-        "h at that rate.",
+        f"Cost of the scoring (both networks, every rank), one torch thread: {c.positions:,} "
+        f"positions in {c.seconds:,.0f} s of wall-clock time ({1000 * wall:.1f} ms a position "
+        f"on a shared CPU); {cpu}.  Every move of the two parts' games is "
+        f"{ev.heldout_plies:,} positions, about {ev.heldout_plies * per_pos / 3600:.1f} h at "
+        "that rate.",
     ]
     return lines
 
@@ -541,8 +549,10 @@ def _json(ev: MultiSkillEvaluation) -> dict[str, Any]:
         "confusion_n": CONFUSION_N,
         "confusion": ev.confusion.tolist(),
         "cost": {
-            "positions": ev.cost_positions,
-            "seconds": ev.cost_seconds,
+            "positions": ev.cost.positions,
+            "seconds": ev.cost.seconds,
+            "cpu_positions": ev.cost.cpu_positions,
+            "cpu_seconds": ev.cost.cpu_seconds,
             "heldout_plies": ev.heldout_plies,
         },
         "tuning": [
