@@ -16,27 +16,31 @@ import torch
 from sparring.estimation.classify import (
     SoftmaxModel,
     expected_calibration_error,
+    fit_ridge,
     fit_softmax,
     mean_log_loss,
     reliability,
 )
 from sparring.estimation.data import default_data_root
 from sparring.estimation.multiskill import (
-    Combination,
     FeatureCache,
     MoveFeatures,
     MoveScorer,
-    MultiSkillModel,
-    Settings,
     StatLayout,
-    draw_sets,
     extract_features,
     features,
-    fit_model,
     game_positions,
     game_statistics,
-    player_folds,
     select_moves,
+)
+from sparring.estimation.multiskill_model import (
+    Combination,
+    MultiSkillModel,
+    RankGaussians,
+    Settings,
+    draw_sets,
+    fit_model,
+    player_folds,
     tune,
 )
 from sparring.estimation.predict import accuracy_curves, draw_orders
@@ -113,6 +117,8 @@ def test_features_are_means_over_the_moves_of_all_games() -> None:
         [math.log(2 / 3) / 3, 0.0, math.log(0.015) / 3, 7 / 3, math.log(80)],
         atol=1e-6,
     )
+    np.testing.assert_allclose(features(one, 2, "se"), [7 / 3])
+    np.testing.assert_allclose(features(one, 2, "play"), base[:3])
     half, third = math.log(2) / 2, math.log(3) / 2
     np.testing.assert_allclose(
         features(one, 2, "phases")[5:], [half, -half, 0.0, 0.0, -third, third], atol=1e-6
@@ -139,6 +145,22 @@ def test_the_combination_tempers_the_summed_log_probabilities() -> None:
     np.testing.assert_allclose(Combination(2.0).logits(sums, [2.0]), [[-4.0, -8.0]])
     # n0 = 2: s(2) = 2 / (1 + 1) = 1 game's worth, so the logits are tau * sums / 2
     np.testing.assert_allclose(Combination(2.0, 2.0).logits(sums, [2.0]), [[-2.0, -4.0]])
+
+
+def test_gaussian_ranks_read_the_mean_score_with_a_variance_for_n_games() -> None:
+    ranks = RankGaussians(np.array([0.0, 1.0, 3.0]), v_player=0.5, v_game=1.0)
+    # two games scoring 2 in all: mean 1, variance 0.5 + 1 / 2 = 1
+    np.testing.assert_allclose(ranks.logits(np.array([[2.0]]), [2.0]), [[-0.5, 0.0, -2.0]])
+    # one game: variance 1.5
+    np.testing.assert_allclose(ranks.logits(np.array([[1.0]]), [1.0]), [[-1 / 3, 0.0, -4 / 3]])
+
+
+def test_ridge_regression_by_hand() -> None:
+    x = np.array([[-1.0], [0.0], [1.0]])
+    assert fit_ridge(x, [0.0, 1.0, 2.0], l2=0.0).score(x) == pytest.approx([0.0, 1.0, 2.0])
+    # standardised x = x / sqrt(2/3): the weight is (2 sqrt(3/2) / 3) / (1 + 1), so the scores
+    # move half way from the target's mean
+    assert fit_ridge(x, [0.0, 1.0, 2.0], l2=1.0).score(x) == pytest.approx([0.5, 1.0, 1.5])
 
 
 # ---- the classifier and calibration ------------------------------------------------------------
@@ -213,17 +235,44 @@ def _separable(games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_the_fitted_estimator_finds_the_rank_of_separable_games() -> None:
     stats, rank = _separable(12, 0)
     focus = [f"p{i}" for i in range(rank.size)]
-    grid = (Settings("base", 1e-2), Settings("base", 1.0))
+    grid = (
+        Settings("softmax", "base", 1e-2),
+        Settings("ordinal", "base", 1e-2, "line"),
+        Settings("ordinal", "phases", 1e-2, "free"),
+    )
     tuned = tune(stats, rank, focus, 4, grid, folds=3, draws=16)
     assert [row[0] for row in tuned.rows] == list(grid)
-    model = fit_model(stats, rank, "chess", CHESS_RANKS[:4], tuned.best, tuned.combination)
     test, test_rank = _separable(12, 1)
-    curves = accuracy_curves(model.unit_features(test), test_rank, model.decide, 4, 10, 50, 0)
-    assert curves.mean_exact[4] == 1.0  # N = 5
-    p = model.probabilities(test[test_rank == 2][:5])
-    assert p.shape == (4,) and p.argmax() == 2 and p.sum() == pytest.approx(1.0)
-    again = MultiSkillModel.from_json(model.to_json())
-    np.testing.assert_allclose(again.probabilities(test[:3]), model.probabilities(test[:3]))
+    for settings, combination, _, _ in tuned.rows:
+        model = fit_model(stats, rank, "chess", CHESS_RANKS[:4], settings, combination)
+        units = model.unit_features(test)
+        curves = accuracy_curves(units, test_rank, model.decide, 4, 10, 50, 0)
+        assert curves.mean_exact[4] == 1.0, settings  # N = 5
+        p = model.probabilities(test[test_rank == 2][:5])
+        assert p.shape == (4,) and p.argmax() == 2 and p.sum() == pytest.approx(1.0)
+        again = MultiSkillModel.from_json(model.to_json())
+        np.testing.assert_allclose(again.probabilities(test[:3]), model.probabilities(test[:3]))
+
+
+def test_the_paired_difference_by_hand() -> None:
+    from sparring.estimation.multiskill_eval import paired_difference
+
+    rank = np.repeat(np.arange(4), 3)
+    onehot = np.eye(4)[rank]
+    players = [f"p{i // 2}" for i in range(rank.size)]
+
+    def right(x: np.ndarray) -> np.ndarray:
+        return np.asarray(x.argmax(axis=-1))
+
+    def first_rank(x: np.ndarray) -> np.ndarray:
+        return np.zeros(x.shape[:-1], dtype=np.int64)
+
+    # always right against always the first rank (right for one rank in four), in every
+    # resample of the players
+    diff = paired_difference((onehot, right), (onehot, first_rank), rank, players, 4, [1, 5], 20)
+    assert diff == {1: (0.75, 0.75, 0.75), 5: (0.75, 0.75, 0.75)}
+    same = paired_difference((onehot, right), (onehot, right), rank, players, 4, [2], 5)
+    assert same == {2: (0.0, 0.0, 0.0)}
 
 
 # ---- extraction ---------------------------------------------------------------------------------
@@ -321,7 +370,7 @@ def test_the_evaluation_runs_on_a_few_held_out_games(tmp_path: Path) -> None:
     assert set(held.part.tolist()) == {CHOOSE, REPORT}
     assert np.bincount(held.rank[held.part == REPORT], minlength=8).max() <= 3
     play, se = _tiny_networks(tmp_path)
-    grid = (Settings("base", 1.0),)
+    grid = (Settings("ordinal", "base", 1.0),)
     with pytest.raises(Exception, match="no rank"):  # the tiny networks have 3 ranks of 8
         evaluate_multiskill(held, play, se, tmp_path / "c", 2, draws=10, max_games=10, grid=grid)
     play, se = _tiny_networks(tmp_path, 8)
@@ -335,14 +384,17 @@ def test_the_evaluation_runs_on_a_few_held_out_games(tmp_path: Path) -> None:
         max_games=10,
         grid=grid,
         show_progress=False,
+        bootstrap=5,
     )
     assert [m.name for m in ev.methods] == ["multi-skill", "SE", "likelihood"]
     assert ev.moves_scored == 2 * len(held.records)
     assert ev.n_eff(1) == sum(ev.units["report"])
     assert ev.confusion.sum(axis=1) == pytest.approx(np.ones(8))
+    assert list(ev.difference) == [1, 5, 10]
     path = write_report(ev, tmp_path / "report")
     text = path.read_text()
     assert "## Confusion matrix at N = 10" in text and "ECE" in text
+    assert "## Multi-skill minus SE, exact, paired" in text
     assert MultiSkillModel.from_json((tmp_path / "report" / "model.json").read_text()).ranks == (
         CHESS_RANKS
     )

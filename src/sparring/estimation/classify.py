@@ -1,10 +1,12 @@
-"""Multinomial logistic regression and the calibration of predicted distributions.
+"""Multinomial logistic regression, ridge regression and the calibration of predicted
+distributions.
 
 A small, dependency-free (NumPy and SciPy, both in the core) classifier for the multi-skill
 strength estimator (:mod:`sparring.estimation.multiskill`): :func:`fit_softmax` minimises the
 mean negative log-likelihood of a linear softmax model plus an L2 penalty on its weights (not
 its biases) with L-BFGS, on standardised features.  :class:`SoftmaxModel` returns the whole
-distribution over the classes, and reads and writes itself as plain JSON.
+distribution over the classes, and reads and writes itself as plain JSON.  :func:`fit_ridge`
+fits a linear score to a numeric target (the rank index) in closed form.
 
 Calibration: :func:`reliability` bins predictions by their top-class probability (the
 *confidence*) and compares each bin's mean confidence with how often the top class was right;
@@ -121,6 +123,59 @@ def fit_softmax(
     return SoftmaxModel(theta[: d * classes].reshape(d, classes), bias - bias.mean(), mean, scale)
 
 
+@dataclass(frozen=True)
+class LinearScore:
+    """``score(x) = ((x - mean) / scale) @ weights + bias``: a ridge regression's score."""
+
+    weights: FloatArray
+    """``[D]``."""
+    bias: float
+    mean: FloatArray
+    scale: FloatArray
+
+    def score(self, x: npt.ArrayLike) -> FloatArray:
+        """Scores ``[...]`` of features ``[..., D]``."""
+        z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
+        result: FloatArray = z @ self.weights + self.bias
+        return result
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "weights": self.weights.tolist(),
+            "bias": self.bias,
+            "mean": self.mean.tolist(),
+            "scale": self.scale.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LinearScore:
+        return cls(
+            np.asarray(data["weights"], dtype=np.float64),
+            float(data["bias"]),
+            np.asarray(data["mean"], dtype=np.float64),
+            np.asarray(data["scale"], dtype=np.float64),
+        )
+
+
+def fit_ridge(x: npt.ArrayLike, target: npt.ArrayLike, l2: float = 1e-2) -> LinearScore:
+    """Ridge regression of ``target [n]`` on features ``x [n, D]``, standardised: minimise
+    ``mean_i (score(x_i) - target_i)^2 + l2 * |weights|^2`` (closed form)."""
+    xs = np.asarray(x, dtype=np.float64)
+    t = np.asarray(target, dtype=np.float64).reshape(-1)
+    if xs.ndim != 2 or xs.shape[0] != t.size or t.size == 0:
+        raise ValueError("x must be [n, D] and target [n], n > 0")
+    if l2 < 0:
+        raise ValueError("l2 must be >= 0")
+    n, d = xs.shape
+    mean = xs.mean(axis=0)
+    scale = xs.std(axis=0)
+    scale = np.where(scale > 1e-12, scale, 1.0)
+    z = (xs - mean) / scale
+    gram = z.T @ z / n + l2 * np.eye(d)
+    weights = np.linalg.lstsq(gram, z.T @ (t - t.mean()) / n, rcond=None)[0]
+    return LinearScore(weights, float(t.mean()), mean, scale)
+
+
 def mean_log_loss(probabilities: npt.ArrayLike, y: npt.ArrayLike) -> float:
     """Mean ``-log p(y)`` of predicted distributions ``[n, K]`` (probabilities floored at
     1e-12)."""
@@ -180,9 +235,11 @@ def expected_calibration_error(
 
 
 __all__ = [
+    "LinearScore",
     "Reliability",
     "SoftmaxModel",
     "expected_calibration_error",
+    "fit_ridge",
     "fit_softmax",
     "mean_log_loss",
     "reliability",

@@ -12,16 +12,9 @@ estimator reads more of each move:
 * **per game** -- sums of those (:func:`game_statistics`): the log-likelihood relative to the
   marginal per rank (overall and per phase of the game), the marginal, the SE score, the
   number of moves scored and the game's length;
-* **per game, a distribution** -- the statistics' means (:func:`features`) go through a
-  multinomial logistic regression (:mod:`sparring.estimation.classify`) fitted on single
-  games, one sample a game, which gives each game its own distribution over the ranks;
-* **over N games** -- the games' log-probabilities are summed and tempered
-  (:class:`Combination`): the logits of N games are ``tau * s(N) * mean_g log p_g(r)`` with
-  ``s(N) = N / (1 + N / n0)``.  With ``n0`` infinite the evidence adds up as for independent
-  games; a finite ``n0`` lets it saturate (games of one player share that player's level).
-  ``tau`` and ``n0`` are fitted on out-of-fold log-probabilities, and the feature set and the
-  penalty are chosen by cross-validation over players (:func:`tune`), so two numbers only
-  are fitted on draws of N games, which reuse the same few games.
+* **over N games** -- a classifier (:mod:`sparring.estimation.multiskill_model`) turns one
+  game's means (:func:`features`) into a distribution over the ranks and combines the
+  distributions of N games, calibrated for N.
 
 Features are cached per game, in a file named by the game's content hash
 (:func:`~sparring.estimation.upload.game_key`) under a folder whose name hashes the networks
@@ -33,7 +26,6 @@ when 0), so that a CPU can do a slice of the held-out games.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import math
 import os
@@ -46,12 +38,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import torch
-from scipy.optimize import minimize
 
-from sparring.errors import IncompatibleError, SparringError
-from sparring.estimation.classify import SoftmaxModel, fit_softmax, mean_log_loss
+from sparring.errors import IncompatibleError
 from sparring.estimation.data import Record, record_game
-from sparring.estimation.predict import draw_orders, player_hash
 from sparring.estimation.upload import game_key
 from sparring.nn.strength_net import StrengthNet, load_strength_model
 
@@ -66,16 +55,12 @@ PHASE_STARTS: dict[str, tuple[int, int]] = {"go": (50, 150), "chess": (20, 60)}
 start: three phases for the per-phase features."""
 PHASES = 3
 
-FEATURE_SETS = ("base", "phases")
+FEATURE_SETS = ("base", "phases", "se", "play")
 """``base``: per rank the mean log-likelihood relative to the marginal, the mean marginal,
 the mean SE score and the mean log game length; ``phases``: those and the relative
 log-likelihood per phase of the game (centred over the ranks; 0 where no move was scored in
-the phase)."""
-
-TRAIN_N = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100)
-"""Numbers of games the classifier's training draws hold."""
-EVAL_N = (1, 5, 10, 15, 20, 50, 100)
-"""Numbers of games the choice of settings is judged at (and the reports' columns)."""
+the phase); ``se``: the mean SE score alone; ``play``: the play network's alone (the relative
+log-likelihoods and the marginal)."""
 
 
 # ---- per move ---------------------------------------------------------------------------------
@@ -437,7 +422,12 @@ def game_statistics(features: MoveFeatures, game: str) -> FloatArray:
 
 def feature_names(ranks: Sequence[str], feature_set: str) -> list[str]:
     """The names of :func:`features`' columns."""
-    names = [f"rel {r}" for r in ranks] + ["marginal", "se", "log plies"]
+    if feature_set == "se":
+        return ["se"]
+    names = [f"rel {r}" for r in ranks] + ["marginal"]
+    if feature_set == "play":
+        return names
+    names += ["se", "log plies"]
     if feature_set == "phases":
         names += [f"phase{p} rel {r}" for p in range(PHASES) for r in ranks]
     return names
@@ -454,12 +444,13 @@ def features(stats: npt.ArrayLike, n_ranks: int, feature_set: str = "base") -> F
         raise ValueError(f"statistics have {s.shape[-1]} columns, not {lay.size}")
     moves = np.maximum(s[..., lay.moves : lay.moves + 1], 1.0)
     games = np.maximum(s[..., lay.games : lay.games + 1], 1.0)
-    parts = [
-        s[..., lay.rel] / moves,
-        s[..., lay.marginal : lay.marginal + 1] / moves,
-        s[..., lay.se : lay.se + 1] / moves,
-        s[..., lay.log_plies : lay.log_plies + 1] / games,
-    ]
+    se = s[..., lay.se : lay.se + 1] / moves
+    if feature_set == "se":
+        return se
+    parts = [s[..., lay.rel] / moves, s[..., lay.marginal : lay.marginal + 1] / moves]
+    if feature_set == "play":
+        return np.concatenate(parts, axis=-1)
+    parts += [se, s[..., lay.log_plies : lay.log_plies + 1] / games]
     if feature_set == "phases":
         for p in range(PHASES):
             k = s[..., lay.phase_moves(p) : lay.phase_moves(p) + 1]
@@ -468,314 +459,21 @@ def features(stats: npt.ArrayLike, n_ranks: int, feature_set: str = "base") -> F
     return np.concatenate(parts, axis=-1)
 
 
-def n_scale(n_games: npt.ArrayLike, n0: float) -> FloatArray:
-    """``s(N) = N / (1 + N / n0)`` (``N`` itself when ``n0`` is infinite): how many games'
-    worth of evidence N games of one player carry when games share the player's level."""
-    n = np.asarray(n_games, dtype=np.float64)
-    if math.isinf(n0):
-        return n
-    result: FloatArray = n / (1.0 + n / n0)
-    return result
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The classifier settings :func:`tune` chooses among."""
-
-    feature_set: str = "base"
-    l2: float = 1e-2
-    """L2 penalty of the per-game logistic regression (on standardised features)."""
-
-    def describe(self) -> str:
-        return f"features={self.feature_set}, l2={self.l2:g}"
-
-
-@dataclass(frozen=True)
-class Combination:
-    """How per-game log-probabilities combine over N games: the logits of N games are
-    ``tau * s(N) * mean_g log p_g(r)`` (:func:`n_scale`), a tempered product of the games'
-    distributions."""
-
-    tau: float = 1.0
-    n0: float = math.inf
-
-    def logits(self, sum_logp: npt.ArrayLike, n_games: npt.ArrayLike) -> FloatArray:
-        """Logits ``[..., R]`` of N games whose log-probabilities sum to ``sum_logp``."""
-        n = np.maximum(np.asarray(n_games, dtype=np.float64), 1.0)[..., None]
-        scale = self.tau * n_scale(n, self.n0) / n
-        result: FloatArray = scale * np.asarray(sum_logp, dtype=np.float64)
-        return result
-
-    def describe(self) -> str:
-        n0 = "inf" if math.isinf(self.n0) else f"{self.n0:.3g}"
-        return f"tau={self.tau:.3g}, n0={n0}"
-
-
-def _softmax(logits: FloatArray) -> FloatArray:
-    z = logits - logits.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    result: FloatArray = e / e.sum(axis=-1, keepdims=True)
-    return result
-
-
-N0_MAX = 1e4
-"""The largest ``n0`` :func:`fit_combination` tries; at it the scale is ``N`` to within 1%
-up to N = 100, and it is stored as infinite."""
-
-
-def fit_combination(
-    game_logp: FloatArray, unit_rank: IntArray, draws: int, seed: int
-) -> Combination:
-    """The :class:`Combination` with the lowest mean log-loss over draws of N games
-    (:data:`TRAIN_N`, :func:`draw_sets`) of games whose own log-probabilities are
-    ``game_logp [G, R]`` (out-of-fold: from a classifier that did not see the game's player)."""
-    n_ranks = game_logp.shape[1]
-    units = np.concatenate([game_logp, np.ones((game_logp.shape[0], 1))], axis=1)
-    x, y = draw_sets(units, unit_rank, n_ranks, TRAIN_N, draws, seed)
-    sums, n = x[:, :n_ranks], x[:, n_ranks]
-    rows = np.arange(y.size)
-
-    def loss(theta: FloatArray) -> float:
-        comb = Combination(float(np.exp(theta[0])), float(np.exp(theta[1])))
-        z = comb.logits(sums, n)
-        top = z.max(axis=1)
-        lse = top + np.log(np.exp(z - top[:, None]).sum(axis=1))
-        return float((lse - z[rows, y]).mean())
-
-    bounds = [(math.log(1e-3), math.log(1e2)), (math.log(0.1), math.log(N0_MAX))]
-    best: tuple[float, FloatArray] | None = None
-    for start in ((0.0, math.log(3.0)), (0.0, math.log(100.0))):
-        found = minimize(loss, np.array(start), method="L-BFGS-B", bounds=bounds)
-        if best is None or float(found.fun) < best[0]:
-            best = (float(found.fun), found.x)
-    assert best is not None
-    tau, n0 = float(np.exp(best[1][0])), float(np.exp(best[1][1]))
-    return Combination(tau, math.inf if n0 >= 0.99 * N0_MAX else n0)
-
-
-def draw_sets(
-    stats: FloatArray,
-    unit_rank: IntArray,
-    n_ranks: int,
-    ns: Sequence[int],
-    draws: int,
-    seed: int,
-) -> tuple[FloatArray, IntArray]:
-    """Summed per-unit vectors ``stats [U, D]`` of random sets of N units of one rank, for
-    every rank with units and every N in ``ns`` (``draws`` sets each; the draws of
-    :func:`~sparring.estimation.predict.accuracy_curves`: nested prefixes of one random order
-    per draw, with replacement when the rank has fewer units than the largest N).  Returns
-    ``(sums [M, D], rank [M])``, ordered by rank, draw, then N."""
-    largest = max(ns)
-    at = np.asarray(ns, dtype=np.int64) - 1
-    xs, ys = [], []
-    for r in range(n_ranks):
-        pool = np.flatnonzero(unit_rank == r)
-        if pool.size == 0:
-            continue
-        order = draw_orders(pool.size, r, largest, draws, seed)
-        cum = np.cumsum(stats[pool[order]], axis=1)[:, at]  # [draws, len(ns), D]
-        xs.append(cum.reshape(-1, stats.shape[1]))
-        ys.append(np.full(cum.shape[0] * cum.shape[1], r, dtype=np.int64))
-    return np.concatenate(xs), np.concatenate(ys)
-
-
-@dataclass(frozen=True)
-class MultiSkillModel:
-    """A fitted multi-skill estimator: a per-game classifier over one game's ranks and the
-    rule combining games (:class:`Combination`)."""
-
-    game: str
-    ranks: tuple[str, ...]
-    settings: Settings
-    classifier: SoftmaxModel
-    combination: Combination = Combination()
-    moves_per_game: int = 0
-    """Moves per game scored in the games it was fitted on (0: all)."""
-
-    def game_log_probabilities(self, stats: npt.ArrayLike) -> FloatArray:
-        """``[..., R]``: each game's own distribution (log) from its statistics
-        (:func:`game_statistics`, ``[..., S]``)."""
-        f = features(stats, len(self.ranks), self.settings.feature_set)
-        return self.classifier.log_probabilities(f)
-
-    def unit_features(self, stats: npt.ArrayLike) -> FloatArray:
-        """``[G, R + 1]``: a game's log-probabilities and a 1, the vectors whose sums over N
-        games :meth:`decide` reads (the accuracy engine's unit features)."""
-        logp = self.game_log_probabilities(stats)
-        return np.concatenate([logp, np.ones((*logp.shape[:-1], 1))], axis=-1)
-
-    def combined(self, sums: npt.ArrayLike) -> FloatArray:
-        """The distribution ``[..., R]`` of N games from summed :meth:`unit_features`."""
-        s = np.asarray(sums, dtype=np.float64)
-        r = len(self.ranks)
-        return _softmax(self.combination.logits(s[..., :r], s[..., r]))
-
-    def decide(self, sums: npt.ArrayLike) -> IntArray:
-        """The most probable rank index of summed :meth:`unit_features`."""
-        result: IntArray = self.combined(sums).argmax(axis=-1)
-        return result
-
-    def probabilities(self, game_stats: npt.ArrayLike) -> FloatArray:
-        """The distribution over ranks ``[R]`` of a player's games given their statistics
-        ``[G, S]`` (one row a game)."""
-        units = self.unit_features(np.atleast_2d(np.asarray(game_stats, dtype=np.float64)))
-        return self.combined(units.sum(axis=0))
-
-    def to_json(self) -> str:
-        n0 = None if math.isinf(self.combination.n0) else self.combination.n0
-        return json.dumps(
-            {
-                "format": "sparring-multiskill",
-                "version": 1,
-                "game": self.game,
-                "ranks": list(self.ranks),
-                "settings": {"feature_set": self.settings.feature_set, "l2": self.settings.l2},
-                "combination": {"tau": self.combination.tau, "n0": n0},
-                "moves_per_game": self.moves_per_game,
-                "classifier": self.classifier.to_dict(),
-            }
-        )
-
-    @classmethod
-    def from_json(cls, text: str) -> MultiSkillModel:
-        data = json.loads(text)
-        if data.get("format") != "sparring-multiskill":
-            raise SparringError("not a multi-skill estimator file")
-        s, c = data["settings"], data["combination"]
-        return cls(
-            data["game"],
-            tuple(data["ranks"]),
-            Settings(s["feature_set"], float(s["l2"])),
-            SoftmaxModel.from_dict(data["classifier"]),
-            Combination(float(c["tau"]), math.inf if c["n0"] is None else float(c["n0"])),
-            int(data.get("moves_per_game", 0)),
-        )
-
-
-# ---- choosing the settings by cross-validation over players ---------------------------------
-DEFAULT_GRID: tuple[Settings, ...] = tuple(
-    Settings(f, l2) for f, l2 in itertools.product(FEATURE_SETS, (1e-3, 1e-2, 1e-1, 1.0))
-)
-
-
-def player_folds(unit_focus: Sequence[str], unit_rank: IntArray, folds: int) -> IntArray:
-    """A fold per unit such that a focus player's units share a fold: each focus player's
-    home rank (where they have the most units; ties the stronger) lists its players ordered by
-    :func:`~sparring.estimation.predict.player_hash`, and they take folds 0, 1, ... in turn,
-    so every rank's players are spread over the folds."""
-    per: dict[str, dict[int, int]] = {}
-    for name, r in zip(unit_focus, np.asarray(unit_rank).tolist(), strict=True):
-        per.setdefault(name, {})
-        per[name][r] = per[name].get(r, 0) + 1
-    home: dict[int, list[str]] = {}
-    for name, counts in per.items():
-        home.setdefault(min(counts, key=lambda k: (-counts[k], k)), []).append(name)
-    fold_of: dict[str, int] = {}
-    for names in home.values():
-        for i, name in enumerate(sorted(names, key=lambda n: (player_hash(n), n))):
-            fold_of[name] = i % folds
-    return np.array([fold_of[n] for n in unit_focus], dtype=np.int64)
-
-
-def out_of_fold(
-    stats: FloatArray, unit_rank: IntArray, fold: IntArray, n_ranks: int, settings: Settings
-) -> FloatArray:
-    """``[G, R]``: each game's log-probabilities from a per-game classifier fitted on the
-    other folds' games."""
-    out = np.zeros((stats.shape[0], n_ranks))
-    x = features(stats, n_ranks, settings.feature_set)
-    for f in np.unique(fold).tolist():
-        held = fold == f
-        clf = fit_softmax(x[~held], unit_rank[~held], n_ranks, settings.l2)
-        out[held] = clf.log_probabilities(x[held])
-    return out
-
-
-@dataclass(frozen=True)
-class TuneResult:
-    """Cross-validated scores of every setting tried, and the best (lowest log-loss)."""
-
-    best: Settings
-    combination: Combination
-    """The best setting's combination rule, fitted on its out-of-fold log-probabilities."""
-    rows: list[tuple[Settings, Combination, float, float]]
-    """``(settings, combination, mean log-loss, mean exact accuracy)`` over draws of each N
-    of :data:`EVAL_N` from the out-of-fold log-probabilities."""
-    folds: int
-
-
-def tune(
-    stats: FloatArray,
-    unit_rank: IntArray,
-    unit_focus: Sequence[str],
-    n_ranks: int,
-    grid: Sequence[Settings] = DEFAULT_GRID,
-    folds: int = 3,
-    draws: int = 128,
-    seed: int = 0,
-) -> TuneResult:
-    """Choose the :class:`Settings` whose out-of-fold game log-probabilities (:func:`out_of_fold`,
-    folds by focus player, :func:`player_folds`), combined by the :class:`Combination`
-    fitted on them, have the lowest mean log-loss over draws of N games (each N of
-    :data:`EVAL_N`; other draws than the combination's).  Ties go to the earlier setting."""
-    fold = player_folds(unit_focus, unit_rank, folds)
-    if np.unique(fold).size < 2:
-        raise SparringError("cross-validation needs players in at least two folds")
-    rows: list[tuple[Settings, Combination, float, float]] = []
-    for settings in grid:
-        logp = out_of_fold(stats, unit_rank, fold, n_ranks, settings)
-        comb = fit_combination(logp, unit_rank, draws, seed + 1)
-        units = np.concatenate([logp, np.ones((logp.shape[0], 1))], axis=1)
-        x, y = draw_sets(units, unit_rank, n_ranks, EVAL_N, draws, seed + 2)
-        p = _softmax(comb.logits(x[:, :n_ranks], x[:, n_ranks]))
-        rows.append((settings, comb, mean_log_loss(p, y), float((p.argmax(axis=1) == y).mean())))
-    best = min(range(len(rows)), key=lambda i: (rows[i][2], i))
-    return TuneResult(rows[best][0], rows[best][1], rows, folds)
-
-
-def fit_model(
-    stats: FloatArray,
-    unit_rank: IntArray,
-    game: str,
-    ranks: Sequence[str],
-    settings: Settings,
-    combination: Combination,
-    moves_per_game: int = 0,
-) -> MultiSkillModel:
-    """The per-game classifier fitted on every game (one sample a game) with ``combination``."""
-    x = features(stats, len(ranks), settings.feature_set)
-    clf = fit_softmax(x, unit_rank, len(ranks), settings.l2)
-    return MultiSkillModel(game, tuple(ranks), settings, clf, combination, moves_per_game)
-
-
 __all__ = [
-    "DEFAULT_GRID",
-    "EVAL_N",
+    "CACHE_VERSION",
     "FEATURE_SETS",
     "PHASE_STARTS",
-    "TRAIN_N",
-    "Combination",
     "Cost",
     "FeatureCache",
     "MoveFeatures",
     "MoveScorer",
-    "MultiSkillModel",
-    "Settings",
     "StatLayout",
-    "TuneResult",
-    "draw_sets",
     "extract_features",
     "feature_names",
     "features",
-    "fit_combination",
-    "fit_model",
+    "file_digest",
     "game_positions",
     "game_statistics",
     "load_scorer",
-    "n_scale",
-    "out_of_fold",
-    "player_folds",
     "select_moves",
-    "tune",
 ]

@@ -48,25 +48,28 @@ from sparring.estimation.data import (
 )
 from sparring.estimation.heldout import SPLIT_SEED, VAL_FRACTION, wilson_interval
 from sparring.estimation.multiskill import (
-    DEFAULT_GRID,
-    EVAL_N,
     Cost,
     FeatureCache,
-    MultiSkillModel,
-    Settings,
     StatLayout,
-    TuneResult,
-    draw_sets,
     extract_features,
-    fit_model,
     game_statistics,
     load_scorer,
+)
+from sparring.estimation.multiskill_model import (
+    DEFAULT_GRID,
+    EVAL_N,
+    MultiSkillModel,
+    Settings,
+    TuneResult,
+    draw_sets,
+    fit_model,
     tune,
 )
 from sparring.estimation.predict import (
     CHOOSE,
     REPORT,
     Curves,
+    Decide,
     FloatArray,
     IntArray,
     accuracy_curves,
@@ -198,6 +201,9 @@ class MultiSkillEvaluation:
     confusion: FloatArray
     """``[R, R]``: at :data:`CONFUSION_N` games, the share of draws of each true rank (row)
     predicted as each rank (column)."""
+    difference: dict[int, tuple[float, float, float]]
+    """Per N: exact accuracy of the multi-skill estimator minus SE's, with a 95% interval over
+    the report part's players (:func:`paired_difference`; empty when not measured)."""
     cost: Cost
     """The cache's scoring log (every extraction into this cache folder so far)."""
     heldout_plies: int
@@ -235,6 +241,92 @@ def _se_references(se_model: Path, ranks: Sequence[str]) -> FloatArray:
     return np.asarray(refs["scores"], dtype=np.float64)
 
 
+def paired_difference(
+    first: tuple[FloatArray, Decide],
+    second: tuple[FloatArray, Decide],
+    unit_rank: IntArray,
+    groups: Sequence[str],
+    n_ranks: int,
+    ns: Sequence[int],
+    reps: int = 200,
+    draws: int = 100,
+    seed: int = 0,
+) -> dict[int, tuple[float, float, float]]:
+    """Exact accuracy of the first method minus the second's (each given as its unit features
+    and decision rule), per N of ``ns``: ``(difference, low, high)``, the difference on the
+    games as they are (with ``seed``, the draws of :func:`accuracy_curves` with that seed)
+    and a 95% percentile interval over ``reps`` resamples of the players
+    (each rank's ``groups``, the games' focus players, drawn with replacement, with all their
+    games).  Both methods see the same draws in each resample, so the interval is of the
+    paired difference."""
+    largest = max(ns)
+    at = np.asarray(ns) - 1
+
+    def diff(idx: IntArray, s: int) -> FloatArray:
+        a = accuracy_curves(first[0][idx], unit_rank[idx], first[1], n_ranks, largest, draws, s)
+        b = accuracy_curves(second[0][idx], unit_rank[idx], second[1], n_ranks, largest, draws, s)
+        result: FloatArray = a.mean_exact[at] - b.mean_exact[at]
+        return result
+
+    names = np.asarray(groups, dtype=object)
+    members: list[list[IntArray]] = []
+    for r in range(n_ranks):
+        players = sorted(set(names[unit_rank == r].tolist()))
+        members.append([np.flatnonzero((unit_rank == r) & (names == g)) for g in players])
+    rng = np.random.default_rng([seed, 5003])
+    boot = []
+    for rep in range(reps):
+        idx: list[IntArray] = []
+        for per_rank in members:
+            idx += [per_rank[k] for k in rng.integers(0, len(per_rank), len(per_rank))]
+        boot.append(diff(np.concatenate(idx), seed + 1 + rep))
+    spread = np.asarray(boot)
+    point = diff(np.arange(unit_rank.size), seed)
+    return {
+        k: (
+            float(point[i]),
+            float(np.percentile(spread[:, i], 2.5)),
+            float(np.percentile(spread[:, i], 97.5)),
+        )
+        for i, k in enumerate(ns)
+    }
+
+
+def _score_games(
+    held: HeldOutGames,
+    play_model: Path,
+    se_model: Path,
+    cache: FeatureCache,
+    device: str,
+    batch: int,
+    show_progress: bool,
+) -> FloatArray:
+    """The games' statistics, scored into (or read back from) ``cache``."""
+    scorer = load_scorer(play_model, se_model, held.ranks, device, batch)
+    with _progress(show_progress) as progress:
+        task = progress.add_task(f"scoring {held.game} games", total=len(held.records))
+        feats = extract_features(held.records, scorer, cache, lambda k: progress.advance(task, k))
+    return np.stack([game_statistics(f, held.game) for f in feats])
+
+
+def _calibration(
+    model: MultiSkillModel, units: FloatArray, rank: IntArray, ns: list[int], draws: int, seed: int
+) -> tuple[dict[int, Reliability], Reliability, FloatArray]:
+    """Reliability per N and over all ``ns``, and the confusion matrix at
+    :data:`CONFUSION_N`, over the accuracy engine's draws."""
+    n = len(model.ranks)
+    x, y = draw_sets(units, rank, n, ns, draws, seed)
+    p = model.combined(x)
+    which_n = np.tile(np.asarray(ns), x.shape[0] // len(ns))
+    calibration = {k: reliability(p[which_n == k], y[which_n == k]) for k in ns}
+    confusion = np.zeros((n, n))
+    if CONFUSION_N in ns:
+        at = which_n == CONFUSION_N
+        np.add.at(confusion, (y[at], p[at].argmax(axis=1)), 1.0)
+        confusion /= np.maximum(confusion.sum(axis=1, keepdims=True), 1.0)
+    return calibration, reliability(p, y), confusion
+
+
 def evaluate_multiskill(
     held: HeldOutGames,
     play_model: Path,
@@ -248,19 +340,17 @@ def evaluate_multiskill(
     seed: int = 0,
     grid: Sequence[Settings] = DEFAULT_GRID,
     show_progress: bool = True,
+    bootstrap: int = 200,
 ) -> MultiSkillEvaluation:
     """Extract (or read back) the features of ``held``'s games, choose and fit the estimator
-    on the choose part and measure it, SE and the likelihood rule on the report part."""
+    on the choose part and measure it, SE and the likelihood rule on the report part, with
+    the paired difference to SE over ``bootstrap`` resamples of its players."""
     ranks, n = held.ranks, len(held.ranks)
-    scorer = load_scorer(play_model, se_model, ranks, device, batch)
     cache = FeatureCache(cache_root, held.game, ranks, play_model, se_model, moves_per_game, seed)
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    with _progress(show_progress) as progress:
-        task = progress.add_task(f"scoring {held.game} games", total=len(held.records))
-        feats = extract_features(held.records, scorer, cache, lambda k: progress.advance(task, k))
+    stats = _score_games(held, play_model, se_model, cache, device, batch, show_progress)
     timings["features"] = time.perf_counter() - started
-    stats = np.stack([game_statistics(f, held.game) for f in feats])
     choose, report = held.part == CHOOSE, held.part == REPORT
     for name, mask in (("choose", choose), ("report", report)):
         missing = [ranks[r] for r in range(n) if not np.any(held.rank[mask] == r)]
@@ -270,42 +360,35 @@ def evaluate_multiskill(
     focus = [held.focus[i] for i in np.flatnonzero(choose).tolist()]
     tuned = tune(stats[choose], held.rank[choose], focus, n, grid, seed=seed)
     model = fit_model(
-        stats[choose],
-        held.rank[choose],
-        held.game,
-        ranks,
-        tuned.best,
-        tuned.combination,
+        stats[choose], held.rank[choose], held.game, ranks, tuned.best, tuned.combination,
         moves_per_game,
-    )
+    )  # fmt: skip
     timings["tuning"] = time.perf_counter() - started
     rs, rr = stats[report], held.rank[report]
     lay = StatLayout(n)
     kw = {"max_games": max_games, "draws": draws, "seed": seed}
     units = model.unit_features(rs)
+    se_rule = (rs[:, [lay.se, lay.moves]], se_decide(_se_references(se_model, ranks)))
     methods = [
         Method("multi-skill", accuracy_curves(units, rr, model.decide, n, **kw)),
-        Method(
-            "SE",
-            accuracy_curves(
-                rs[:, [lay.se, lay.moves]], rr, se_decide(_se_references(se_model, ranks)), n, **kw
-            ),
-        ),
+        Method("SE", accuracy_curves(se_rule[0], rr, se_rule[1], n, **kw)),
         Method(
             "likelihood",
             accuracy_curves(rs[:, lay.rel], rr, lambda x: np.asarray(x).argmax(axis=-1), n, **kw),
         ),
     ]
     ns = [k for k in REPORT_N if k <= max_games]
-    x, y = draw_sets(units, rr, n, ns, draws, seed)
-    p = model.combined(x)
-    which_n = np.tile(np.asarray(ns), x.shape[0] // len(ns))
-    calibration = {k: reliability(p[which_n == k], y[which_n == k]) for k in ns}
-    confusion = np.zeros((n, n))
-    if CONFUSION_N in ns:
-        at = which_n == CONFUSION_N
-        np.add.at(confusion, (y[at], p[at].argmax(axis=1)), 1.0)
-        confusion /= np.maximum(confusion.sum(axis=1, keepdims=True), 1.0)
+    calibration, pooled, confusion = _calibration(model, units, rr, ns, draws, seed)
+    started = time.perf_counter()
+    report_focus = [held.focus[i] for i in np.flatnonzero(report).tolist()]
+    difference = (
+        paired_difference(
+            (units, model.decide), se_rule, rr, report_focus, n, ns, bootstrap, draws, seed
+        )
+        if bootstrap > 0
+        else {}
+    )
+    timings["bootstrap"] = time.perf_counter() - started
     focus_arr = np.array(held.focus, dtype=object)
     players = {
         name: [len(set(focus_arr[mask & (held.rank == r)].tolist())) for r in range(n)]
@@ -324,8 +407,9 @@ def evaluate_multiskill(
         players=players,
         moves_scored=int(stats[:, lay.moves].sum()),
         calibration=calibration,
-        pooled=reliability(p, y),
+        pooled=pooled,
         confusion=confusion,
+        difference=difference,
         cost=cache.cost(),
         heldout_plies=held.plies,
         se_model=str(se_model),
@@ -427,6 +511,29 @@ def _accuracy_lines(ev: MultiSkillEvaluation, ns: list[int]) -> list[str]:
             )
         lines.append("| disjoint sets n | " + " | ".join(str(ev.n_eff(k)) for k in ns) + " |")
     return lines
+
+
+def _difference_lines(ev: MultiSkillEvaluation) -> list[str]:
+    if not ev.difference:
+        return []
+    ns = list(ev.difference)
+    return [
+        "",
+        "## Multi-skill minus SE, exact, paired (report part)",
+        "",
+        "The difference of the two methods' exact accuracy on the same draws, with a 95% "
+        "percentile interval over resamples of the report part's players (each rank's focus "
+        "players drawn with replacement, with all their games).",
+        "",
+        "| | " + " | ".join(f"N={k}" for k in ns) + " |",
+        "| --- | " + " | ".join("---:" for _ in ns) + " |",
+        "| multi-skill - SE | "
+        + " | ".join(
+            f"{100 * d:+.1f} ({100 * lo:+.1f} to {100 * hi:+.1f})"
+            for d, lo, hi in ev.difference.values()
+        )
+        + " |",
+    ]
 
 
 def _calibration_lines(ev: MultiSkillEvaluation) -> list[str]:
@@ -545,6 +652,9 @@ def _json(ev: MultiSkillEvaluation) -> dict[str, Any]:
             for m in ev.methods
         },
         "n_eff": {k: ev.n_eff(k) for k in ns},
+        "multiskill_minus_se_exact": {
+            k: {"difference": d, "low": lo, "high": hi} for k, (d, lo, hi) in ev.difference.items()
+        },
         "ece": {"all": ev.pooled.ece, **{str(k): r.ece for k, r in ev.calibration.items()}},
         "confusion_n": CONFUSION_N,
         "confusion": ev.confusion.tolist(),
@@ -573,6 +683,7 @@ def write_report(ev: MultiSkillEvaluation, out: Path) -> Path:
     lines = [
         *_intro_lines(ev),
         *_accuracy_lines(ev, ns),
+        *_difference_lines(ev),
         *_calibration_lines(ev),
         *_confusion_lines(ev),
         *_tuning_lines(ev),
@@ -608,5 +719,6 @@ __all__ = [
     "command_line",
     "evaluate_multiskill",
     "held_out_games",
+    "paired_difference",
     "write_report",
 ]
