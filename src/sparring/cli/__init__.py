@@ -101,6 +101,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "estimation",
         "Evaluate strength-estimator runs: rank-prediction accuracy on held-out players.",
     ),
+    "multiskill-eval": (
+        "estimation",
+        "Evaluate the multi-skill strength estimator on held-out players.",
+    ),
     "se-policy": (
         "estimation",
         "Policy-head move match on held-out players' games: how often the argmax of the policy\n"

@@ -893,11 +893,110 @@ def scale_fit(
     console.print(f"wrote {out}", highlight=False)
 
 
+def multiskill_eval(
+    game_name: GameArg,
+    out: Annotated[
+        Path | None, typer.Option(help="Report folder (default runs/multiskill-GAME).")
+    ] = None,
+    moves_per_game: Annotated[
+        int,
+        typer.Option(min=0, help="Moves scored per game, a seeded sample (0: every move)."),
+    ] = 16,
+    games_per_player: Annotated[
+        int, typer.Option(min=0, help="Games kept per focus player and rank (0: all).")
+    ] = 0,
+    games_per_rank: Annotated[
+        int, typer.Option(min=0, help="Games kept per rank in each part (0: all).")
+    ] = 0,
+    play_model: Annotated[
+        str | None, typer.Option(help="Play network (rank as an input); default GAME-play.")
+    ] = None,
+    se_model: Annotated[
+        str | None, typer.Option(help="Strength estimator with references; default GAME-se.")
+    ] = None,
+    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    batch: Annotated[int, typer.Option(min=1, help="Positions per network call.")] = 32,
+    threads: Annotated[int, typer.Option(min=1, help="Torch threads on the CPU.")] = 1,
+    draws: Annotated[int, typer.Option(min=1, help="Draws per rank and N.")] = 500,
+    max_games: Annotated[int, typer.Option(min=1, help="Largest N.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed of the move sample and the draws.")] = 0,
+    cache: Annotated[
+        Path, typer.Option(help="Folder of the per-game feature files (resumable).")
+    ] = Path("runs/multiskill-cache"),
+    data_root: Annotated[
+        Path | None, typer.Option(help="Folder holding strength/ (default $SPARRING_DATA).")
+    ] = None,
+    extract_only: Annotated[
+        bool, typer.Option(help="Only score the games into the cache; no report.")
+    ] = False,
+) -> None:
+    """Evaluate the multi-skill strength estimator on held-out players.
+
+    Per move the play network's log-likelihood at every rank and the SE strength score; per
+    game their sums; a logistic regression over N games chosen on the choose part of the
+    held-out players and reported once on the report part, beside the SE rule on the same
+    moves: accuracy against N with 95% intervals, calibration and a confusion matrix."""
+    import torch
+
+    from sparring.estimation.multiskill import FeatureCache, extract_features, load_scorer
+    from sparring.estimation.multiskill_eval import (
+        command_line,
+        evaluate_multiskill,
+        held_out_games,
+        write_report,
+    )
+    from sparring.nn.estimators import resolve_estimator
+
+    game = _game(game_name)
+    folder = out or Path("runs") / f"multiskill-{game}"
+    check_output_dir(folder, "--out")
+    torch.set_num_threads(threads)
+    play = resolve_estimator(play_model or f"{game}-play")
+    se = resolve_estimator(se_model or f"{game}-se")
+    held = held_out_games(game, data_root, games_per_player, games_per_rank, seed)
+    console.print(
+        f"{game}: {len(held.records)} held-out games, {moves_per_game or 'every'} move(s) each"
+    )
+    if extract_only:
+        scorer = load_scorer(play, se, held.ranks, device, batch)
+        store = FeatureCache(cache, game, held.ranks, play, se, moves_per_game, seed)
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        ) as progress:
+            task = progress.add_task("scoring", total=len(held.records))
+            extract_features(held.records, scorer, store, lambda k: progress.advance(task, k))
+        cost = store.cost()
+        console.print(
+            f"cache {store.folder}: {cost.positions} positions scored in {cost.seconds:.0f} s "
+            f"({1000 * cost.cpu_per_position:.1f} ms of CPU a position)"
+        )
+        return
+    ev = evaluate_multiskill(
+        held, play, se, cache, moves_per_game, device, batch, draws, max_games, seed
+    )
+    ev.command = command_line()
+    for m in ev.methods:
+        c = m.curves
+        pick = [k for k in (1, 5, 10, 15, 20, 50, 100) if k <= c.exact.shape[1]]
+        console.print(
+            f"{m.name:>12}: " + " ".join(f"N={k} {100 * c.mean_exact[k - 1]:.1f}%" for k in pick)
+        )
+    console.print(
+        f"settings: {ev.model.settings.describe()}, {ev.model.combination.describe()}; "
+        f"ECE {ev.pooled.ece:.3f}"
+    )
+    console.print(f"report: {write_report(ev, folder)}")
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
     app.command("se-data")(se_data)
     app.command("se-train")(se_train)
     app.command("se-eval")(se_eval)
+    app.command("multiskill-eval")(multiskill_eval)
     app.command("se-policy")(se_policy)
     app.command("se-match")(se_match)
     app.command("se-strength")(se_strength)

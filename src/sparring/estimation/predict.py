@@ -340,6 +340,22 @@ class Curves:
         return int(hits[0]) + 1 if hits.size else None
 
 
+def draw_orders(pool_size: int, rank: int, max_games: int, draws: int, seed: int) -> IntArray:
+    """The draws of :func:`accuracy_curves` for one rank whose pool holds ``pool_size``
+    units: ``[draws, max_games]`` indices into the pool, each row a random order of the pool
+    (its first N entries are the draw of N units), or uniform picks with replacement when the
+    pool is smaller than ``max_games``.  Seeded by ``(seed, rank)`` only, so every method
+    scored with the same seed sees the same draws."""
+    if pool_size < 1:
+        raise ValueError("a rank's pool of units is empty")
+    rng = np.random.default_rng([seed, rank, 31337])
+    if pool_size < max_games:
+        result: IntArray = rng.integers(0, pool_size, size=(draws, max_games))
+        return result
+    result = np.argsort(rng.random((draws, pool_size)), axis=1)[:, :max_games]
+    return result
+
+
 def accuracy_curves(
     features: FloatArray,
     unit_rank: IntArray,
@@ -363,13 +379,8 @@ def accuracy_curves(
             repl.append(False)
             exact[r] = within[r] = np.nan
             continue
-        rng = np.random.default_rng([seed, r, 31337])
-        with_replacement = pool.size < max_games
-        repl.append(with_replacement)
-        if with_replacement:
-            order = rng.integers(0, pool.size, size=(draws, max_games))
-        else:
-            order = np.argsort(rng.random((draws, pool.size)), axis=1)[:, :max_games]
+        repl.append(bool(pool.size < max_games))
+        order = draw_orders(pool.size, r, max_games, draws, seed)
         cum = np.cumsum(features[pool[order]], axis=1)  # [draws, N, D]
         pred = decide(cum)
         exact[r] = (pred == r).mean(axis=0)
@@ -481,6 +492,18 @@ def player_hash(name: str) -> str:
     return hashlib.sha256(f"{PART_SALT}:{name}".encode()).hexdigest()
 
 
+def focus_players(unit_players: Sequence[Sequence[str]]) -> list[str]:
+    """The focus player of every unit: the one of its players with the most units in the
+    set (ties: the alphabetically first; see :func:`choose_report_parts`)."""
+    counts: dict[str, int] = {}
+    for names in unit_players:
+        if not names:
+            raise ValueError("every held-out unit needs at least one player name")
+        for name in set(names):
+            counts[name] = counts.get(name, 0) + 1
+    return [min(names, key=lambda n: (-counts[n], n)) for names in unit_players]
+
+
 def choose_report_parts(
     unit_players: Sequence[Sequence[str]], unit_rank: npt.ArrayLike
 ) -> npt.NDArray[np.int8]:
@@ -508,13 +531,7 @@ def choose_report_parts(
     ranks = np.asarray(unit_rank, dtype=np.int64).reshape(-1)
     if ranks.size != len(unit_players):
         raise ValueError("unit_players and unit_rank differ in length")
-    counts: dict[str, int] = {}
-    for names in unit_players:
-        if not names:
-            raise ValueError("every held-out unit needs at least one player name")
-        for name in set(names):
-            counts[name] = counts.get(name, 0) + 1
-    focus = [min(names, key=lambda n: (-counts[n], n)) for names in unit_players]
+    focus = focus_players(unit_players)
     as_focus: dict[str, dict[int, int]] = {}
     for name, r in zip(focus, ranks.tolist(), strict=True):
         per_rank = as_focus.setdefault(name, {})
@@ -524,8 +541,8 @@ def choose_report_parts(
         r = min(per_rank, key=lambda k: (-per_rank[k], k))
         home.setdefault(r, []).append(name)
     part_of: dict[str, int] = {}
-    for names in home.values():
-        for i, name in enumerate(sorted(names, key=lambda n: (player_hash(n), n))):
+    for members in home.values():
+        for i, name in enumerate(sorted(members, key=lambda n: (player_hash(n), n))):
             part_of[name] = CHOOSE if i % 2 == 0 else REPORT
     part = np.array([part_of[f] for f in focus], dtype=np.int8)
     seen: dict[str, int] = {}  # bit 0: in a choose unit, bit 1: in a report unit
@@ -825,9 +842,11 @@ __all__ = [
     "accuracy_curves",
     "choose_reference_fit",
     "choose_report_parts",
+    "draw_orders",
     "estimate_player",
     "find_player_games",
     "fit_references",
+    "focus_players",
     "make_units",
     "nearest_rank",
     "player_hash",
