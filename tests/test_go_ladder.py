@@ -223,7 +223,10 @@ def test_runner_distribution_equals_the_players(
             player.select_move(go, state)
             assert player.last_result is not None
             single = player.probabilities(go, state, player.last_result)
-            assert np.abs(single - batched[i]).max() < 1e-6
+            # the runner's network call and the player's differ by float rounding (torch
+            # against ONNX Runtime: logits within about 1e-4), so the probabilities agree to a
+            # relative 1e-4
+            np.testing.assert_allclose(single, batched[i], rtol=1e-4, atol=1e-9)
             assert single.sum() == pytest.approx(1.0)
 
 

@@ -15,7 +15,6 @@ import torch
 
 from sparring.estimation.classify import (
     SoftmaxModel,
-    expected_calibration_error,
     fit_ridge,
     fit_softmax,
     mean_log_loss,
@@ -185,7 +184,7 @@ def test_expected_calibration_error_by_hand() -> None:
     p = np.array([[0.95, 0.05], [0.85, 0.15], [0.65, 0.35], [0.25, 0.75]])
     y = np.array([0, 1, 0, 1])
     # ten bins: one prediction each; |1 - 0.95|, |0 - 0.85|, |1 - 0.65|, |1 - 0.75|
-    assert expected_calibration_error(p, y) == pytest.approx((0.05 + 0.85 + 0.35 + 0.25) / 4)
+    assert reliability(p, y).ece == pytest.approx((0.05 + 0.85 + 0.35 + 0.25) / 4)
     # two bins: all four in [0.5, 1], mean confidence 0.8 and 3 of 4 right
     rel = reliability(p, y, bins=2)
     assert rel.count.tolist() == [0, 4]

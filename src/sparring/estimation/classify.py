@@ -10,8 +10,8 @@ fits a linear score to a numeric target (the rank index) in closed form.
 
 Calibration: :func:`reliability` bins predictions by their top-class probability (the
 *confidence*) and compares each bin's mean confidence with how often the top class was right;
-:func:`expected_calibration_error` is the bins' absolute gaps weighted by their share of the
-predictions (Guo et al. 2017, "On calibration of modern neural networks").
+the expected calibration error (:attr:`Reliability.ece`) is the bins' absolute gaps weighted
+by their share of the predictions (Guo et al. 2017, "On calibration of modern neural networks").
 """
 
 from __future__ import annotations
@@ -227,18 +227,10 @@ def reliability(probabilities: npt.ArrayLike, y: npt.ArrayLike, bins: int = 10) 
     return Reliability(edges, count.astype(np.int64), confidence, accuracy)
 
 
-def expected_calibration_error(
-    probabilities: npt.ArrayLike, y: npt.ArrayLike, bins: int = 10
-) -> float:
-    """:attr:`Reliability.ece` of :func:`reliability`."""
-    return reliability(probabilities, y, bins).ece
-
-
 __all__ = [
     "LinearScore",
     "Reliability",
     "SoftmaxModel",
-    "expected_calibration_error",
     "fit_ridge",
     "fit_softmax",
     "mean_log_loss",

@@ -420,22 +420,9 @@ def game_statistics(features: MoveFeatures, game: str) -> FloatArray:
     return out
 
 
-def feature_names(ranks: Sequence[str], feature_set: str) -> list[str]:
-    """The names of :func:`features`' columns."""
-    if feature_set == "se":
-        return ["se"]
-    names = [f"rel {r}" for r in ranks] + ["marginal"]
-    if feature_set == "play":
-        return names
-    names += ["se", "log plies"]
-    if feature_set == "phases":
-        names += [f"phase{p} rel {r}" for p in range(PHASES) for r in ranks]
-    return names
-
-
 def features(stats: npt.ArrayLike, n_ranks: int, feature_set: str = "base") -> FloatArray:
     """Means ``[..., D]`` from summed statistics ``[..., S]`` (:class:`StatLayout`) of one or
-    more games (:func:`feature_names`)."""
+    more games."""
     if feature_set not in FEATURE_SETS:
         raise ValueError(f"feature set must be one of {FEATURE_SETS}, not {feature_set!r}")
     s = np.asarray(stats, dtype=np.float64)
@@ -469,7 +456,6 @@ __all__ = [
     "MoveScorer",
     "StatLayout",
     "extract_features",
-    "feature_names",
     "features",
     "file_digest",
     "game_positions",
