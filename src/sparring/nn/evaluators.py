@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from sparring.nn.onnx_runtime import OnnxPolicyValueNet, inference_session
+from sparring.nn.onnx_runtime import OnnxPolicyValueNet, inference_session, run_policy_value
 from sparring.search.evaluator import (
     CachedEvaluator,
     Evaluator,
@@ -212,10 +212,7 @@ class OnnxEvaluator:
 
     def forward(self, planes: PlanesBatch) -> tuple[npt.NDArray[np.float32], Values]:
         """Raw network outputs: policy logits ``[B, A]`` and values ``[B]``."""
-        logits, values = self.session.run(
-            None, {"planes": np.ascontiguousarray(planes, dtype=np.float32)}
-        )
-        return np.asarray(logits, dtype=np.float32), np.asarray(values, dtype=np.float32)
+        return run_policy_value(self.session, planes)
 
     def evaluate(
         self, planes: PlanesBatch, legal: LegalBatch, states: StateBatch | None = None

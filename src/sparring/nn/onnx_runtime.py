@@ -118,10 +118,14 @@ class OnnxPolicyValueNet:
 
     def forward(self, planes: Floats) -> tuple[Floats, Floats]:
         """Policy logits ``[B, A]`` and values ``[B]``."""
-        logits, values = self.session.run(
-            None, {"planes": np.ascontiguousarray(planes, dtype=np.float32)}
-        )
-        return np.asarray(logits, np.float32), np.asarray(values, np.float32).reshape(-1)
+        return run_policy_value(self.session, planes)
+
+
+def run_policy_value(session: Any, planes: Floats) -> tuple[Floats, Floats]:
+    """Policy logits ``[B, A]`` and values ``[B]`` of an AlphaZero network's ONNX Runtime
+    ``session`` (the shipped file's or an in-memory export's)."""
+    logits, values = session.run(None, {"planes": np.ascontiguousarray(planes, dtype=np.float32)})
+    return np.asarray(logits, np.float32), np.asarray(values, np.float32).reshape(-1)
 
 
 class StrengthNetwork(Protocol):
@@ -315,4 +319,5 @@ __all__ = [
     "log_prob_of",
     "onnx_source_sha256",
     "read_onnx_weights",
+    "run_policy_value",
 ]
