@@ -193,6 +193,77 @@ def test_on_scale_takes_the_scale_search_and_knob(tmp_path: Path) -> None:
         on_scale(sa, chess)
 
 
+def _chain(*above: tuple[float, float]) -> ExternalScale:
+    """sims 2/4/8 at 1000 leaf nodes (1000, 1300, 1500), then leaf nodes at 8 simulations."""
+    deeper = ExternalScale(
+        "chess", "test", "sf_nodes", {"cpuct": 0.25, "sweep": True, "sims": 8},
+        tuple(ScalePoint(v, e, 100.0, 20, 10.0) for v, e in above),
+    )  # fmt: skip
+    lower = _scale((2, 1000), (4, 1300), (8, 1500), knob="sims")
+    return ExternalScale(
+        lower.game, lower.scale, lower.knob, lower.search, lower.points, above=deeper
+    )
+
+
+def test_a_chain_plays_above_the_lower_scales_top_on_the_scale_above() -> None:
+    chain = _chain((1000, 1400), (2000, 1700), (4000, 1900))
+    assert chain.elo_range == (1000, 1900) and chain.own_range == (1000, 1500)
+    assert [s.knob for s in chain.segments()] == ["sims", "sf_nodes"]
+    # up to the lower top (1500) on sims: 1450 -> 4 + 4 * 150 / 200 = 7
+    segment, choice = chain.pick(1450)
+    assert (segment.knob, choice) == ("sims", ScaleChoice(7.0, 1450, False))
+    assert chain.pick(1500)[1] == ScaleChoice(8.0, 1500, False)
+    # above it on sf_nodes: 1600 -> 1000 + 1000 * 200 / 300 = 1666.7 -> 1667 nodes, whose
+    # Elo is 1400 + 300 * 667 / 1000 = 1600.1
+    segment, choice = chain.pick(1600)
+    assert segment.knob == "sf_nodes"
+    assert choice == ScaleChoice(1667.0, pytest.approx(1600.1), False)
+    assert chain.pick(2000)[1] == ScaleChoice(4000, 1900, True)  # the chain's top
+    assert chain.pick(900)[1] == ScaleChoice(2, 1000, True)
+    # a gap (lower top 1500, the scale above from 1600): the nearer end is played
+    gap = _chain((1000, 1600), (2000, 1800))
+    assert gap.pick(1540)[1] == ScaleChoice(8.0, 1500, False)
+    assert gap.pick(1560)[1] == ScaleChoice(1000, 1600, False)
+
+
+def test_a_chain_is_checked_and_round_trips(tmp_path: Path) -> None:
+    chain = _chain((1000, 1400), (4000, 1900))
+    path = tmp_path / "chain.json"
+    path.write_text(chain.to_json())
+    assert ExternalScale.read(path) == chain
+    with pytest.raises(ValueError, match="tops out at 1450"):
+        _chain((1000, 1400), (4000, 1450))
+    with pytest.raises(ValueError, match="whole numbers"):
+        _chain((1000.5, 1600))
+    lower = _scale((2, 1000), knob="sims")
+    for other, message in [
+        (ExternalScale("go", "test", "z", {}, (ScalePoint(0, 1900, 50, 2, 1),)), "not chess"),
+        (_scale((0, 1900)), "not a human-mcts knob"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            ExternalScale("chess", "test", "sims", SEARCH, lower.points, above=other)
+
+
+def test_on_scale_sets_the_leaf_nodes_above_the_lower_scale(tmp_path: Path) -> None:
+    path = tmp_path / "chain.json"
+    path.write_text(_chain((1000, 1400), (2000, 1700), (4000, 1900)).to_json())
+    chess = get_game("chess")
+    settings = parse_player(f"human-mcts:sf_elo=1600,scale={path}")
+    assert isinstance(settings, HumanMCTSSettings)
+    resolved, choice = on_scale(settings, chess)
+    assert choice.value == 1667
+    assert (resolved.simulations, resolved.sf_nodes, resolved.c_puct, resolved.root_sweep) == (
+        8, 1667, 0.25, True,
+    )  # fmt: skip
+    low = parse_player(f"human-mcts:sf_elo=1450,scale={path}")
+    assert isinstance(low, HumanMCTSSettings)
+    assert (on_scale(low, chess)[0].simulations, on_scale(low, chess)[0].sf_nodes) == (7, 1000)
+    pinned = parse_player(f"human-mcts:sf_elo=1600,scale={path},sf_nodes=3000")
+    assert isinstance(pinned, HumanMCTSSettings)
+    with pytest.raises(IncompatiblePlayerError, match="chooses the leaf's nodes; drop sf_nodes"):
+        on_scale(pinned, chess)
+
+
 def test_sa_mcts_on_a_z_scale(tmp_path: Path) -> None:
     path = tmp_path / "z.json"
     path.write_text(_scale((-1, 1400), (0, 1600)).to_json())
@@ -363,6 +434,43 @@ def test_scale_fit_command(tmp_path: Path) -> None:
         said = result.output + str(result.exception)  # (the CLI's main prints the exception)
         assert result.exit_code != 0 and message in said, said
         assert out.read_text() == before  # a refused command changes nothing
+
+
+def test_scale_fit_below_writes_a_chain(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from sparring.cli import app
+    from sparring.evaluation.store import GameRecord, GameStore, RunInfo
+
+    deep = "human-mcts:sims=8,sf_nodes={},cpuct=0.25,sweep=true"
+    store = tmp_path / "g.sqlite"
+    with GameStore(store) as db:
+        db.ensure_run(RunInfo("r", "match", "chess", {}))
+        for i in range(8):  # 2000 nodes score 6 of 8 against 1600, 4000 nodes 7 of 8
+            for j, (nodes, wins) in enumerate([(2000, 6), (4000, 7)]):
+                a = (deep.format(nodes), "stockfish:elo=1600")
+                record = GameRecord("chess", *a, "A", "B", i < wins, 0, (), (), 1.0, "r", j, i)
+                db.add_game(record)
+    lower = tmp_path / "lower.json"
+    lower.write_text(_scale((2, 1000), (4, 1300), (8, 1500), knob="sims").to_json())
+    out = tmp_path / "chain.json"
+    args = ["scale-fit", "chess", str(store), "--fixed", "stockfish:elo=1600=1600",
+            "--knob", "sf_nodes", "--search", "cpuct=0.25,sims=8,sweep=true",
+            "--scale", "test", "--below", str(lower), "--out", str(out)]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    chain = ExternalScale.read(out)
+    assert chain.points == ExternalScale.read(lower).points and chain.above is not None
+    assert chain.above.knob == "sf_nodes" and [p.value for p in chain.above.points] == [2000, 4000]
+    assert dict(chain.above.search) == {"sims": 8, "cpuct": 0.25, "sweep": True}
+    assert [p.score for p in chain.above.points] == [6.0, 7.0]
+    # a fit that does not reach above the lower scale's top is refused, nothing written
+    high = tmp_path / "high.json"
+    high.write_text(_scale((2, 1000), (8, 2500), knob="sims").to_json())
+    args[args.index(str(lower))] = str(high)
+    args[args.index(str(out))] = str(tmp_path / "no.json")
+    result = CliRunner().invoke(app, args)
+    assert "tops out at" in str(result.exception) and not (tmp_path / "no.json").exists()
 
 
 CI = os.environ.get("SPARRING_CI") == "1"

@@ -30,6 +30,7 @@ from sparring.errors import (
 
 if TYPE_CHECKING:
     from sparring.experiments.se_strength import SEStrengthConfig, SEStrengthResult
+    from sparring.players.external_scale import ExternalScale
 
 console = Console()
 
@@ -847,6 +848,13 @@ def scale_fit(
             "e.g. a target check's human-mcts:sf_elo=1600 played as its sims); repeat for each.",
         ),
     ] = None,
+    below: Annotated[
+        Path | None,
+        typer.Option(
+            help="A scale file this fit continues above its top (e.g. --knob sf_nodes above the "
+            "sims scale): --out is that scale with this fit as its scale above (replacing any)."
+        ),
+    ] = None,
 ) -> None:
     """Fit a strength scale: the measured Elo of the human-like search per value of one knob
     (sims or z) against engines held at fixed Elo (the file behind ``human-mcts:sf_elo=E``,
@@ -874,8 +882,9 @@ def scale_fit(
     command = "sparring " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     options = search_options(knob, search)
     result, others = fit_scale(games, held, game, knob, options, scale, command)
+    written = result if below is None else _continued(below, result)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(result.to_json())
+    out.write_text(written.to_json())
     fitted = result.fitted()
     console.print(f"search: {dict(result.search)}", highlight=False)
     for point, fit in zip(result.points, fitted, strict=True):
@@ -891,6 +900,21 @@ def scale_fit(
             highlight=False,
         )
     console.print(f"wrote {out}", highlight=False)
+
+
+def _continued(below: Path, above: ExternalScale) -> ExternalScale:
+    """The scale in ``below`` with ``above`` as the scale above it (``scale-fit --below``);
+    :class:`~sparring.errors.ConfigError` when they do not chain."""
+    from dataclasses import replace
+
+    from sparring.errors import ConfigError
+    from sparring.players.external_scale import ExternalScale as Scale
+
+    base = Scale.read(below)
+    try:
+        return replace(base, above=above)
+    except ValueError as exc:
+        raise ConfigError(f"--below {below}: {exc}") from None
 
 
 def multiskill_eval(

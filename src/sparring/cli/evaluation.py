@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -52,6 +52,9 @@ from sparring.evaluation.report import (
 )
 from sparring.evaluation.store import GameStore
 from sparring.games import get_game
+
+if TYPE_CHECKING:
+    from sparring.evaluation.rungs import RungResult
 
 DEFAULT_STORE = Path("sparring-games.sqlite")
 """Game store used when ``--store`` is not given (in the working directory)."""
@@ -278,6 +281,14 @@ def ladder_extend(
             "default: every player)."
         ),
     ] = None,
+    into: Annotated[
+        Path | None,
+        typer.Option(
+            help="A calibration file (sparring calibrate) whose points of the same settings "
+            "take these ratings, the baseline's included; the players must be sa players of "
+            "its search. Written in place."
+        ),
+    ] = None,
     backend: Annotated[BackendName, typer.Option(help=BACKEND_HELP)] = BackendName.LOCAL,
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
 ) -> None:
@@ -291,6 +302,8 @@ def ladder_extend(
     opponents = (
         None if against is None else tuple(a.strip() for a in against.split(",") if a.strip())
     )
+    if into is not None:
+        _check_into(into, specs)
     console = Console()
     with backend_from_options(backend, ray_address) as runner, GameStore(store) as db:
         results = rate_rungs(
@@ -301,9 +314,43 @@ def ladder_extend(
     extended = the_ladder.with_players([r.player for r in results])
     save_ladder(out, extended)
     console.print(f"extended ladder saved to {out}")
+    if into is not None:
+        _rate_into(into, results, ladder, games, seed, opponents)
+        console.print(f"ratings put into {into}")
     if markdown is not None:
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(text)
+
+
+def _check_into(path: Path, specs: list[str]) -> None:
+    """Fail before any game when ``--into`` is not a calibration of these players' search."""
+    from sparring.experiments.calibration_rerate import setting_of
+    from sparring.strength.target import load_calibration
+
+    try:
+        calibration = load_calibration(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ConfigError(f"--into {path}: not a readable calibration file ({exc})") from None
+    for spec in specs:
+        setting_of(spec, calibration)
+
+
+def _rate_into(
+    path: Path,
+    players: list[RungResult],
+    ladder: Path,
+    games: int,
+    seed: int,
+    against: tuple[str, ...] | None,
+) -> None:
+    """Put ``players``' ratings into the calibration at ``path`` (``ladder-extend --into``)."""
+    from sparring.experiments.calibration_rerate import rerate
+    from sparring.strength.target import load_calibration, save_calibration
+
+    record: dict[str, object] = {"ladder": ladder.name, "games": games, "seed": seed}
+    if against is not None:
+        record["against"] = list(against)
+    save_calibration(rerate(load_calibration(path), players, record), path)
 
 
 def study(

@@ -9,7 +9,7 @@ import statistics
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,6 +25,9 @@ from sparring.levels import (
     level_table,
     offered,
 )
+
+if TYPE_CHECKING:
+    from sparring.players.external_scale import ExternalScale
 
 console = Console()
 
@@ -160,12 +163,15 @@ def _calibration_table(game: str) -> LevelTable:
         if point.setting.rth != curve.axis.rth:
             continue
         elo = round(curve.elo_of(point.setting), 1)
-        if point.games >= FLOOR_UPDATE_ROUNDS:
+        if point.ladder_games is not None:
+            games = point.ladder_games
+            note = f"{point.label}: rated against the ladder alone, {games} games"
+        elif point.games >= FLOOR_UPDATE_ROUNDS:
             games, note = point.games, point.label
         else:  # a floor update's point: its games count rounds of link games, not games
             rounds = "round" if point.games == 1 else "rounds"
             games, note = None, f"{point.label}: {point.games} {rounds} of floor-update games"
-        pm = None if not point.games else round(1.96 * point.stderr, 1)
+        pm = None if not games else round(1.96 * point.stderr, 1)
         rows.setdefault(elo, LevelRow(point.spec, elo, pm, games, note=note))
     ordered = tuple(rows[e] for e in sorted(rows))
     scale, anchor = SCALE_TEXT[game]
@@ -180,21 +186,38 @@ def _calibration_table(game: str) -> LevelTable:
 
 
 def _scale_table(game: str) -> LevelTable:
-    from sparring.players.external_scale import KNOBS, SCALE_KEYS, ExternalScale, default_scale
+    from sparring.players.external_scale import ExternalScale, default_scale
 
     path = default_scale(game)
-    scale_file = ExternalScale.read(path)
+    chain = ExternalScale.read(path)
+    rows: list[LevelRow] = []
+    for scale_file in chain.segments():
+        rows += _segment_rows(scale_file, rows[-1].elo if rows else None)
+    scale, anchor = SCALE_TEXT[game]
+    knobs = " then ".join(s.knob for s in chain.segments())
+    return LevelTable(
+        game, scale, anchor,
+        f"{path.name}: {chain.scale}; Elo levels on its monotone fit ({knobs})",
+        "stockfish" if game == "chess" else "gnugo", tuple(rows), STRONGEST[game],
+        command=chain.command,
+    )  # fmt: skip
+
+
+def _segment_rows(scale_file: ExternalScale, below: float | None) -> list[LevelRow]:
+    """The level rows of one scale of a chain: its points whose fitted Elo lies above
+    ``below`` (the top of the scale under it), a flat run of the fit at its first value."""
+    from sparring.players.external_scale import KNOBS, SCALE_KEYS
+
     search = ",".join(
         f"{k}={str(v).lower() if isinstance(v, bool) else v}"
         for k, v in scale_file.search.items()
-        if k in SCALE_KEYS
-        and v not in (None, 0, False)
-        and not (k == "sims" and scale_file.knob == "sims")
+        if k in SCALE_KEYS and v not in (None, 0, False) and k != scale_file.knob
     )
     kind = KNOBS[scale_file.knob]
     rows: list[LevelRow] = []
     for point, fit in zip(scale_file.points, scale_file.fitted(), strict=True):
-        if rows and rows[-1].elo == round(fit, 1):
+        last = rows[-1].elo if rows else below
+        if last is not None and round(fit, 1) <= last:
             continue  # a flat run of the monotone fit is played at its first value
         value = f"{point.value:g}"
         setting = f"{kind}:{search},{scale_file.knob}={value}"
@@ -202,13 +225,7 @@ def _scale_table(game: str) -> LevelTable:
             LevelRow(setting, round(fit, 1), round(point.plus_minus, 1), point.games,
                      note=f"{scale_file.knob} = {value}: measured {point.elo:.0f}")
         )  # fmt: skip
-    scale, anchor = SCALE_TEXT[game]
-    return LevelTable(
-        game, scale, anchor,
-        f"{path.name}: {scale_file.scale}; Elo levels on its monotone fit",
-        "stockfish" if game == "chess" else "gnugo", tuple(rows), STRONGEST[game],
-        command=scale_file.command,
-    )  # fmt: skip
+    return rows
 
 
 RANK_LADDER = "go-rank-ladder.json"

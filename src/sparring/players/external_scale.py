@@ -45,8 +45,17 @@ scale-fit`` writes the file from the game stores).  :meth:`ExternalScale.choose`
    the highest the nearest end is played and the target is *clamped* (said in the player's
    analysis, like ``sa:elo=E``).
 
-Knob values must be finite (full strength is ``human-mcts`` without ``sf_elo``) and
-``sims`` whole numbers from 1.
+Knob values must be finite (full strength is ``human-mcts`` without ``sf_elo``), and
+``sims`` and ``sf_nodes`` whole numbers from 1.
+
+A knob runs out of strength: more simulations with a 1,000-node Stockfish leaf stop adding
+Elo near 1,800.  A scale may then continue *above* its top with another knob of the same
+search (the file's ``above``, a scale of its own, e.g. ``sf_nodes`` with the simulations
+fixed): an Elo up to the lower scale's fitted top is played on it, an Elo beyond on the
+``above`` scale (whose own fitted curve must reach higher), and the range is the lower
+scale's bottom to the top of the chain.  An Elo between the lower scale's top and the bottom
+of the ``above`` scale's curve plays the nearer of the two (the difference is the played
+Elo's, said in the choice like a rounding).
 """
 
 from __future__ import annotations
@@ -67,8 +76,10 @@ from sparring.nn.estimators import ESTIMATOR_DIR
 SCALE_KEYS = ("sims", "cpuct", "sf_nodes", "sweep", "model", "rank")
 """The search options a scale file may fix (spec keys of the human-like kinds); ``model``
 and ``rank`` (a play network and its rank input) only when set."""
-KNOBS = {"sims": "human-mcts", "z": "sa-mcts"}
+KNOBS = {"sims": "human-mcts", "sf_nodes": "human-mcts", "z": "sa-mcts"}
 """The knobs a scale can vary -> the player kind that takes ``sf_elo`` / ``gnugo_elo``."""
+WHOLE_KNOBS = ("sims", "sf_nodes")
+"""The knobs whose values are whole numbers (a choice rounds to the nearest)."""
 SCALE_FIELDS = {"sims": "simulations", "cpuct": "c_puct", "sf_nodes": "sf_nodes",
                 "sweep": "root_sweep", "model": "model", "rank": "rank"}  # fmt: skip
 """Scale file search keys -> the human-like kinds' settings fields."""
@@ -141,6 +152,8 @@ class ExternalScale:
     points: tuple[ScalePoint, ...]
     """In increasing knob value."""
     command: str = ""
+    above: ExternalScale | None = None
+    """The scale that continues this one above its fitted top (module doc), or None."""
 
     def __post_init__(self) -> None:
         if self.knob not in KNOBS:
@@ -150,8 +163,8 @@ class ExternalScale:
         values = [p.value for p in self.points]
         if any(not math.isfinite(v) for v in values):
             raise ValueError("a scale's knob values must be finite (full strength is human-mcts)")
-        if self.knob == "sims" and any(v < 1 or not float(v).is_integer() for v in values):
-            raise ValueError("a sims scale's values must be whole numbers >= 1")
+        if self.knob in WHOLE_KNOBS and any(v < 1 or not float(v).is_integer() for v in values):
+            raise ValueError(f"a {self.knob} scale's values must be whole numbers >= 1")
         if values != sorted(values) or len(set(values)) != len(values):
             raise ValueError("a scale's points must have increasing, distinct knob values")
         for p in self.points:
@@ -163,6 +176,22 @@ class ExternalScale:
                 f"unknown search options {sorted(unknown)} (known: "
                 f"{', '.join(k for k in SCALE_KEYS if k != self.knob)})"
             )
+        if self.above is not None:
+            self._check_above(self.above)
+
+    def _check_above(self, above: ExternalScale) -> None:
+        if (above.game, above.scale) != (self.game, self.scale):
+            raise ValueError(
+                f"the scale above is {above.game} on {above.scale!r}, not "
+                f"{self.game} on {self.scale!r}"
+            )
+        if KNOBS[above.knob] != KNOBS[self.knob]:
+            raise ValueError(f"the scale above varies {above.knob}, not a {KNOBS[self.knob]} knob")
+        if above.elo_range[1] <= self.own_range[1]:
+            raise ValueError(
+                f"the scale above tops out at {above.elo_range[1]:.0f}, not above this "
+                f"scale's {self.own_range[1]:.0f}"
+            )
 
     def fitted(self) -> list[float]:
         """Each point's monotone Elo (step 1 of the module doc)."""
@@ -171,17 +200,46 @@ class ExternalScale:
         )
 
     @property
-    def elo_range(self) -> tuple[float, float]:
-        """The lowest and highest Elo the scale can play."""
+    def own_range(self) -> tuple[float, float]:
+        """The lowest and highest fitted Elo of this scale's own points."""
         fit = self.fitted()
         return fit[0], fit[-1]
+
+    @property
+    def elo_range(self) -> tuple[float, float]:
+        """The lowest and highest Elo the scale can play (the scales above it included)."""
+        low, high = self.own_range
+        return low, high if self.above is None else self.above.elo_range[1]
+
+    def segments(self) -> list[ExternalScale]:
+        """This scale and the ones above it, lowest first."""
+        return [self] + ([] if self.above is None else self.above.segments())
+
+    def segment_for(self, elo: float) -> ExternalScale:
+        """The scale of the chain that plays an asked ``elo`` (module doc)."""
+        if self.above is None or elo <= self.own_range[1]:
+            return self
+        above_low = self.above.own_range[0]
+        if elo < above_low and elo - self.own_range[1] <= above_low - elo:
+            return self  # in the gap, nearer this scale's top
+        return self.above.segment_for(elo)
 
     def elo_at(self, value: float) -> float:
         """The fitted Elo at a knob value (linear between points; the ends beyond)."""
         return float(np.interp(value, [p.value for p in self.points], self.fitted()))
 
+    def pick(self, elo: float) -> tuple[ExternalScale, ScaleChoice]:
+        """The scale of the chain that plays an asked ``elo`` and its choice there; clamped
+        only outside the whole chain's range (in a gap between two scales the nearer end is
+        played, the played Elo saying how far it is)."""
+        segment = self.segment_for(elo)
+        choice = segment.choose(elo)
+        low, high = self.elo_range
+        return segment, choice._replace(clamped=not low <= elo <= high)
+
     def choose(self, elo: float) -> ScaleChoice:
-        """The knob value for an asked ``elo`` (step 2 of the module doc)."""
+        """The knob value for an asked ``elo`` (step 2 of the module doc) on this scale's own
+        points; a chain's caller picks the scale first (:meth:`segment_for`)."""
         if not math.isfinite(elo):
             raise ValueError(f"elo must be a finite number, not {elo!r}")
         pairs = [(p.value, fit) for p, fit in zip(self.points, self.fitted(), strict=True)]
@@ -195,14 +253,17 @@ class ExternalScale:
         for (v0, e0), (v1, e1) in itertools.pairwise(pairs):
             if e0 < e1 and e0 <= elo <= e1:  # the first rising stretch that reaches it
                 value = v0 + (v1 - v0) * (elo - e0) / (e1 - e0)
-                if self.knob == "sims":
+                if self.knob in WHOLE_KNOBS:
                     value = float(math.floor(value + 0.5))
                     return ScaleChoice(value, self.elo_at(value), False)
                 return ScaleChoice(value, elo, False)
         raise AssertionError("unreachable: elo lies inside the fitted range")
 
     def to_json(self) -> str:
-        data = {
+        return json.dumps(self._data(), indent=2) + "\n"
+
+    def _data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "game": self.game,
             "scale": self.scale,
             "knob": self.knob,
@@ -219,11 +280,13 @@ class ExternalScale:
             ],
             "command": self.command,
         }
-        return json.dumps(data, indent=2) + "\n"
+        if self.above is not None:
+            data["above"] = self.above._data()
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ExternalScale:
-        known = {"game", "scale", "knob", "search", "points", "command"}
+        known = {"game", "scale", "knob", "search", "points", "command", "above"}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown keys {sorted(unknown)}")
@@ -245,8 +308,9 @@ class ExternalScale:
                 raise ValueError(f"search option {key} must be text")
         if "sweep" in search and not isinstance(search["sweep"], bool):
             raise ValueError("search option sweep must be true or false")
+        above = None if data.get("above") is None else cls.from_json(data["above"])
         return cls(str(data["game"]), str(data["scale"]), str(data["knob"]), search,
-                   tuple(points), str(data.get("command", "")))  # fmt: skip
+                   tuple(points), str(data.get("command", "")), above)  # fmt: skip
 
     @classmethod
     def read(cls, path: Path) -> ExternalScale:
@@ -278,6 +342,7 @@ __all__ = [
     "SCALE_FILES",
     "SCALE_GAMES",
     "SCALE_KEYS",
+    "WHOLE_KNOBS",
     "ExternalScale",
     "ScaleChoice",
     "ScalePoint",

@@ -44,6 +44,7 @@ from sparring.players.external_scale import (
     KNOBS,
     SCALE_FIELDS,
     SCALE_GAMES,
+    WHOLE_KNOBS,
     ExternalScale,
     ScaleChoice,
     default_scale,
@@ -235,7 +236,8 @@ def on_scale(settings: S, game: Game) -> tuple[S, ScaleChoice]:
         raise IncompatiblePlayerError(
             f"{key}: no {SCALE_GAMES[key][1]} scale is shipped for {game.name}", key=key
         )
-    scale = ExternalScale.read(path)
+    chain = ExternalScale.read(path)
+    scale, choice = chain.pick(asked)
     if scale.game != game.name:
         raise IncompatiblePlayerError(
             f"strength scale {str(path)!r} is for {scale.game}, not {game.name}",
@@ -258,13 +260,15 @@ def on_scale(settings: S, game: Game) -> tuple[S, ScaleChoice]:
                 key=key,
             )
         changes[attr] = value
-    choice = scale.choose(asked)
-    if scale.knob == "sims":
-        if settings.simulations != defaults["simulations"]:
+    if scale.knob in WHOLE_KNOBS:
+        attr = SCALE_FIELDS[scale.knob]
+        if getattr(settings, attr) != defaults[attr]:
+            what = "the simulations" if scale.knob == "sims" else "the leaf's nodes"
             raise IncompatiblePlayerError(
-                f"{key} chooses the simulations; drop sims={settings.simulations}", key="sims"
+                f"{key} chooses {what}; drop {scale.knob}={getattr(settings, attr)}",
+                key=scale.knob,
             )
-        changes["simulations"] = int(choice.value)
+        changes[attr] = int(choice.value)
     return replace(settings, **changes), choice
 
 

@@ -82,6 +82,9 @@ class CalibrationPoint:
     """Mean score against the baseline (None for the baseline itself)."""
     candidates: float | None = None
     """Average number of candidates ``N_i >= R_th N_max`` in its recorded positions."""
+    ladder_games: int | None = None
+    """When :attr:`elo` was rated against the ladder alone (``sparring ladder-extend
+    --into``): the games of that rating; None when it comes from the calibration's fit."""
 
     @property
     def z(self) -> float:
@@ -109,7 +112,7 @@ class CalibrationPoint:
             "games": self.games,
             "score": None if self.score is None else round(self.score, 4),
             "candidates": None if self.candidates is None else round(self.candidates, 3),
-        }
+        } | ({} if self.ladder_games is None else {"ladder_games": self.ladder_games})
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CalibrationPoint:
@@ -124,6 +127,7 @@ class CalibrationPoint:
             games=int(data.get("games", 0)),
             score=None if data.get("score") is None else float(data["score"]),
             candidates=None if data.get("candidates") is None else float(data["candidates"]),
+            ladder_games=None if data.get("ladder_games") is None else int(data["ladder_games"]),
         )
 
 
