@@ -171,7 +171,7 @@ def _calibration_table(game: str) -> LevelTable:
         else:  # a floor update's point: its games count rounds of link games, not games
             rounds = "round" if point.games == 1 else "rounds"
             games, note = None, f"{point.label}: {point.games} {rounds} of floor-update games"
-        pm = None if not games else round(1.96 * point.stderr, 1)
+        pm = None if not (point.games or point.ladder_games) else round(1.96 * point.stderr, 1)
         rows.setdefault(elo, LevelRow(point.spec, elo, pm, games, note=note))
     ordered = tuple(rows[e] for e in sorted(rows))
     scale, anchor = SCALE_TEXT[game]
@@ -194,10 +194,11 @@ def _scale_table(game: str) -> LevelTable:
     for scale_file in chain.segments():
         rows += _segment_rows(scale_file, rows[-1].elo if rows else None)
     scale, anchor = SCALE_TEXT[game]
-    knobs = " then ".join(s.knob for s in chain.segments())
+    segments = chain.segments()
+    knobs = "" if len(segments) == 1 else f" ({' then '.join(s.knob for s in segments)})"
     return LevelTable(
         game, scale, anchor,
-        f"{path.name}: {chain.scale}; Elo levels on its monotone fit ({knobs})",
+        f"{path.name}: {chain.scale}; Elo levels on its monotone fit{knobs}",
         "stockfish" if game == "chess" else "gnugo", tuple(rows), STRONGEST[game],
         command=chain.command,
     )  # fmt: skip
