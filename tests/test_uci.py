@@ -221,7 +221,7 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         assert any(line.endswith(f"player {eight}") for line in c.ready())
         c.send("setoption name Simulations value 0")  # the strongest level's own work
         strongest = "human-mcts:sims=35,cpuct=0.25,sf_nodes=10000,sweep=true"
-        level = "level the strongest level, Elo 2269 (Stockfish 15.1 UCI_Elo)"
+        level = "level the strongest level, Elo 2143 (Stockfish 15.1 UCI_Elo)"
         assert f"info string {level}: player {strongest}" in c.ready()
         assert strength_settings(get_game("chess")).spec() == strongest
         c.send("position startpos moves e2e4")

@@ -125,9 +125,10 @@ GO9_ROWS = (
 
 STRONGEST: dict[str, LevelRow] = {
     "chess": LevelRow(
-        "human-mcts:sf_nodes=10000,cpuct=0.25,sweep=true,sims=35", 2269.0, 142.0, 40,
-        note="33 of 40 against Stockfish 15.1 at UCI_Elo 2000, no clock "
-        "(docs/research/external-strength.md, 'A deeper leaf')",
+        "human-mcts:sf_nodes=10000,cpuct=0.25,sweep=true,sims=35", 2143.0, 116.0, 40,
+        note="the Elo levels' top: 28 of 40 against Stockfish 15.1 at UCI_Elo 2000, no clock "
+        "(seed 6421; two earlier runs of 40: 33 and 26.5; docs/research/external-strength.md, "
+        "'Above 1,765')",
     ),
     "go": LevelRow(
         "human-mcts:model=go-play,rank=9d,sims=32", None, None, 40,

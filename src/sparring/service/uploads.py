@@ -250,7 +250,13 @@ def offer_for(game: str, estimate: str) -> dict[str, Any]:
         if report.notice:
             notes.append(report.notice + ".")
         strongest = level_table(game).strongest
-        if report.elo is not None and report.elo < elo and strongest and strongest.elo:
+        if (
+            report.elo is not None
+            and report.elo < elo
+            and strongest is not None
+            and strongest.elo is not None
+            and strongest.elo > report.elo
+        ):
             notes.append(
                 f"The strongest level (Elo {strongest.elo:.0f}) is stronger: choose "
                 "'Its strongest' to play it."
