@@ -106,13 +106,14 @@ def test_a_finished_chess_game_has_its_review_beside_the_record(page: Any, serve
     api.call("POST", f"{game}/resign", {"ply": state["ply"]}, token=token)
     page.goto(f"{server}/#game/{state['id']}")
     page.wait_for_selector("#review-panel:not([hidden]) .review-run")
-    # no estimate yet, and no level (a random mover): the band of the default level, Elo 1335
-    assert page.input_value("#review-panel .review-rank") == "1200-1400"
-    page.select_option("#review-panel .review-rank", "1400-1600")
+    # no estimate yet, and no level (a random mover): the band of the default level, the
+    # middle of the Elo levels (905-2143: 1524)
+    assert page.input_value("#review-panel .review-rank") == "1400-1600"
+    page.select_option("#review-panel .review-rank", "1200-1400")
     page.click("#review-panel .review-run")
     page.wait_for_selector("#review-panel .review-moves, #review-panel .empty")
-    review = api.call("POST", f"{game}/review", {"rank": "1400-1600", "stronger": 3}, token=token)
-    assert review["stronger_rank"] == "2000-2200"
+    review = api.call("POST", f"{game}/review", {"rank": "1200-1400", "stronger": 3}, token=token)
+    assert review["stronger_rank"] == "1800-2000"
     heads = page.locator("#review-panel .review-head strong")
     assert [heads.nth(i).text_content() for i in range(heads.count())] == [
         f"{m['number']}. {m['text']}" for m in review["marked"]

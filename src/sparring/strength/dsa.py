@@ -159,7 +159,7 @@ def derived_inter_steps(scale: CalibratedScale) -> InterSteps:
     """The paper chose ``dz_init = 0.375`` and ``dz_low = 0.03`` as about 100 and 8 Elo on
     its Fig. 1 slope (about 267 Elo per z in Go); the same Elo on this calibration's slope at
     ``z = 0``.  Connect4: slope 146.8, ``dz_init`` 0.681, ``dz_low`` 0.055; 6x6 Othello: slope
-    135.7, 0.737 and 0.059; 8x8 Othello: 207.1, 0.483 and 0.039."""
+    135.7, 0.737 and 0.059; 8x8 Othello: 114.0, 0.877 and 0.07."""
     slope = scale.slope_at_zero()
     if not slope > 0:
         raise ValueError(f"the calibration's Elo does not grow with z near 0 (slope {slope:g})")
