@@ -80,6 +80,8 @@ def play_game(args: argparse.Namespace, asked: float | None, anchor: int, index:
         if asked is not None:
             ours.configure({"UCI_LimitStrength": True, "UCI_Elo": int(asked)})
         theirs.configure({"UCI_LimitStrength": True, "UCI_Elo": anchor, "Threads": 1, "Hash": 16})
+        ours.ping()  # isready after the options, as a GUI sends it: the level is built before
+        theirs.ping()  # the game's clock starts (the first move's time is the move's alone)
         board = chess.Board()
         for uci in OPENINGS[index % len(OPENINGS)].split():
             board.push_uci(uci)
