@@ -55,6 +55,7 @@ from sparring.games import get_game
 
 if TYPE_CHECKING:
     from sparring.evaluation.rungs import RungResult
+    from sparring.strength.target import Calibration
 
 DEFAULT_STORE = Path("sparring-games.sqlite")
 """Game store used when ``--store`` is not given (in the working directory)."""
@@ -302,8 +303,7 @@ def ladder_extend(
     opponents = (
         None if against is None else tuple(a.strip() for a in against.split(",") if a.strip())
     )
-    if into is not None:
-        _check_into(into, specs)
+    calibration = None if into is None else _checked_into(into, specs)
     console = Console()
     with backend_from_options(backend, ray_address) as runner, GameStore(store) as db:
         results = rate_rungs(
@@ -314,16 +314,17 @@ def ladder_extend(
     extended = the_ladder.with_players([r.player for r in results])
     save_ladder(out, extended)
     console.print(f"extended ladder saved to {out}")
-    if into is not None:
-        _rate_into(into, results, ladder, games, seed, opponents)
+    if into is not None and calibration is not None:
+        _rate_into(into, calibration, results, ladder, games, seed, opponents)
         console.print(f"ratings put into {into}")
     if markdown is not None:
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(text)
 
 
-def _check_into(path: Path, specs: list[str]) -> None:
-    """Fail before any game when ``--into`` is not a calibration of these players' search."""
+def _checked_into(path: Path, specs: list[str]) -> Calibration:
+    """The calibration at ``--into``; fails before any game when it is not one of these
+    players' search."""
     from sparring.experiments.calibration_rerate import setting_of
     from sparring.strength.target import load_calibration
 
@@ -333,10 +334,12 @@ def _check_into(path: Path, specs: list[str]) -> None:
         raise ConfigError(f"--into {path}: not a readable calibration file ({exc})") from None
     for spec in specs:
         setting_of(spec, calibration)
+    return calibration
 
 
 def _rate_into(
     path: Path,
+    calibration: Calibration,
     players: list[RungResult],
     ladder: Path,
     games: int,
@@ -345,12 +348,12 @@ def _rate_into(
 ) -> None:
     """Put ``players``' ratings into the calibration at ``path`` (``ladder-extend --into``)."""
     from sparring.experiments.calibration_rerate import rerate
-    from sparring.strength.target import load_calibration, save_calibration
+    from sparring.strength.target import save_calibration
 
     record: dict[str, object] = {"ladder": ladder.name, "games": games, "seed": seed}
     if against is not None:
         record["against"] = list(against)
-    save_calibration(rerate(load_calibration(path), players, record), path)
+    save_calibration(rerate(calibration, players, record), path)
 
 
 def study(

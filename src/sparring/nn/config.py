@@ -24,6 +24,16 @@ from sparring.errors import SparringError
 from sparring.games.chess import action_to_move
 
 
+def _known_keys(cls: type, text: str, what: str, error: type[Exception]) -> dict[str, Any]:
+    """The JSON object ``text`` of a config dataclass ``cls``; ``error`` naming the keys
+    ``cls`` does not have."""
+    data: dict[str, Any] = json.loads(text)
+    unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls)})
+    if unknown:
+        raise error(f"unknown {what} keys: {', '.join(unknown)}")
+    return data
+
+
 @dataclass(frozen=True)
 class NetworkConfig:
     """The shape of a :class:`PolicyValueNet` (AlphaDDA Fig. A1, Table A1)."""
@@ -64,11 +74,7 @@ class NetworkConfig:
     @classmethod
     def from_json(cls, text: str) -> NetworkConfig:
         """Read a config written by :meth:`to_json`; unknown keys are an error."""
-        data: dict[str, Any] = json.loads(text)
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown network config keys: {', '.join(unknown)}")
+        data = _known_keys(cls, text, "network config", ValueError)
         data["board_shape"] = tuple(int(x) for x in data["board_shape"])
         return cls(**data)
 
@@ -155,11 +161,7 @@ class StrengthNetConfig:
     @classmethod
     def from_json(cls, text: str) -> StrengthNetConfig:
         """Read :meth:`to_json`'s output; unknown keys are an error."""
-        data: dict[str, Any] = json.loads(text)
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise SparringError(f"unknown strength network config keys: {', '.join(unknown)}")
+        data = _known_keys(cls, text, "strength network config", SparringError)
         data["ranks"] = tuple(data["ranks"])
         return cls(**data)
 
