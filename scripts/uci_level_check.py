@@ -69,7 +69,8 @@ def _clock_limit(
     args: argparse.Namespace, clocks: list[float], anchor: bool = False
 ) -> chess.engine.Limit:
     if args.movetime or (anchor and args.anchor_movetime):
-        return chess.engine.Limit(time=args.anchor_movetime if anchor else args.movetime)
+        own = anchor and args.anchor_movetime
+        return chess.engine.Limit(time=args.anchor_movetime if own else args.movetime)
     inc = args.increment
     return chess.engine.Limit(
         white_clock=max(clocks[0], 0.01), black_clock=max(clocks[1], 0.01),
