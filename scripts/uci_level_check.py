@@ -6,7 +6,7 @@ Usage (from the repository root; resumable: the games already in OUT are not pla
     .venv/bin/python scripts/uci_level_check.py OUT --elos 1000,1300,1600,1900,2200 \\
         --anchors 1350,1600,2000 --games 20 --clock 3+2 --busy --seed 1
     .venv/bin/python scripts/uci_level_check.py OUT --strongest --anchors 2000 --games 40 \\
-        --clock 3+2 --busy
+        --clock 3+2 --anchor-movetime 0.5 --busy
     .venv/bin/python scripts/uci_level_check.py OUT --summary
 
 Each asked Elo ``E`` is ``setoption UCI_LimitStrength true`` and ``UCI_Elo E`` (``--strongest``:
@@ -14,7 +14,13 @@ the engine's own strongest level, no limit); it plays ``--games`` games against 
 two anchors nearest to ``E`` (Stockfish with ``UCI_LimitStrength``, one thread, 16 MB hash),
 colours alternating, each game from one of :data:`OPENINGS` (the game index chooses it).  Both
 sides get the same clock: ``--clock M+I`` (minutes and increment seconds, each side's time
-kept from the measured think times) or ``--movetime S``.  ``--busy`` keeps one process
+kept from the measured think times) or ``--movetime S``.  ``--anchor-movetime S`` gives the
+anchors ``S`` seconds a move instead of the clock (sparring still gets ``go wtime btime winc
+binc`` with both sides' clocks, the anchor's kept from its think times): Stockfish with
+``UCI_LimitStrength`` picks its move from the iteration of depth ``1 + level`` (``Skill``
+in its search.cpp) and only deepens after it, so a longer think changes its wall time, not
+its pick, once that depth is reached; each game records the depths the anchor's searches
+reached (``anchor_depth``: the smallest and the median).  ``--busy`` keeps one process
 spinning beside the games (the other core of a 2-core CPU busy, as a user's machine often is).
 A game ends by the rules (a claimable draw is a draw) or, at 300 plies, as a draw; a side whose
 clock runs out loses.
@@ -59,14 +65,22 @@ def _spin(stop: Any) -> None:
         pass
 
 
-def _clock_limit(args: argparse.Namespace, clocks: list[float]) -> chess.engine.Limit:
-    if args.movetime:
-        return chess.engine.Limit(time=args.movetime)
+def _clock_limit(
+    args: argparse.Namespace, clocks: list[float], anchor: bool = False
+) -> chess.engine.Limit:
+    if args.movetime or (anchor and args.anchor_movetime):
+        own = anchor and args.anchor_movetime
+        return chess.engine.Limit(time=args.anchor_movetime if own else args.movetime)
     inc = args.increment
     return chess.engine.Limit(
         white_clock=max(clocks[0], 0.01), black_clock=max(clocks[1], 0.01),
         white_inc=inc, black_inc=inc,
     )  # fmt: skip
+
+
+def _anchor_clock(args: argparse.Namespace) -> str | None:
+    """The anchors' own clock when it is not the game's (``--anchor-movetime``)."""
+    return f"movetime {args.anchor_movetime}" if args.anchor_movetime else None
 
 
 def play_game(args: argparse.Namespace, asked: float | None, anchor: int, index: int) -> dict:
@@ -89,17 +103,21 @@ def play_game(args: argparse.Namespace, asked: float | None, anchor: int, index:
         minutes = 0.0 if args.movetime else args.minutes
         clocks = [minutes * 60.0, minutes * 60.0]
         think: list[float] = []
+        depths: list[int] = []
         notes: list[str] = []
         result, reason = None, ""
         while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES:
             engine = ours if board.turn == sparring_white else theirs
             side = 0 if board.turn == chess.WHITE else 1
             began = time.perf_counter()
-            played = engine.play(board, _clock_limit(args, clocks), info=chess.engine.INFO_ALL)
+            limit = _clock_limit(args, clocks, anchor=engine is theirs)
+            played = engine.play(board, limit, info=chess.engine.INFO_ALL)
             spent = time.perf_counter() - began
+            if engine is theirs and "depth" in played.info:
+                depths.append(int(played.info["depth"]))
             if not args.movetime:
                 clocks[side] += args.increment - spent
-                if clocks[side] < 0:
+                if clocks[side] < 0 and limit.time is None:
                     sparring_lost = engine is ours
                     result, reason = (0.0 if sparring_lost else 1.0), "time"
                     break
@@ -124,6 +142,8 @@ def play_game(args: argparse.Namespace, asked: float | None, anchor: int, index:
             "result": result, "reason": reason, "plies": board.ply(),
             "moves": " ".join(m.uci() for m in board.move_stack), "think": think,
             "notes": notes, "clock": args.clock or f"movetime {args.movetime}",
+            "anchor_clock": _anchor_clock(args),
+            "anchor_depth": [min(depths), sorted(depths)[len(depths) // 2]] if depths else None,
         }  # fmt: skip
     finally:
         ours.quit()
@@ -169,6 +189,8 @@ def summary(out: Path) -> int:
         )
         think = [t for g in mine for t in g["think"]]
         short = sum(1 for g in mine for n in g["notes"] if "too short" in n)
+        depths = [g["anchor_depth"][0] for g in mine if g.get("anchor_depth")]
+        depth = f"; the anchors' searches reached depth >= {min(depths)}" if depths else ""
         label = "strongest" if asked is None else f"{asked:g}"
         error = None if asked is None else elo - asked
         rows.append((asked, elo, error))
@@ -176,6 +198,7 @@ def summary(out: Path) -> int:
             f"{label:>9}: {per}; measured {elo:.0f} ± {half:.0f}"
             + ("" if error is None else f" (error {error:+.0f})")
             + f"; {sum(think) / max(len(think), 1):.2f} s a move; {short} clock-short notices"
+            + depth
         )
     errors = [e for _, _, e in rows if e is not None]
     if errors:
@@ -195,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=20, help="games against each anchor")
     ap.add_argument("--clock", default="", help="M+I: minutes and increment seconds")
     ap.add_argument("--movetime", type=float, default=0.0, help="seconds a move instead")
+    ap.add_argument(
+        "--anchor-movetime",
+        type=float,
+        default=0.0,
+        help="the anchors' seconds a move instead of the clock (with --clock)",
+    )
     ap.add_argument("--busy", action="store_true", help="one process spinning beside the games")
     ap.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
     ap.add_argument("--summary", action="store_true")
@@ -205,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         return summary(out)
     if bool(args.clock) == bool(args.movetime):
         ap.error("give one of --clock M+I and --movetime S")
+    if args.anchor_movetime and not args.clock:
+        ap.error("--anchor-movetime goes with --clock")
     if args.clock:
         minutes, _, inc = args.clock.partition("+")
         args.minutes, args.increment = float(minutes), float(inc or 0)
@@ -219,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     if path.exists():
         for line in path.read_text().splitlines():
             g = json.loads(line)
-            done.add((g["asked"], g["anchor"], g["index"], g["clock"]))
+            done.add((g["asked"], g["anchor"], g["index"], g["clock"], g.get("anchor_clock")))
     stop = multiprocessing.Event()
     spinner = multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
     if args.busy:
@@ -229,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         for index in range(args.games):
             for asked in asked_levels:
                 for anchor in nearest_anchors(asked, anchors):
-                    if (asked, anchor, index, clock) in done:
+                    if (asked, anchor, index, clock, _anchor_clock(args)) in done:
                         continue
                     began = time.perf_counter()
                     record = play_game(args, asked, anchor, index)

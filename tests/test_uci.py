@@ -95,6 +95,13 @@ class UCIClient:
         self.send("isready")
         return self.until("readyok")[:-1]
 
+    def said(self) -> list[str]:
+        """The ``info string`` lines of a one-move search from the start (an engine says its
+        player at the first ``go`` after a change)."""
+        self.send("position startpos")
+        self.send("go depth 1")
+        return [line for line in self.until("bestmove") if line.startswith("info string")]
+
     def close(self) -> None:
         if self.proc.poll() is None:
             self.send("quit")
@@ -206,23 +213,28 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         c.send("setoption name Style value measured")
         c.send("setoption name UCI_LimitStrength value true")
         c.send("setoption name UCI_Elo value 1500")
-        lines = c.ready()
+        assert c.ready() == []  # nothing between commands: said at the next go
+        lines = c.said()
         level = "level Elo 1500 (Stockfish 15.1 UCI_Elo): player human-mcts:sf_elo=1500"
-        assert f"info string {level}" in lines
-        assert any(line.startswith("info string about ") for line in lines)  # seconds a move
+        assert lines[0] == f"info string {level}", lines
+        # the work the scale chose for 1500 (simulations at a 1,000-node leaf), then seconds
+        work = "human-mcts:sims=21,cpuct=0.25,sf_nodes=1000,sweep=true"
+        assert lines[1] == f"info string its work a move: {work}", lines
+        assert lines[2].startswith("info string about ")
+        assert c.said() == []  # said once
         c.send("setoption name UCI_Elo value 3000")
         assert "info string error option UCI_Elo: 3000 outside" in " ".join(c.ready())
         c.send("setoption name Player value uct:sims=20")
-        assert "info string player uct:sims=20" in c.ready()
+        assert c.said() == ["info string player uct:sims=20"]
         c.send("setoption name Player value <empty>")
         c.send("setoption name UCI_LimitStrength value false")
         # full strength with --sims 8: the strongest level's search with 8 simulations
         eight = "human-mcts:sims=8,cpuct=0.25,sf_nodes=10000,sweep=true"
-        assert any(line.endswith(f"player {eight}") for line in c.ready())
+        assert c.said()[0].endswith(f"player {eight}")
         c.send("setoption name Simulations value 0")  # the strongest level's own work
         strongest = "human-mcts:sims=35,cpuct=0.25,sf_nodes=10000,sweep=true"
         level = "level the strongest level, Elo 2143 (Stockfish 15.1 UCI_Elo)"
-        assert f"info string {level}: player {strongest}" in c.ready()
+        assert c.said()[0] == f"info string {level}: player {strongest}"
         assert strength_settings(get_game("chess")).spec() == strongest
         c.send("position startpos moves e2e4")
         c.send("go movetime 300")
@@ -415,10 +427,11 @@ def test_match_opponent_over_the_protocol(client: UCIClient) -> None:
     client.send("setoption name Style value measured")
     client.send("setoption name UCI_Opponent value none 1650 human somebody")
     client.send("setoption name Match Opponent value true")
-    lines = client.ready()
-    assert "info string playing at Elo 1650 for the opponent's 1650" in lines
+    assert client.ready() == []
+    lines = client.said()
+    assert lines[0] == "info string playing at Elo 1650 for the opponent's 1650", lines
     level = "level Elo 1650 (Stockfish 15.1 UCI_Elo): player human-mcts:sf_elo=1650"
-    assert f"info string {level}" in lines, lines
+    assert lines[1] == f"info string {level}", lines
     client.send("setoption name UCI_Opponent value GM lots human x")  # bad: nothing changes
     lines = client.ready()
     assert lines == ["info string error option UCI_Opponent: rating 'lots' is not a number"]
@@ -591,7 +604,8 @@ def test_the_clock_starts_when_go_is_read(monkeypatch: pytest.MonkeyPatch) -> No
     lines = uci_engine.lines("go movetime 200")
     analysis = decisions[-1].analysis
     assert analysis is not None and analysis.simulations == 0
-    assert lines[0].startswith(
+    assert lines[0] == "info string player uct:sims=100000"  # said at the first go
+    assert lines[1].startswith(
         "info string clock too short for this level: 0 of 100000 simulations in "
     )
     assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves

@@ -18,6 +18,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from sparring.games.base import Game, State
 from sparring.levels import Level, describe, resolve
 from sparring.players.base import Decision, Player
 from sparring.players.cache import PlayerCache
+from sparring.players.human_mcts import on_scale
 from sparring.players.registry import build_player
 from sparring.players.settings_base import PlayerSettings
 from sparring.search.analysis import MoveAnalysis
@@ -79,11 +81,15 @@ def strength_settings(
 
 def level_lines(settings: PlayerSettings, game: Game) -> list[str]:
     """What an engine says of its player: the level's label and notice when ``settings``
-    are a level's (:func:`sparring.levels.describe`), else the spec."""
+    are a level's (:func:`sparring.levels.describe`), else the spec; for an Elo on an external
+    scale also the work the scale chose (simulations, the leaf's nodes)."""
     report = describe(game, settings)
     if report is None:
         return [f"player {settings.spec()}"]
     lines = [f"level {report.label}: player {settings.spec()}"]
+    if getattr(settings, "asked_elo", None) is not None:  # an Elo on an external scale
+        work = replace(on_scale(settings, game)[0], **{settings.elo_key: None})  # type: ignore[attr-defined,type-var]
+        lines.append(f"its work a move: {work.spec()}")
     if report.seconds is not None:
         lines.append(f"about {report.seconds:.2f} s a move on a 2-core CPU")
     if report.notice:

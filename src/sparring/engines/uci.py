@@ -48,7 +48,8 @@ Options
     level table's Elo levels on Stockfish 15.1's ``UCI_Elo`` scale): the level resolver's
     player for that Elo (:func:`sparring.levels.resolve`; ``sparring levels chess`` lists
     what each level was measured at), said in ``info string level ...`` lines with its
-    seconds a move on a 2-core CPU and any notice.  ``Style`` (``measured``, the only style
+    seconds a move on a 2-core CPU and any notice, at the first ``go`` after the change (where
+    GUIs and python-chess read ``info`` lines).  ``Style`` (``measured``, the only style
     measured), ``Simulations`` (0: the level's own work; N: full strength with N simulations,
     no measured level), ``Player`` (a player spec that replaces the strength options, e.g.
     ``uct:sims=50``), ``MultiPV``, ``UCI_ShowWDL``, ``Move Overhead``, ``Ponder``.  Without a
@@ -311,6 +312,10 @@ class UCIEngine:
         """Set while the running search must wait for ``stop``/``ponderhit`` to answer."""
         self._pending_time: float | None = None
         """The thinking time of the running ``go`` (started at ``ponderhit`` when pondering)."""
+        self._told: list[str] = []
+        """What the engine says of its player at the next ``go`` (:meth:`_build`)."""
+        self._told_rating: str | None = None
+        """What it says of the opponent's rating at the next ``go`` (``Match Opponent``)."""
 
     # ---- output ----------------------------------------------------------------------------
     def send(self, line: str) -> None:
@@ -426,12 +431,12 @@ class UCIEngine:
         if options.match_opponent and options.opponent and not options.player:
             rating = parse_opponent(options.opponent).rating
             if rating is None:
-                self.send("info string the opponent's rating is unknown: UCI_Elo decides")
+                self._told_rating = "the opponent's rating is unknown: UCI_Elo decides"
             else:
                 elo = asked_elo(options)
                 asked = rating + options.rating_adv
                 said = "" if elo == asked else f" (clamped from {asked})"
-                self.send(f"info string playing at Elo {elo:g}{said} for the opponent's {rating}")
+                self._told_rating = f"playing at Elo {elo:g}{said} for the opponent's {rating}"
 
     def cmd_position(self, args: list[str]) -> None:
         self._idle("position")
@@ -492,6 +497,10 @@ class UCIEngine:
             self.send(f"bestmove {NULL_MOVE}")
             return
         session = seat.session
+        for line in [self._told_rating, *self._told]:
+            if line is not None:
+                self.send(f"info string {line}")
+        self._told, self._told_rating = [], None
         for word in params.ignored:
             self.send(f"info string {word} is not supported; ignored")
         if session.is_over:
@@ -561,10 +570,10 @@ class UCIEngine:
         # a first tiny search pays the one-off costs (compiling, the network's first batch,
         # starting a leaf engine) here rather than inside the first timed go
         self.seat.player.select_move(self.game, self.game.initial_state(), Limit(simulations=1))
-        for line in level_lines(self.seat.settings, self.game):
-            self.send(f"info string {line}")
-        for notice in getattr(self.seat.player, "notices", ()):
-            self.send(f"info string {notice}")
+        # said at the next go, where GUIs and python-chess read info lines (a line between
+        # commands is an "unexpected engine output" warning there); a newer build replaces it
+        self._told = [*level_lines(self.seat.settings, self.game)]
+        self._told += [str(notice) for notice in getattr(self.seat.player, "notices", ())]
         return self.seat
 
     def _search(self, flag: StopFlag, seat: PlayerSeat, params: GoParams, received: float) -> str:

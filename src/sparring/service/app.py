@@ -40,13 +40,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sparring.errors import BadValueError, IncompatibleError, SparringError
 from sparring.players.registry import kinds
-from sparring.service.auth import current_player, owned
 from sparring.service.core import Service
 from sparring.service.routes import ROUTERS
-from sparring.service.schemas import error_responses
 from sparring.service.settings import ServiceSettings
 from sparring.service.store import Store
-from sparring.service.uploads import add_routes as add_upload_routes
 
 if TYPE_CHECKING:
     import uvicorn
@@ -153,8 +150,6 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _http)
     for router in ROUTERS:
         app.include_router(router)
-    owned_here = functools.partial(owned, service)
-    add_upload_routes(app, service, current_player, owned_here, error_responses)
 
     from fastapi.staticfiles import StaticFiles
 

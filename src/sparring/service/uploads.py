@@ -11,49 +11,21 @@
 * ``POST /api/games/{game_id}/review``: a finished Go 19x19 or chess game of the caller
   reviewed, the caller's side.
 
-The work runs in the worker pool (these functions are its jobs); the routes are added by
-:func:`add_routes`.
+The work runs in the worker pool (these functions are its jobs); the routes are in
+:mod:`sparring.service.routes.uploads`.
 """
 
 import re
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
-from sparring.errors import BadValueError, IncompatibleError, SparringError
+from sparring.errors import BadValueError, SparringError
 from sparring.levels import Level, level_table, resolve
 
 if TYPE_CHECKING:
     from sparring.estimation.predict import Estimate
     from sparring.estimation.upload import Record
-    from sparring.service.catalog import GameInfo
-    from sparring.service.store import GameRow
-
-T = TypeVar("T")
-
-
-class JobRunner(Protocol):
-    """What the routes need of :class:`~sparring.service.core.Service` (named here, not
-    imported: this module needs only these of it)."""
-
-    catalog: "dict[str, GameInfo]"
-    """The games served."""
-
-    async def thread(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in a thread."""
-        ...
-
-    async def job(
-        self, fn: Callable[..., T], *args: Any, queued: bool = True, lane: Any = None
-    ) -> T:
-        """``fn(*args)`` in a worker process on ``lane``."""
-        ...
-
-    def ai_lane(self, game_id: str | None) -> Any:
-        """The lane for an AI job (``game_id`` None: a job of no game)."""
-        ...
 
 
 REVIEW_GAMES = ("go", "chess")
@@ -305,7 +277,7 @@ def _go_offer(estimate: str) -> dict[str, Any]:
     }
 
 
-# ---- the routes ---------------------------------------------------------------------------------
+# ---- the routes' bodies and answers -----------------------------------------------------------
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -395,81 +367,9 @@ class ReviewResult(BaseModel):
     values: str
 
 
-def add_routes(
-    app: FastAPI,
-    service: JobRunner,
-    player: Callable[..., dict[str, Any]],
-    owned: Callable[[str, dict[str, Any]], Awaitable["GameRow"]],
-    errors: Callable[..., dict[int | str, dict[str, Any]]],
-) -> None:
-    """Add the routes of this module to ``app`` (``player``: the caller dependency; ``owned``:
-    the caller's game or 403/404; ``errors``: the OpenAPI error responses)."""
-    from sparring.service.views import session_of
-
-    Caller = Annotated[dict[str, Any], Depends(player)]
-
-    def files_of(body: EstimateBody | ReviewUploadBody) -> list[tuple[str, str]]:
-        return [(f.name, f.text) for f in body.files]
-
-    @app.post("/api/estimate", response_model=EstimateResult, responses=errors(401, 429, body=True))
-    async def estimate(body: EstimateBody, caller: Caller) -> dict[str, Any]:
-        """Your rank (Go) or Elo band (chess) from SGF or PGN files of your own games, with
-        its distribution, the games and moves it rests on and the level offered to play at.
-        A broken record: 422 naming its file and line.  Nothing is stored."""
-        return await service.job(
-            estimate_upload, files_of(body), body.player, lane=service.ai_lane(None)
-        )
-
-    @app.post("/api/review", response_model=ReviewResult, responses=errors(401, 429, body=True))
-    async def review_uploaded(body: ReviewUploadBody, caller: Caller) -> dict[str, Any]:
-        """One game of an upload (``game``: its index in the estimate's ``player_games``)
-        reviewed: the player's moves where the rank ``stronger`` steps up would most likely
-        have played differently."""
-        return await service.job(
-            review_upload,
-            files_of(body),
-            body.player,
-            body.game,
-            body.rank,
-            body.stronger,
-            body.top,
-            lane=service.ai_lane(None),
-        )
-
-    @app.post(
-        "/api/games/{game_id}/review",
-        response_model=ReviewResult,
-        responses=errors(401, 403, 404, 409, 429, body=True),
-    )
-    async def review_game(game_id: str, body: ReviewOptions, caller: Caller) -> dict[str, Any]:
-        """Your moves in a finished Go 19x19 or chess game where a player ``stronger`` ranks
-        above ``rank`` would most likely have played differently."""
-        row = await owned(game_id, caller)
-        if row.game not in REVIEW_GAMES:
-            raise BadValueError(
-                f"a review needs a play network: Go 19x19 or chess, not {row.game}", "game"
-            )
-        if row.status != "over":
-            raise IncompatibleError("the game is not over yet: a review is for a finished game")
-        game = service.catalog[row.game].game
-        text = await service.thread(lambda: session_of(row, game).export())
-        return await service.job(
-            review_record,
-            row.game,
-            text,
-            f"{row.game}-{row.id}.{'sgf' if row.game == 'go' else 'pgn'}",
-            row.human_side,
-            body.rank,
-            body.stronger,
-            body.top,
-            lane=service.ai_lane(None),
-        )
-
-
 __all__ = [
     "EstimateResult",
     "ReviewResult",
-    "add_routes",
     "estimate_upload",
     "offer_for",
     "review_record",

@@ -1,0 +1,76 @@
+"""The chess level check's pieces (scripts/uci_level_check.py): the Elo fit on hand-worked
+results, the anchors a level plays, the clocks each side gets and the summary's lines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import chess.engine
+import pytest
+from tests.script_module import load_script
+
+check = load_script("uci_level_check")
+K = math.log(10) / 400.0
+
+
+def _game(asked: float | None, anchor: int, result: float, **more: object) -> dict:
+    return {"asked": asked, "anchor": anchor, "result": result, "think": [0.1, 0.3],
+            "notes": [], **more}  # fmt: skip
+
+
+def test_fit_elo_on_hand_worked_results() -> None:
+    # one win and one loss against 1600: 1600, and the likelihood's curvature 2 * K^2 / 4
+    elo, half = check.fit_elo([_game(1500, 1600, 1.0), _game(1500, 1600, 0.0)])
+    assert elo == pytest.approx(1600.0, abs=1e-6)
+    assert half == pytest.approx(1.96 / math.sqrt(2 * K * K * 0.25), rel=1e-4)
+    # 3 of 4 against 1600: p = 3/4, so 1600 + 400 log10(3)
+    games = [_game(1500, 1600, r) for r in (1.0, 1.0, 1.0, 0.0)]
+    assert check.fit_elo(games)[0] == pytest.approx(1600 + 400 * math.log10(3), abs=1e-6)
+    # 1 of 2 against 1350 and 1 of 2 against 2000: the middle, 1675
+    mixed = [_game(1600, 1350, 1.0), _game(1600, 1350, 0.0), _game(1600, 2000, 1.0),
+             _game(1600, 2000, 0.0)]  # fmt: skip
+    assert check.fit_elo(mixed)[0] == pytest.approx(1675.0, abs=1e-6)
+
+
+def test_nearest_anchors() -> None:
+    anchors = [1350, 1600, 2000]
+    assert check.nearest_anchors(1000, anchors) == [1350, 1600]
+    assert check.nearest_anchors(1900, anchors) == [1600, 2000]
+    assert check.nearest_anchors(2100, anchors) == [1600, 2000]
+    assert check.nearest_anchors(None, anchors) == anchors  # the strongest: every anchor
+
+
+def test_clocks_each_side_gets() -> None:
+    args = argparse.Namespace(movetime=0.0, anchor_movetime=0.5, increment=2.0)
+    ours = check._clock_limit(args, [170.0, 181.5])
+    assert ours == chess.engine.Limit(
+        white_clock=170.0, black_clock=181.5, white_inc=2.0, black_inc=2.0
+    )
+    assert check._clock_limit(args, [170.0, 181.5], anchor=True) == chess.engine.Limit(time=0.5)
+    assert check._anchor_clock(args) == "movetime 0.5"
+    same = argparse.Namespace(movetime=0.5, anchor_movetime=0.0, increment=0.0)
+    assert check._clock_limit(same, [0.0, 0.0], anchor=True) == chess.engine.Limit(time=0.5)
+    assert check._anchor_clock(same) is None
+
+
+def test_summary_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    games = [
+        _game(1000.0, 1350, 0.0, anchor_depth=[9, 14]),
+        _game(1000.0, 1350, 1.0, anchor_depth=[11, 15]),
+        _game(2000.0, 2000, 1.0, notes=["clock too short for this level: 20 of 35"]),
+        _game(2000.0, 2000, 0.0),
+    ]
+    (tmp_path / "games.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
+    assert check.summary(tmp_path) == 0
+    lines = capsys.readouterr().out.splitlines()
+    half = 1.96 / math.sqrt(2 * K * K * 0.25)
+    assert lines == [
+        f"     1000: 1/2 vs 1350; measured 1350 ± {half:.0f} (error +350); 0.20 s a move; "
+        "0 clock-short notices; the anchors' searches reached depth >= 9",
+        f"     2000: 1/2 vs 2000; measured 2000 ± {half:.0f} (error +0); 0.20 s a move; "
+        "1 clock-short notices",
+        f"RMS {math.sqrt(350**2 / 2):.1f} over 2 asked Elos; monotone: True",
+    ]
