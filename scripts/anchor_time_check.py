@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import chess
 import chess.engine
-from uci_level_check import MAX_PLIES, OPENINGS
+from uci_level_check import MAX_PLIES, OPENINGS, fit_elo
 
 
 def play(program: str, elo: int, first: float, second: float, index: int) -> dict:
@@ -61,10 +60,8 @@ def play(program: str, elo: int, first: float, second: float, index: int) -> dic
 def summary(path: Path, first: float, second: float) -> None:
     games = [json.loads(line) for line in path.read_text().splitlines()]
     n, score = len(games), sum(g["result"] for g in games)
-    p = min(max(score / n, 0.5 / n), 1 - 0.5 / n)
-    diff = 400 * math.log10(p / (1 - p))
-    k = math.log(10) / 400
-    half = 1.96 / math.sqrt(n * k * k * p * (1 - p))
+    # the first time's Elo with the second at 0: the level check's fit, one opponent
+    diff, half = fit_elo([{"anchor": 0, "result": g["result"]} for g in games])
     print(f"{first:g} s against {second:g} s a move: {score:g}/{n}, {diff:+.0f} ± {half:.0f} Elo")
 
 

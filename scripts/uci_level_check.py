@@ -68,9 +68,9 @@ def _spin(stop: Any) -> None:
 def _clock_limit(
     args: argparse.Namespace, clocks: list[float], anchor: bool = False
 ) -> chess.engine.Limit:
-    if args.movetime or (anchor and args.anchor_movetime):
-        own = anchor and args.anchor_movetime
-        return chess.engine.Limit(time=args.anchor_movetime if own else args.movetime)
+    seconds = args.anchor_movetime if anchor and args.anchor_movetime else args.movetime
+    if seconds:
+        return chess.engine.Limit(time=seconds)
     inc = args.increment
     return chess.engine.Limit(
         white_clock=max(clocks[0], 0.01), black_clock=max(clocks[1], 0.01),

@@ -33,6 +33,7 @@ from sparring.games.base import Game, State
 from sparring.levels import Level, describe, resolve
 from sparring.players.base import Decision, Player
 from sparring.players.cache import PlayerCache
+from sparring.players.human_like import HumanLikeSettings
 from sparring.players.human_mcts import on_scale
 from sparring.players.registry import build_player
 from sparring.players.settings_base import PlayerSettings
@@ -87,8 +88,8 @@ def level_lines(settings: PlayerSettings, game: Game) -> list[str]:
     if report is None:
         return [f"player {settings.spec()}"]
     lines = [f"level {report.label}: player {settings.spec()}"]
-    if getattr(settings, "asked_elo", None) is not None:  # an Elo on an external scale
-        work = replace(on_scale(settings, game)[0], **{settings.elo_key: None})  # type: ignore[attr-defined,type-var]
+    if isinstance(settings, HumanLikeSettings) and settings.asked_elo is not None:
+        work = replace(on_scale(settings, game)[0], sf_elo=None, gnugo_elo=None)
         lines.append(f"its work a move: {work.spec()}")
     if report.seconds is not None:
         lines.append(f"about {report.seconds:.2f} s a move on a 2-core CPU")

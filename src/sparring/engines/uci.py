@@ -572,8 +572,8 @@ class UCIEngine:
         self.seat.player.select_move(self.game, self.game.initial_state(), Limit(simulations=1))
         # said at the next go, where GUIs and python-chess read info lines (a line between
         # commands is an "unexpected engine output" warning there); a newer build replaces it
-        self._told = [*level_lines(self.seat.settings, self.game)]
-        self._told += [str(notice) for notice in getattr(self.seat.player, "notices", ())]
+        notices = getattr(self.seat.player, "notices", ())
+        self._told = level_lines(self.seat.settings, self.game) + [str(n) for n in notices]
         return self.seat
 
     def _search(self, flag: StopFlag, seat: PlayerSeat, params: GoParams, received: float) -> str:
