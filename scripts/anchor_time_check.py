@@ -9,7 +9,8 @@ Usage (from the repository root; resumable from OUT/games.jsonl)::
 
 Each side is one thread with a 16 MB hash, as the level check's anchors.  The summary is the
 score of the first time against the second and the Elo difference that makes it most likely
-(95% interval from the likelihood's curvature).
+(95% interval from the likelihood's curvature); ``--summary DIR DIR ...`` pools runs'
+games without playing.
 """
 
 from __future__ import annotations
@@ -57,8 +58,9 @@ def play(program: str, elo: int, first: float, second: float, index: int) -> dic
             engine.quit()
 
 
-def summary(path: Path, first: float, second: float) -> None:
-    games = [json.loads(line) for line in path.read_text().splitlines()]
+def summary(paths: list[Path], first: float, second: float) -> None:
+    """The first time's score and Elo against the second over the games of ``paths``."""
+    games = [json.loads(line) for path in paths for line in path.read_text().splitlines()]
     n, score = len(games), sum(g["result"] for g in games)
     # the first time's Elo with the second at 0: the level check's fit, one opponent
     diff, half = fit_elo([{"anchor": 0, "result": g["result"]} for g in games])
@@ -67,15 +69,21 @@ def summary(path: Path, first: float, second: float) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out")
+    ap.add_argument("out", nargs="+", help="the run's folder (with --summary: any number)")
     ap.add_argument("--elo", type=int, default=1600)
     ap.add_argument("--times", default="0.5,0.1", help="A,B: each side's seconds a move")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--parallel", type=int, default=1, help="games at once (one core each)")
+    ap.add_argument("--summary", action="store_true", help="the folders' games pooled, no play")
     ap.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
     args = ap.parse_args()
     first, second = (float(t) for t in args.times.split(","))
-    out = Path(args.out)
+    if args.summary:
+        summary([Path(o) / "games.jsonl" for o in args.out], first, second)
+        return 0
+    if len(args.out) != 1:
+        ap.error("one folder to play into (several only with --summary)")
+    out = Path(args.out[0])
     out.mkdir(parents=True, exist_ok=True)
     path = out / "games.jsonl"
     done = (
@@ -89,7 +97,7 @@ def main() -> int:
             with path.open("a") as f:
                 f.write(json.dumps(record) + "\n")
             print(f"#{record['index']}: {record['result']} ({record['plies']} plies)", flush=True)
-    summary(path, first, second)
+    summary([path], first, second)
     return 0
 
 

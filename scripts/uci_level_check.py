@@ -28,9 +28,11 @@ clock runs out loses.
 Each game is one JSON line in ``OUT/games.jsonl``: the asked level, the anchor, colours, the
 result for sparring, the moves, seconds, sparring's think times and any ``info string`` the
 engine sent (``clock too short ...``).  ``--summary`` prints, per asked level, the score
-against each anchor and the Elo that makes the results most likely with the anchors at their
-``UCI_Elo`` (95% interval from the likelihood's curvature), the error against the asked Elo,
-the RMS of the errors and whether the measured Elos rise with the asked ones.
+against each anchor, sparring's seconds a move (the longest after a game's first, and how many
+went over a ``movetime``), the clock-short notices (a lower bound: the last ``info string`` of
+a move, the first 20 of a game) and the Elo that makes the results most likely with the
+anchors at their ``UCI_Elo`` (95% interval from the likelihood's curvature), the error against
+the asked Elo, the RMS of the errors and whether the measured Elos rise with the asked ones.
 """
 
 from __future__ import annotations
@@ -176,6 +178,12 @@ def fit_elo(games: list[dict]) -> tuple[float, float]:
     return elo, 1.96 / math.sqrt(info)
 
 
+def _over_movetime(game: dict, seconds: float) -> bool:
+    """Whether sparring's ``seconds`` exceed the game's ``movetime`` (False on a clock)."""
+    clock = str(game.get("clock", ""))
+    return clock.startswith("movetime ") and seconds > float(clock.split()[1])
+
+
 def summary(out: Path) -> int:
     games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     rows = []
@@ -188,6 +196,8 @@ def summary(out: Path) -> int:
             for a in sorted({g["anchor"] for g in mine})
         )
         think = [t for g in mine for t in g["think"]]
+        later = [t for g in mine for t in g["think"][1:]]  # a game's first move aside
+        over = [t for g in mine for t in g["think"][1:] if _over_movetime(g, t)]
         short = sum(1 for g in mine for n in g["notes"] if "too short" in n)
         depths = [g["anchor_depth"][0] for g in mine if g.get("anchor_depth")]
         depth = f"; the anchors' searches reached depth >= {min(depths)}" if depths else ""
@@ -197,7 +207,10 @@ def summary(out: Path) -> int:
         print(
             f"{label:>9}: {per}; measured {elo:.0f} ± {half:.0f}"
             + ("" if error is None else f" (error {error:+.0f})")
-            + f"; {sum(think) / max(len(think), 1):.2f} s a move; {short} clock-short notices"
+            + f"; {sum(think) / max(len(think), 1):.2f} s a move"
+            + (f", longest {max(later):.2f} s after the first" if later else "")
+            + (f" ({len(over)} of {len(later)} over the movetime)" if over else "")
+            + f"; {short} clock-short notices"
             + depth
         )
     errors = [e for _, _, e in rows if e is not None]

@@ -60,17 +60,24 @@ def test_summary_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     games = [
         _game(1000.0, 1350, 0.0, anchor_depth=[9, 14]),
         _game(1000.0, 1350, 1.0, anchor_depth=[11, 15]),
-        _game(2000.0, 2000, 1.0, notes=["clock too short for this level: 20 of 35"]),
-        _game(2000.0, 2000, 0.0),
+        _game(
+            2000.0,
+            2000,
+            1.0,
+            notes=["clock too short for this level: 20 of 35"],
+            clock="movetime 0.25",
+        ),
+        _game(2000.0, 2000, 0.0, clock="movetime 0.25"),  # its second move took 0.3 s
     ]
     (tmp_path / "games.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
     assert check.summary(tmp_path) == 0
     lines = capsys.readouterr().out.splitlines()
     half = 1.96 / math.sqrt(2 * K * K * 0.25)
     assert lines == [
-        f"     1000: 1/2 vs 1350; measured 1350 ± {half:.0f} (error +350); 0.20 s a move; "
+        f"     1000: 1/2 vs 1350; measured 1350 ± {half:.0f} (error +350); 0.20 s a move, "
+        "longest 0.30 s after the first; "
         "0 clock-short notices; the anchors' searches reached depth >= 9",
-        f"     2000: 1/2 vs 2000; measured 2000 ± {half:.0f} (error +0); 0.20 s a move; "
-        "1 clock-short notices",
+        f"     2000: 1/2 vs 2000; measured 2000 ± {half:.0f} (error +0); 0.20 s a move, "
+        "longest 0.30 s after the first (2 of 2 over the movetime); 1 clock-short notices",
         f"RMS {math.sqrt(350**2 / 2):.1f} over 2 asked Elos; monotone: True",
     ]
