@@ -26,13 +26,16 @@ A game ends by the rules (a claimable draw is a draw) or, at 300 plies, as a dra
 clock runs out loses.
 
 Each game is one JSON line in ``OUT/games.jsonl``: the asked level, the anchor, colours, the
-result for sparring, the moves, seconds, sparring's think times and any ``info string`` the
-engine sent (``clock too short ...``).  ``--summary`` prints, per asked level, the score
-against each anchor, sparring's seconds a move (the longest after a game's first, and how many
-went over a ``movetime``), the clock-short notices (a lower bound: the last ``info string`` of
-a move, the first 20 of a game) and the Elo that makes the results most likely with the
-anchors at their ``UCI_Elo`` (95% interval from the likelihood's curvature), the error against
-the asked Elo, the RMS of the errors and whether the measured Elos rise with the asked ones.
+result for sparring, the moves, seconds, sparring's think times, any ``info string`` the
+engine sent (``clock too short ...``) and the share of the machine's CPU time (all cores)
+that was busy during the game (``cpu_busy``: near 1.0 on a 2-core CPU when the other core is
+kept busy, by ``--busy`` or by another run's game beside it).  ``--summary`` prints, per
+asked level, the score against each anchor, sparring's seconds a move (the longest after a
+game's first, and how many went over a ``movetime``), the clock-short notices (a lower
+bound: the last ``info string`` of a move, the first 20 of a game), the CPU busy shares, and
+the Elo that makes the results most likely with the anchors at their ``UCI_Elo`` (95%
+interval from the likelihood's curvature), the error against the asked Elo, the RMS of the
+errors and whether the measured Elos rise with the asked ones.
 """
 
 from __future__ import annotations
@@ -60,6 +63,23 @@ OPENINGS = (
 )  # fmt: skip
 """Four-ply openings (common lines), one a game by its index: no two engines' games repeat."""
 MAX_PLIES = 300
+
+
+def cpu_times() -> tuple[float, float]:
+    """The machine's busy and total CPU time so far, all cores (``/proc/stat``'s first line;
+    zeros where there is none)."""
+    try:
+        fields = [float(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_share(before: tuple[float, float], after: tuple[float, float]) -> float | None:
+    """The share of all cores' time that was busy between two :func:`cpu_times`."""
+    total = after[1] - before[1]
+    return None if total <= 0 else round((after[0] - before[0]) / total, 3)
 
 
 def _spin(stop: Any) -> None:
@@ -201,6 +221,10 @@ def summary(out: Path) -> int:
         short = sum(1 for g in mine for n in g["notes"] if "too short" in n)
         depths = [g["anchor_depth"][0] for g in mine if g.get("anchor_depth")]
         depth = f"; the anchors' searches reached depth >= {min(depths)}" if depths else ""
+        busy = sorted(g["cpu_busy"] for g in mine if g.get("cpu_busy") is not None)
+        if busy:
+            median = busy[len(busy) // 2]
+            depth += f"; CPU busy {busy[0]:.0%} to {busy[-1]:.0%} of a game (median {median:.0%})"
         label = "strongest" if asked is None else f"{asked:g}"
         error = None if asked is None else elo - asked
         rows.append((asked, elo, error))
@@ -275,9 +299,10 @@ def main(argv: list[str] | None = None) -> int:
                 for anchor in nearest_anchors(asked, anchors):
                     if (asked, anchor, index, clock, _anchor_clock(args)) in done:
                         continue
-                    began = time.perf_counter()
+                    began, cpu = time.perf_counter(), cpu_times()
                     record = play_game(args, asked, anchor, index)
                     record["seconds"] = round(time.perf_counter() - began, 1)
+                    record["cpu_busy"] = busy_share(cpu, cpu_times())
                     with path.open("a") as f:
                         f.write(json.dumps(record) + "\n")
                     print(

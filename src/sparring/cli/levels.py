@@ -107,7 +107,10 @@ SCALE_TEXT: dict[str, tuple[str, str]] = {
     "othello": ("the 8x8 Othello baseline ladder", "Random = 1000"),
     "go9": ("GNU Go 3.8 on 9x9", "GNU Go level 1 = 1000, komi 7.5"),
     "go": ("GNU Go 3.8 on 19x19", "GNU Go level 1 = 1000, komi 7.5, area scoring"),
-    "chess": ("Stockfish 15.1 UCI_Elo", "Stockfish at UCI_Elo 1350, 1600 and 2000 held fixed"),
+    "chess": (
+        "Stockfish 15.1 UCI_Elo",
+        "Stockfish at UCI_Elo 1350, 1600 and 2000 held fixed, 0.5 s a move",
+    ),
 }
 """Each game's scale: name and anchor."""
 
@@ -197,10 +200,18 @@ def _scale_table(game: str) -> LevelTable:
     scale, anchor = SCALE_TEXT[game]
     segments = chain.segments()
     knobs = "" if len(segments) == 1 else f" ({' then '.join(s.knob for s in segments)})"
+    strongest = STRONGEST[game]
+    if chain.offset and strongest.elo is not None:
+        strongest = replace(
+            strongest,
+            elo=round(strongest.elo + chain.offset, 1),
+            note=f"{strongest.note}; {strongest.elo:.0f} before the scale's offset "
+            f"{chain.offset:+.0f}",
+        )
     return LevelTable(
         game, scale, anchor,
         f"{path.name}: {chain.scale}; Elo levels on its monotone fit{knobs}",
-        "stockfish" if game == "chess" else "gnugo", tuple(rows), STRONGEST[game],
+        "stockfish" if game == "chess" else "gnugo", tuple(rows), strongest,
         command=chain.command,
     )  # fmt: skip
 
@@ -223,10 +234,12 @@ def _segment_rows(scale_file: ExternalScale, below: float | None) -> list[LevelR
             continue  # a flat run of the monotone fit is played at its first value
         value = f"{point.value:g}"
         setting = f"{kind}:{search},{scale_file.knob}={value}"
+        note = f"{scale_file.knob} = {value}: measured {point.elo - scale_file.offset:.0f}"
+        if scale_file.offset:
+            note += f", {point.elo:.0f} with the scale's offset {scale_file.offset:+.0f}"
         rows.append(
-            LevelRow(setting, round(fit, 1), round(point.plus_minus, 1), point.games,
-                     note=f"{scale_file.knob} = {value}: measured {point.elo:.0f}")
-        )  # fmt: skip
+            LevelRow(setting, round(fit, 1), round(point.plus_minus, 1), point.games, note=note)
+        )
     return rows
 
 

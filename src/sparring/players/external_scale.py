@@ -45,6 +45,11 @@ scale-fit`` writes the file from the game stores).  :meth:`ExternalScale.choose`
    the highest the nearest end is played and the target is *clamped* (said in the player's
    analysis, like ``sa:elo=E``).
 
+A file may carry an ``offset``: Elo added to every point after the fit, when a front end
+meets the anchors otherwise than the fit's games did (the chess levels through ``sparring
+uci`` against Stockfish at 0.5 s a move; ``scripts/scale_offset.py`` fits it to that front
+end's games, one number for the whole chain, so the fit's shape is kept).
+
 Knob values must be finite (full strength is ``human-mcts`` without ``sf_elo``), and
 ``sims`` and ``sf_nodes`` whole numbers from 1.
 
@@ -64,7 +69,7 @@ import itertools
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -85,6 +90,9 @@ SCALE_FIELDS = {"sims": "simulations", "cpuct": "c_puct", "sf_nodes": "sf_nodes"
 """Scale file search keys -> the human-like kinds' settings fields."""
 SCALE_GAMES = {"sf_elo": ("chess", "Stockfish"), "gnugo_elo": ("go", "GNU Go")}
 """The options that ask for an Elo on an external scale -> (the game, the scale's engine)."""
+MOVED_BY = "; then moved by: "
+"""What joins a scale file's fit command and the command that moved it (:meth:`ExternalScale.
+moved`)."""
 SCALE_FILES = {"chess": "chess-stockfish-scale.json", "go": "go-gnugo-scale.json"}
 """The shipped scale file of each game (:func:`default_scale`)."""
 
@@ -154,6 +162,11 @@ class ExternalScale:
     command: str = ""
     above: ExternalScale | None = None
     """The scale that continues this one above its fitted top (module doc), or None."""
+    offset: float = 0.0
+    """Elo added to every point after the fit (0: the points are as fitted).  A front end
+    that meets the anchors otherwise (the chess levels through ``sparring uci``, Stockfish
+    at 0.5 s a move) can measure the origin again: ``scripts/scale_offset.py`` fits one
+    offset to its games and moves the whole chain by it (:meth:`moved`)."""
 
     def __post_init__(self) -> None:
         if self.knob not in KNOBS:
@@ -178,6 +191,8 @@ class ExternalScale:
             )
         if self.above is not None:
             self._check_above(self.above)
+        if not math.isfinite(self.offset):
+            raise ValueError("a scale's offset must be finite")
 
     def _check_above(self, above: ExternalScale) -> None:
         if (above.game, above.scale) != (self.game, self.scale):
@@ -192,6 +207,20 @@ class ExternalScale:
                 f"the scale above tops out at {above.elo_range[1]:.0f}, not above this "
                 f"scale's {self.own_range[1]:.0f}"
             )
+
+    def moved(self, offset: float, scale: str, command: str) -> ExternalScale:
+        """This chain with its points at the fit's Elo plus ``offset`` (whatever offset it
+        had before is replaced), named ``scale``, ``command`` added to each file's own."""
+        delta = offset - self.offset
+        fit_command = self.command.split(MOVED_BY)[0]
+        return replace(
+            self,
+            scale=scale,
+            points=tuple(replace(p, elo=p.elo + delta) for p in self.points),
+            command=f"{fit_command}{MOVED_BY}{command}",
+            above=None if self.above is None else self.above.moved(offset, scale, command),
+            offset=offset,
+        )
 
     def fitted(self) -> list[float]:
         """Each point's monotone Elo (step 1 of the module doc)."""
@@ -280,13 +309,15 @@ class ExternalScale:
             ],
             "command": self.command,
         }
+        if self.offset:
+            data["offset"] = self.offset
         if self.above is not None:
             data["above"] = self.above._data()
         return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ExternalScale:
-        known = {"game", "scale", "knob", "search", "points", "command", "above"}
+        known = {"game", "scale", "knob", "search", "points", "command", "above", "offset"}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown keys {sorted(unknown)}")
@@ -310,7 +341,8 @@ class ExternalScale:
             raise ValueError("search option sweep must be true or false")
         above = None if data.get("above") is None else cls.from_json(data["above"])
         return cls(str(data["game"]), str(data["scale"]), str(data["knob"]), search,
-                   tuple(points), str(data.get("command", "")), above)  # fmt: skip
+                   tuple(points), str(data.get("command", "")), above,
+                   float(data.get("offset", 0.0)))  # fmt: skip
 
     @classmethod
     def read(cls, path: Path) -> ExternalScale:
