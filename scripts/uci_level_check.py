@@ -20,8 +20,11 @@ binc`` with both sides' clocks, the anchor's kept from its think times): Stockfi
 ``UCI_LimitStrength`` picks its move from the iteration of depth ``1 + level`` (``Skill``
 in its search.cpp) and only deepens after it, so a longer think changes its wall time, not
 its pick, once that depth is reached; each game records the depths the anchor's searches
-reached (``anchor_depth``: the smallest and the median).  ``--busy`` keeps one process
-spinning beside the games (the other core of a 2-core CPU busy, as a user's machine often is).
+reached (``anchor_depth``: the smallest and the median).  ``--reverse`` plays the run's
+games last first: a second process sharing one run (each game is claimed under
+``OUT/claims`` before it is played, and the file's games are read again before each).
+``--busy`` keeps one process spinning beside the games (the other core of a 2-core CPU busy,
+as a user's machine often is).
 A game ends by the rules (a claimable draw is a draw) or, at 300 plies, as a draw; a side whose
 clock runs out loses.
 
@@ -45,6 +48,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import os
 import shutil
 import subprocess
 import sys
@@ -172,6 +176,36 @@ def play_game(args: argparse.Namespace, asked: float | None, anchor: int, index:
         theirs.quit()
 
 
+def played_keys(path: Path) -> set[tuple]:
+    """The games already in ``path``: (asked, anchor, index, clock, anchors' clock)."""
+    if not path.exists():
+        return set()
+    games = [json.loads(line) for line in path.read_text().splitlines()]
+    return {(g["asked"], g["anchor"], g["index"], g["clock"], g.get("anchor_clock")) for g in games}
+
+
+def claim(out: Path, key: tuple) -> bool:
+    """Take the game ``key`` for this process (a file under ``OUT/claims`` holding its process
+    id); False when another live process holds it, so two processes can share one run."""
+    folder = out / "claims"
+    folder.mkdir(exist_ok=True)
+    name = folder / "_".join(str(part) for part in key).replace(" ", "-").replace("/", "-")
+    try:
+        fd = os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        try:
+            holder = int(name.read_text() or 0)
+        except (OSError, ValueError):
+            holder = 0
+        if holder and holder != os.getpid() and Path(f"/proc/{holder}").exists():
+            return False
+        name.write_text(str(os.getpid()))  # a claim left by a process that is gone
+        return True
+    with os.fdopen(fd, "w") as f:
+        f.write(str(os.getpid()))
+    return True
+
+
 def nearest_anchors(asked: float | None, anchors: list[int]) -> list[int]:
     """The two anchors nearest to ``asked`` (all anchors given for the strongest)."""
     if asked is None:
@@ -263,6 +297,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--busy", action="store_true", help="one process spinning beside the games")
     ap.add_argument("--stockfish", default=shutil.which("stockfish") or "/usr/games/stockfish")
+    ap.add_argument(
+        "--reverse",
+        action="store_true",
+        help="play the run's games last first (a second process sharing the run)",
+    )
     ap.add_argument("--summary", action="store_true")
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -283,33 +322,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.strongest:
         asked_levels.append(None)
     path = out / "games.jsonl"
-    done = set()
-    if path.exists():
-        for line in path.read_text().splitlines():
-            g = json.loads(line)
-            done.add((g["asked"], g["anchor"], g["index"], g["clock"], g.get("anchor_clock")))
     stop = multiprocessing.Event()
     spinner = multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
     if args.busy:
         spinner.start()
     clock = args.clock or f"movetime {args.movetime}"
+    jobs = [
+        (asked, anchor, index)
+        for index in range(args.games)
+        for asked in asked_levels
+        for anchor in nearest_anchors(asked, anchors)
+    ]
     try:
-        for index in range(args.games):
-            for asked in asked_levels:
-                for anchor in nearest_anchors(asked, anchors):
-                    if (asked, anchor, index, clock, _anchor_clock(args)) in done:
-                        continue
-                    began, cpu = time.perf_counter(), cpu_times()
-                    record = play_game(args, asked, anchor, index)
-                    record["seconds"] = round(time.perf_counter() - began, 1)
-                    record["cpu_busy"] = busy_share(cpu, cpu_times())
-                    with path.open("a") as f:
-                        f.write(json.dumps(record) + "\n")
-                    print(
-                        f"{asked} vs {anchor} #{index}: {record['result']} ({record['reason']}, "
-                        f"{record['plies']} plies, {record['seconds']} s)",
-                        flush=True,
-                    )
+        for asked, anchor, index in reversed(jobs) if args.reverse else jobs:
+            key = (asked, anchor, index, clock, _anchor_clock(args))
+            if key in played_keys(path) or not claim(out, key):
+                continue
+            began, cpu = time.perf_counter(), cpu_times()
+            record = play_game(args, asked, anchor, index)
+            record["seconds"] = round(time.perf_counter() - began, 1)
+            record["cpu_busy"] = busy_share(cpu, cpu_times())
+            with path.open("a") as f:
+                f.write(json.dumps(record) + "\n")
+            print(
+                f"{asked} vs {anchor} #{index}: {record['result']} ({record['reason']}, "
+                f"{record['plies']} plies, {record['seconds']} s)",
+                flush=True,
+            )
     finally:
         stop.set()
         if args.busy:

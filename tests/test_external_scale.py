@@ -244,6 +244,29 @@ def test_a_chain_is_checked_and_round_trips(tmp_path: Path) -> None:
             ExternalScale("chess", "test", "sims", SEARCH, lower.points, above=other)
 
 
+def test_a_moved_chain_keeps_its_shape_and_says_its_offset(tmp_path: Path) -> None:
+    chain = _chain((1000, 1400), (4000, 1900))
+    moved = chain.moved(-100.0, "test at 0.5 s", "move it")
+    # every point of both scales 100 lower, the knob values and intervals kept
+    assert [p.elo for s in moved.segments() for p in s.points] == [900, 1200, 1400, 1300, 1800]
+    assert [s.offset for s in moved.segments()] == [-100.0, -100.0]
+    assert [s.scale for s in moved.segments()] == ["test at 0.5 s"] * 2
+    assert moved.command == "; then moved by: move it"
+    assert moved.pick(1350)[1] == chain.pick(1450)[1]._replace(played=1350)
+    # moving again replaces the offset (from the fit's own Elos) and the command's last step
+    again = moved.moved(-50.0, "test", "again")
+    assert [p.elo for p in again.points] == [950, 1250, 1450]
+    assert again.command == "; then moved by: again" and again.offset == -50.0
+    assert moved.moved(0.0, chain.scale, "").points == chain.points
+    path = tmp_path / "moved.json"
+    path.write_text(moved.to_json())
+    assert json.loads(path.read_text())["offset"] == -100.0
+    assert ExternalScale.read(path) == moved
+    assert "offset" not in json.loads(chain.to_json())  # the fit's own file has none
+    with pytest.raises(ValueError, match="offset must be finite"):
+        chain.moved(math.inf, "x", "y")
+
+
 def test_on_scale_sets_the_leaf_nodes_above_the_lower_scale(tmp_path: Path) -> None:
     path = tmp_path / "chain.json"
     path.write_text(_chain((1000, 1400), (2000, 1700), (4000, 1900)).to_json())

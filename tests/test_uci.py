@@ -218,7 +218,7 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         level = "level Elo 1500 (Stockfish 15.1 UCI_Elo): player human-mcts:sf_elo=1500"
         assert lines[0] == f"info string {level}", lines
         # the work the scale chose for 1500 (simulations at a 1,000-node leaf), then seconds
-        work = "human-mcts:sims=21,cpuct=0.25,sf_nodes=1000,sweep=true"
+        work = "human-mcts:sims=43,cpuct=0.25,sf_nodes=1000,sweep=true"
         assert lines[1] == f"info string its work a move: {work}", lines
         assert lines[2].startswith("info string about ")
         assert c.said() == []  # said once

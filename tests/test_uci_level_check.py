@@ -81,3 +81,27 @@ def test_summary_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         "longest 0.30 s after the first (2 of 2 over the movetime); 1 clock-short notices",
         f"RMS {math.sqrt(350**2 / 2):.1f} over 2 asked Elos; monotone: True",
     ]
+
+
+def test_two_processes_share_a_run_by_claims(tmp_path: Path) -> None:
+    key = (1500.0, 1600, 3, "clock 3+2", "movetime 0.5")
+    assert check.claim(tmp_path, key)  # the first takes it, and may take it again
+    assert check.claim(tmp_path, key)
+    name = next((tmp_path / "claims").iterdir())
+    name.write_text("1")  # held by a live process (init) that is not this one
+    assert not check.claim(tmp_path, key)
+    name.write_text("999999999")  # held by a process that is gone: taken
+    assert check.claim(tmp_path, key)
+    path = tmp_path / "games.jsonl"
+    assert check.played_keys(path) == set()
+    game = {"asked": 1500.0, "anchor": 1600, "index": 3, "clock": "clock 3+2"}
+    path.write_text(json.dumps(game) + "\n")
+    assert check.played_keys(path) == {(1500.0, 1600, 3, "clock 3+2", None)}
+
+
+def test_cpu_busy_share() -> None:
+    assert check.busy_share((10.0, 100.0), (60.0, 150.0)) == 1.0
+    assert check.busy_share((10.0, 100.0), (35.0, 150.0)) == 0.5
+    assert check.busy_share((10.0, 100.0), (10.0, 100.0)) is None
+    busy, total = check.cpu_times()
+    assert 0 <= busy <= total

@@ -211,6 +211,8 @@ class ExternalScale:
     def moved(self, offset: float, scale: str, command: str) -> ExternalScale:
         """This chain with its points at the fit's Elo plus ``offset`` (whatever offset it
         had before is replaced), named ``scale``, ``command`` added to each file's own."""
+        if not math.isfinite(offset):
+            raise ValueError("a scale's offset must be finite")
         delta = offset - self.offset
         fit_command = self.command.split(MOVED_BY)[0]
         return replace(
