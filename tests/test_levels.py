@@ -116,7 +116,7 @@ def test_chess_go_and_go9_levels() -> None:
         ("go", Level.at_rank("5k"), BadValueError, "the measured ranks are 20k to 9k"),
         ("go", Level.at_rank("25k"), BadValueError, "the measured ranks are 20k to 9k"),
         ("go9", Level.at_rank("5k"), IncompatiblePlayerError, "go9 has no measured rank ladder"),
-        ("chess", Level.at_rank("3d"), IncompatiblePlayerError, "an Elo from 905"),
+        ("chess", Level.at_rank("3d"), IncompatiblePlayerError, "an Elo from 770"),
         ("go", Level.adaptive(), IncompatiblePlayerError, "no adaptive opponent"),
         ("go13", Level.at_elo(900), IncompatiblePlayerError, "only its default AI"),
         ("chess", Level("elo", elo=1500.0, style="human-like"), IncompatiblePlayerError, "style"),

@@ -233,7 +233,7 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         assert c.said()[0].endswith(f"player {eight}")
         c.send("setoption name Simulations value 0")  # the strongest level's own work
         strongest = "human-mcts:sims=35,cpuct=0.25,sf_nodes=10000,sweep=true"
-        level = "level the strongest level, Elo 2143 (Stockfish 15.1 UCI_Elo)"
+        level = "level the strongest level, Elo 2008 (Stockfish 15.1 UCI_Elo)"
         assert c.said()[0] == f"info string {level}: player {strongest}"
         assert strength_settings(get_game("chess")).spec() == strongest
         c.send("position startpos moves e2e4")

@@ -156,10 +156,10 @@ def test_a_chess_band_is_offered_its_middle_elo_clamped_by_the_resolver() -> Non
     assert middle["notice"].startswith("The estimate is a Lichess blitz band; the levels are Elo")
     top = offer_for("chess", "2400-2600")
     assert top["opponent"] == {"mode": "elo", "elo": 2500.0}
-    assert top["label"] == "Elo 2143 (Stockfish 15.1 UCI_Elo)"  # the measured range's top
-    assert "Elo 2500 is outside the measured range 905..2143" in top["notice"]
+    assert top["label"] == "Elo 2008 (Stockfish 15.1 UCI_Elo)"  # the measured range's top
+    assert "Elo 2500 is outside the measured range 770..2008" in top["notice"]
     # the strongest level is the Elo levels' top: no stronger level to point to
-    assert top["notice"].endswith("playing the strongest level, 2143.")
+    assert top["notice"].endswith("playing the strongest level, 2008.")
 
 
 # ---- the review by rank -----------------------------------------------------------------------
