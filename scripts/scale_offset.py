@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shlex
 import sys
 from pathlib import Path
+
+from uci_level_check import fit_elo
 
 from sparring.players.external_scale import ExternalScale
 
@@ -47,20 +48,9 @@ def level_games(runs: list[Path]) -> tuple[list[dict], list[float]]:
 
 def fit_offset(games: list[dict], scale_elo: dict[float, float]) -> tuple[float, float]:
     """The offset ``c`` maximising the games' likelihood with sparring at
-    ``scale_elo[asked] + c`` against each game's anchor, and its 95% half-interval."""
-    k = math.log(10) / 400.0
-    c, info = 0.0, 1e-9
-    for _ in range(60):
-        grad, info = 0.0, 1e-9
-        for g in games:
-            p = 1.0 / (1.0 + 10 ** ((g["anchor"] - scale_elo[g["asked"]] - c) / 400.0))
-            grad += k * (g["result"] - p)
-            info += k * k * p * (1 - p)
-        step = max(min(grad / info, 400.0), -400.0)
-        c += step
-        if abs(step) < 1e-6:
-            break
-    return c, 1.96 / math.sqrt(info)
+    ``scale_elo[asked] + c`` against each game's anchor, and its 95% half-interval: the
+    level check's Elo fit with each anchor taken relative to the level's scale Elo."""
+    return fit_elo([{**g, "anchor": g["anchor"] - scale_elo[g["asked"]]} for g in games])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from tests.script_module import load_script
 
 from sparring.players.external_scale import ExternalScale, ScalePoint
 
+load_script("uci_level_check")  # the script imports its Elo fit, as run from scripts/
 offset = load_script("scale_offset")
 
 
