@@ -4,7 +4,8 @@ The rule and the procedure are in docs/strength/go-ladder.md; the runner is
 :mod:`sparring.experiments.go_ladder`.  Commands::
 
     PYTHONPATH=src python research/go_ladder.py bench --batch 64 256 --plies 24
-    PYTHONPATH=src python research/go_ladder.py pair OUT.jsonl --black 1d@1 --white 9d@0.5 --games 64
+    PYTHONPATH=src python research/go_ladder.py pair OUT.jsonl --black 1d@1 --white 9d@0.5 \\
+        --games 64
     PYTHONPATH=src python research/go_ladder.py run OUT_DIR --budget 420 --device cuda
     PYTHONPATH=src python research/go_ladder.py summary OUT_DIR/games.jsonl [MORE.jsonl ...]
 

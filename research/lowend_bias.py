@@ -17,9 +17,9 @@ Every number in docs/strength/lowend-bias.md comes from one of these subcommands
 Inputs are committed files: the floor reports' "Ladder links" tables
 (docs/strength/*/floor-report*.md), the target checks' tables (docs/strength/*/targets*.md),
 the shipped ladders (src/sparring/models/ladders/ladder-*.json) and the shipped calibrations.
-``play`` writes games to STORE (SQLite, resumable; /tmp/lowend/games.sqlite in the note, 420 games, about 4.3 CPU
-minutes); ``games`` and ``steps`` read them back.  The seed-97 check of the low end is not
-stored: its measured Elos are typed in (SEED97), and where its scores are needed the expected
+``play`` writes games to STORE (SQLite, resumable; /tmp/lowend/games.sqlite in the note, 420
+games, about 4.3 CPU minutes); ``games`` and ``steps`` read them back.  The seed-97 check of
+the low end is not stored: its measured Elos are typed in (SEED97), and where its scores are needed the expected
 scores at the measured Elo stand in for them.
 """
 

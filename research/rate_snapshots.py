@@ -15,7 +15,8 @@ Writes ``OUT.json`` (every point), ``OUT.md`` (a table per run) and ``OUT.png`` 
 value-optimal share against CPU-hours, one curve per run), e.g.::
 
     .venv/bin/python research/rate_snapshots.py checkpoints/cmp-connect4-puct \\
-        checkpoints/cmp-connect4-gumbel --ladder src/sparring/models/ladders/baselines-connect4.json \\
+        checkpoints/cmp-connect4-gumbel \\
+        --ladder src/sparring/models/ladders/baselines-connect4.json \\
         --opponents MCTS1,Minimax1 --games 40 --every 20 --out docs/training-options/connect4
 
 Goals (the training options': "where a goal is missed, the plot says how far and at what slope"):
