@@ -19,8 +19,8 @@ Inputs are committed files: the floor reports' "Ladder links" tables
 the shipped ladders (src/sparring/models/ladders/ladder-*.json) and the shipped calibrations.
 ``play`` writes games to STORE (SQLite, resumable; /tmp/lowend/games.sqlite in the note, 420
 games, about 4.3 CPU minutes); ``games`` and ``steps`` read them back.  The seed-97 check of
-the low end is not stored: its measured Elos are typed in (SEED97), and where its scores are needed the expected
-scores at the measured Elo stand in for them.
+the low end is not stored: its measured Elos are typed in (SEED97), and where its scores are
+needed the expected scores at the measured Elo stand in for them.
 """
 
 from __future__ import annotations
