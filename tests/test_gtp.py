@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sparring.engines.common import strength_settings
+from sparring.engines.common import level_lines, strength_settings
 from sparring.engines.gtp import (
     GTPEngine,
     GTPError,
@@ -169,6 +169,9 @@ def test_think_time_and_strength_rules() -> None:
     with pytest.raises(SparringError, match="style"):
         strength_settings(go, elo=950, style="human-like")
     assert strength_settings(go, elo=950, simulations=8).spec() == "sa-mcts:gnugo_elo=950"
+    # what the engine says of its work: the z the scale chose, (950 - 791.77) / (1000 - 791.77)
+    said = level_lines(strength_settings(go, elo=950), go)
+    assert said[1] == "its work a move: sa-mcts:rank=9d,z=0.76,sims=32,model=go-play-early"
 
 
 def test_administrative_commands(engine: GTPClient) -> None:

@@ -33,7 +33,7 @@ from sparring.games.base import Game, State
 from sparring.levels import Level, describe, resolve
 from sparring.players.base import Decision, Player
 from sparring.players.cache import PlayerCache
-from sparring.players.human_like import HumanLikeSettings
+from sparring.players.human_like import HumanLikeSettings, SAMCTSSettings
 from sparring.players.human_mcts import on_scale
 from sparring.players.registry import build_player
 from sparring.players.settings_base import PlayerSettings
@@ -89,7 +89,10 @@ def level_lines(settings: PlayerSettings, game: Game) -> list[str]:
         return [f"player {settings.spec()}"]
     lines = [f"level {report.label}: player {settings.spec()}"]
     if isinstance(settings, HumanLikeSettings) and settings.asked_elo is not None:
-        work = replace(on_scale(settings, game)[0], sf_elo=None, gnugo_elo=None)
+        work, choice = on_scale(settings, game)
+        work = replace(work, sf_elo=None, gnugo_elo=None)
+        if isinstance(work, SAMCTSSettings) and work.z is None:  # the z knob: its choice
+            work = replace(work, z=round(choice.value, 3))
         lines.append(f"its work a move: {work.spec()}")
     if report.seconds is not None:
         lines.append(f"about {report.seconds:.2f} s a move on a 2-core CPU")
