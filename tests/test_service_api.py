@@ -165,6 +165,7 @@ def test_game_at_an_elo_and_a_clamped_one(base: str) -> None:
     assert state["opponent"]["settings"]["elo"] == 1500.0
     assert state["opponent"]["label"] == "Elo 1500 (the Connect Four baseline ladder)"
     assert state["human_side"] == 1 and state["opponent"]["notices"] == []
+    assert state["opponent"]["level"] == {"kind": "elo", "elo": 1500.0, "rank": None}
     state = ann.settled(state["id"])
     assert state["ply"] == 1 and state["to_move"] == 1
     strength = state["moves"][0]["analysis"]["strength"]
@@ -172,6 +173,14 @@ def test_game_at_an_elo_and_a_clamped_one(base: str) -> None:
     high = ann.new_game("connect4", {"mode": "elo", "elo": 5000})
     assert len(high["opponent"]["notices"]) == 1
     assert "5000" in high["opponent"]["notices"][0]
+    top = math.floor(level_table("connect4").elo_range[1])  # the Elo played: the clamped one
+    assert high["opponent"]["level"] == {"kind": "elo", "elo": top, "rank": None}
+    rung = ann.new_game("go", {"mode": "rank", "rank": "15 kyu"})
+    assert (
+        rung["opponent"]["level"]["kind"] == "rank" and rung["opponent"]["level"]["rank"] == "15k"
+    )
+    spec = ann.new_game("connect4", {"mode": "settings", "settings": {"kind": "random"}})
+    assert spec["opponent"]["level"] is None  # a player spec is no level
 
 
 def test_go_at_an_elo_on_gnu_gos_scale(base: str) -> None:

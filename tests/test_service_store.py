@@ -49,21 +49,21 @@ def test_a_version_1_database_is_upgraded_keeping_its_rows(db_url: str) -> None:
         tables = set(sa.inspect(conn).get_table_names())
     assert "profiles" not in tables
     engine.dispose()
-    store = Store.open(db_url)  # upgrades 1 -> 6
+    store = Store.open(db_url)  # upgrades 1 -> 7
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 6
+        assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == 7
     row = store.game("g1")
     assert (row.opponent_label, row.adaptive_key, row.notices) == ("UCT", None, [])
-    assert (row.hints, row.hints_used, row.clock) == (False, 0, None)  # older: none of these
+    assert (row.hints, row.hints_used, row.clock, row.ai_level) == (False, 0, None, None)
     store.count_hint("g1")
     assert store.game("g1").hints_used == 1
     assert store.player_by_token_hash("h1") is not None
     assert store.read_profile("p1") is None
     assert store.estimate_details_of("p1") == []
-    assert SCHEMA_VERSION == 6
+    assert SCHEMA_VERSION == 7
     store.close()
     engine = make_engine(db_url)
-    assert migrate(engine) == 6  # nothing left to do
+    assert migrate(engine) == 7  # nothing left to do
     engine.dispose()
 
 

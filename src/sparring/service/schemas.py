@@ -196,7 +196,10 @@ class GameStateModel(GameSummary):
         "(none against an adaptive opponent), for every AI move once it is over, else null",
     )
     result_text: str | None
-    opponent: dict[str, Any]
+    opponent: dict[str, Any] = Field(
+        description="the AI: its label, settings, notices and level (the level it was asked "
+        "to play: kind, the Elo played, rank; null for a player spec)",
+    )
     cell_of_move: dict[str, list[int]]
     click: Literal["cell", "column"]
     hints: dict[str, Any] = Field(

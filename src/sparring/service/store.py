@@ -85,6 +85,8 @@ games = sa.Table(
     sa.Column("hints_used", sa.Integer, nullable=True),
     # version 6
     sa.Column("clock", sa.Text, nullable=True),
+    # version 7
+    sa.Column("ai_level", sa.Text, nullable=True),
 )
 moves = sa.Table(
     "moves",
@@ -226,7 +228,13 @@ def _v6(conn: Connection) -> None:
     conn.execute(sa.text("ALTER TABLE games ADD COLUMN clock TEXT"))
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5, _v6)
+def _v7(conn: Connection) -> None:
+    """Version 7: per game the level its AI was asked to play (JSON: kind, the Elo played, the
+    rank; null for a player spec and for the games before it)."""
+    conn.execute(sa.text("ALTER TABLE games ADD COLUMN ai_level TEXT"))
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1, _v2, _v3, _v4, _v5, _v6, _v7)
 """``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -331,6 +339,9 @@ class GameRow:
     """Hints shown in this game."""
     clock: dict[str, Any] | None = None
     """The game's clock (:mod:`sparring.service.clock`), or None: no time control."""
+    ai_level: dict[str, Any] | None = None
+    """The level the AI was asked to play (``kind``, ``elo``: the Elo played, ``rank``), or
+    None: a player spec, or a game stored before levels were."""
 
     @property
     def ai_to_move(self) -> bool:
@@ -360,6 +371,7 @@ def _game_row(row: Any) -> GameRow:
         hints=bool(row["hints"]),
         hints_used=int(row["hints_used"] or 0),
         clock=json.loads(row["clock"]) if row["clock"] else None,
+        ai_level=json.loads(row["ai_level"]) if row["ai_level"] else None,
     )
 
 

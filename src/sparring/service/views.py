@@ -261,6 +261,7 @@ def game_state(
             "label": row.opponent_label,
             "settings": row.opponent,
             "notices": row.notices,
+            "level": row.ai_level,
         },
         "cell_of_move": {} if game.name == "chess" else _cells_of_moves(game, state, legal),
         "click": "column" if game.name == "connect4" else "cell",

@@ -132,6 +132,7 @@ async def create_game(body: NewGame, caller: Caller, service: ServiceDep) -> dic
             "hints": int(body.hints),
             "hints_used": 0,
             "clock": None if body.clock is None else json.dumps(new_clock(body.clock, now_ms())),
+            "ai_level": _level_json(report),
         },
     )
     row = await service.thread(service.db.game, game_id)
@@ -228,6 +229,16 @@ def _adaptive_label(report: LevelReport | None, state: Any) -> LevelReport | Non
     if not isinstance(elo, int | float) or not math.isfinite(elo):
         return dataclasses.replace(report, label=f"{report.label}: finding your level")
     return dataclasses.replace(report, label=f"{report.label}: now playing about {elo:.0f}")
+
+
+def _level_json(report: LevelReport | None) -> str | None:
+    """The level a new game's AI plays, as stored
+    (:attr:`~sparring.service.store.GameRow.ai_level`): its kind, the
+    Elo played (clamped or snapped to a measured row as the label says) and the rank."""
+    if report is None or report.level is None:
+        return None
+    level = {"kind": report.level.kind, "elo": report.elo, "rank": report.level.rank}
+    return json.dumps(level)
 
 
 def _notice(text: str | None) -> list[str]:

@@ -190,17 +190,18 @@ async function profileEstimate(game) {
 }
 
 function gameLevel(state) {
-  // The level this game's AI played at, as its label says it ("15 kyu (the handicap ladder
-  // …)", "Elo 1100 (Stockfish 15.1 UCI_Elo)"): the person chose it, near their own.  A Go
-  // Elo (GNU Go's scale) names no rank: null.
-  const label = state.opponent?.label ?? state.opponent_label ?? "";
-  const rank = /^(\d+) (kyu|dan)\b/.exec(label);
-  if (state.game === "go" && rank) {
-    return { value: rankValue("go", `${rank[1]}${rank[2][0]}`), why: `This game's AI played at ${rank[1]} ${rank[2]}, taken as your rank.` };
+  // The level this game's AI was asked to play (the game state's opponent.level: kind, the
+  // Elo played, rank): the person chose it, near their own.  A Go Elo (GNU Go's scale) names
+  // no rank, and a game stored without a level has none here: null.
+  const level = state.opponent?.level ?? null;
+  const rank = /^(\d+)([kd])$/.exec(level?.rank ?? "");
+  if (state.game === "go" && level?.kind === "rank" && rank) {
+    const words = `${rank[1]} ${rank[2] === "k" ? "kyu" : "dan"}`;
+    return { value: rankValue("go", level.rank), why: `This game's AI played at ${words}, taken as your rank.` };
   }
-  const elo = /^Elo (\d+)\b/.exec(label);
-  if (state.game === "chess" && elo) {
-    return { value: Number(elo[1]) / 200, why: `This game's AI played at Elo ${elo[1]}, taken as your level.` };
+  if (state.game === "chess" && level?.kind === "elo" && Number.isFinite(level.elo)) {
+    const elo = Math.round(level.elo);
+    return { value: elo / 200, why: `This game's AI played at Elo ${elo}, taken as your level.` };
   }
   return null;
 }
