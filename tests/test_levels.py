@@ -171,7 +171,7 @@ def test_every_front_end_builds_the_same_settings(game: str) -> None:
             "api": sparring.resolve(get_game(game), sparring.Level.at_elo(elo))[0],
             "play --elo": opponent_settings(game, None, elo)[0],
             "play --level": opponent_settings(game, None, None, level=f"elo {elo}")[0],
-            "service": opponent_for(info, _level_of(EloOpponent(mode="elo", elo=elo), info)[0])[0],
+            "service": opponent_for(info, _level_of(EloOpponent(mode="elo", elo=elo)))[0],
         }
         if game.startswith("go"):
             built["gtp --elo"] = _gtp(game, ("elo", repr(elo)))
@@ -182,7 +182,7 @@ def test_every_front_end_builds_the_same_settings(game: str) -> None:
     default = resolve(game, None)[0]
     fronts = {
         "play": opponent_settings(game, None, None)[0],
-        "service": opponent_for(info, _level_of(DefaultOpponent(mode="default"), info)[0])[0],
+        "service": opponent_for(info, _level_of(DefaultOpponent(mode="default")))[0],
     }
     if game.startswith("go"):
         fronts["gtp"] = _gtp(game, None)
@@ -190,17 +190,15 @@ def test_every_front_end_builds_the_same_settings(game: str) -> None:
         fronts["uci"] = _uci(None)
     assert {k: v for k, v in fronts.items() if v != default} == {}, game
     strongest = resolve(game, Level.strongest())[0]
-    assert (
-        opponent_for(info, _level_of(StrongestOpponent(mode="strongest"), info)[0])[0] == strongest
-    )
+    assert opponent_for(info, _level_of(StrongestOpponent(mode="strongest")))[0] == strongest
     assert opponent_settings(game, None, None, level="strongest")[0] == strongest
     if game.startswith("go"):
         assert _gtp(game, None, 8) == resolve(game, Level.strongest(simulations=8))[0]
     for mode in info.adaptive:
         wanted = resolve(game, Level.adaptive(mode))[0]
-        assert opponent_for(info, _level_of(AdaptiveOpponent(mode="adaptive", kind=mode), info)[0])[
-            0
-        ] == (wanted)
+        assert opponent_for(info, _level_of(AdaptiveOpponent(mode="adaptive", kind=mode)))[0] == (
+            wanted
+        )
         if mode == "bayes":
             assert adaptive_settings(game, None) == wanted
     assert sorted(info.adaptive) == (sorted(ADAPTIVE_MODES) if info.adaptive else [])

@@ -54,23 +54,6 @@ class GameInfo:
         the service plays (as ``UCI_Elo``'s range in the UCI engine); None: no Elo levels."""
         return self.table.whole_range
 
-    def played_elo(self, elo: float) -> tuple[float, str | None]:
-        """The Elo played for an asked ``elo``, and the notice when it is not the one asked:
-        on a scale played at any Elo, clamped to :attr:`whole_range` (so that the label, the
-        notice and the page say the same whole number, and the player, asked an Elo inside
-        its own range, clamps nothing); on a table of measured rows, as asked (the resolver
-        plays the nearest row, and says so)."""
-        whole = self.whole_range
-        if whole is None or self.table.kind == "rows" or whole[0] <= elo <= whole[1]:
-            return elo, None
-        low, high = whole
-        played = low if elo < low else high
-        end = "weakest" if elo < low else "strongest"
-        return float(played), (
-            f"Elo {elo:g} is outside the measured range {low}..{high} of {self.table.scale}; "
-            f"playing the {end} level, {played}"
-        )
-
     @property
     def adaptive(self) -> list[str]:
         """The adaptive opponents this game offers."""

@@ -78,7 +78,7 @@ async def create_game(body: NewGame, caller: Caller, service: ServiceDep) -> dic
     info = service.catalog.get(body.game)
     if info is None:
         raise _unknown_game(body.game, service.catalog)
-    opponent, report, clamped = _opponent_of(body, info)
+    opponent, report = _opponent_of(body, info)
     adaptive_key = None if report is None else report.adaptive_key
     if body.hints and adaptive_key is not None:
         raise BadValueError(HINTS_NOT_RATED, "hints")
@@ -126,9 +126,7 @@ async def create_game(body: NewGame, caller: Caller, service: ServiceDep) -> dic
             "created": when,
             "updated": when,
             "adaptive_key": adaptive_key,
-            "notices": json.dumps(
-                list(result["notices"]) or _level_notices(report) or _notice(clamped)
-            ),
+            "notices": json.dumps(list(result["notices"]) or _level_notices(report)),
             "hints": int(body.hints),
             "hints_used": 0,
             "clock": None if body.clock is None else json.dumps(new_clock(body.clock, now_ms())),
@@ -177,21 +175,17 @@ async def get_game_state(
 
 
 # ---- a new game's opponent ----------------------------------------------------------------------
-def _opponent_of(
-    body: NewGame, info: GameInfo
-) -> tuple[PlayerSettings, LevelReport | None, str | None]:
-    """The opponent a new game's request asks for: its settings, the level's report (None
-    for settings given as such) and the notice of an Elo outside the range played.  An
-    option the game does not offer is a 422 (:func:`_not_offered`)."""
+def _opponent_of(body: NewGame, info: GameInfo) -> tuple[PlayerSettings, LevelReport | None]:
+    """The opponent a new game's request asks for: its settings and the level's report (None
+    for settings given as such).  An option the game does not offer is a 422
+    (:func:`_not_offered`)."""
     opp = body.opponent
     try:
         if isinstance(opp, SettingsOpponent):
             _no_paths(opp.settings, "settings")
             check_served(opp.settings)
-            return settings_from_json(opp.settings), None, None
-        level, clamped = _level_of(opp, info)
-        opponent, report = opponent_for(info, level)
-        return opponent, report, clamped
+            return settings_from_json(opp.settings), None
+        return opponent_for(info, _level_of(opp))
     except SparringError as exc:
         if exc.key == "mode":
             exc.key = "kind"  # the request's field: opponent.kind
@@ -200,17 +194,11 @@ def _opponent_of(
         raise
 
 
-def _level_of(opp: Any, info: GameInfo) -> tuple[Level | None, str | None]:
-    """The level a request's opponent asks for (None: the game's default AI), and the notice
-    of an Elo outside the range played (:meth:`GameInfo.played_elo`)."""
+def _level_of(opp: Any) -> Level | None:
+    """The level a request's opponent asks for (None: the game's default AI); the resolver
+    clamps an Elo outside the measured range and says so (its report's notice)."""
     if isinstance(opp, EloOpponent):
-        elo, notice = info.played_elo(opp.elo)
-        return Level.at_elo(elo), notice
-    return _other_level(opp), None
-
-
-def _other_level(opp: Any) -> Level | None:
-    """The level of a request's opponent other than an Elo (None: the game's default AI)."""
+        return Level.at_elo(opp.elo)
     if isinstance(opp, RankOpponent):
         return Level.at_rank(opp.rank)
     if isinstance(opp, AdaptiveOpponent):
@@ -239,10 +227,6 @@ def _level_json(report: LevelReport | None) -> str | None:
         return None
     level = {"kind": report.level.kind, "elo": report.elo, "rank": report.level.rank}
     return json.dumps(level)
-
-
-def _notice(text: str | None) -> list[str]:
-    return [] if text is None else [text]
 
 
 def _level_notices(report: LevelReport | None) -> list[str]:
