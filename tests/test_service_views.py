@@ -14,8 +14,8 @@ import pytest
 from sparring.games import get_game
 from sparring.games.chess import Chess
 from sparring.games.othello import Othello
-from sparring.levels import level_table
-from sparring.service.catalog import GameInfo, whole_elo
+from sparring.levels import Level, level_table
+from sparring.service.catalog import GameInfo, opponent_for, whole_elo
 from sparring.service.store import GameRow, MoveRow
 from sparring.service.views import (
     SessionCache,
@@ -96,16 +96,21 @@ def test_elos_are_written_as_whole_numbers_half_to_even(elo: float, whole: int) 
 def test_an_elo_outside_the_whole_range_is_played_at_its_end_and_said() -> None:
     c4 = GameInfo("connect4", "Connect Four", get_game("connect4"), level_table("connect4"))
     assert c4.elo_range == (614.0, 2267.5) and c4.whole_range == (614, 2267)
-    assert c4.played_elo(2267) == (2267, None)  # the end shown: no clamp, no notice
-    assert c4.played_elo(614.0) == (614.0, None)
-    assert c4.played_elo(2267.4) == (
-        2267.0,
-        "Elo 2267.4 is outside the measured range 614..2267 of the Connect Four baseline "
-        "ladder; playing the strongest level, 2267",
-    )
-    assert c4.played_elo(100)[0] == 614.0
+    # the service asks the resolver as asked; it clamps to the whole range and says so
+    for asked, played, notice in [
+        (2267, 2267, None),  # the end shown: no clamp, no notice
+        (614.0, 614, None),
+        (2267.4, 2267, "Elo 2267.4 is outside the measured range 614..2267 of the Connect "
+         "Four baseline ladder; playing the strongest level, 2267"),
+        (100, 614, "Elo 100 is outside the measured range 614..2267 of the Connect Four "
+         "baseline ladder; playing the weakest level, 614"),
+    ]:  # fmt: skip
+        _, report = opponent_for(c4, Level.at_elo(asked))
+        assert report is not None and (report.elo, report.notice) == (played, notice)
     go9 = GameInfo("go9", "Go 9x9", get_game("go9"), level_table("go9"))
-    assert go9.played_elo(5000) == (5000, None)  # rows: the resolver plays the nearest one
+    _, report = opponent_for(go9, Level.at_elo(5000))  # rows: the nearest one, said
+    assert report is not None and report.elo == 1070.0
+    assert report.notice == "Elo 5000 is not a measured go9 level; playing the nearest, 1070"
 
 
 def _random_session(name: str, plies: int, seed: int) -> GameSession:
