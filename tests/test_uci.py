@@ -222,8 +222,16 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         assert lines[1] == f"info string its work a move: {work}", lines
         assert lines[2].startswith("info string about ")
         assert c.said() == []  # said once
-        c.send("setoption name UCI_Elo value 3000")
-        assert "info string error option UCI_Elo: 3000 outside" in " ".join(c.ready())
+        c.send("setoption name UCI_Elo value 5000")
+        assert c.ready() == ["info string error option UCI_Elo: 5000 outside 0..4000"]
+        c.send("setoption name UCI_Elo value 3000")  # above the measured range: its top, said
+        assert c.ready() == []
+        lines = c.said()
+        assert lines[0].startswith("info string level Elo 2008 (Stockfish 15.1 UCI_Elo)"), lines
+        assert lines[-1] == (
+            "info string Elo 3000 is outside the measured range 770..2008 of Stockfish 15.1 "
+            "UCI_Elo; playing the strongest level, 2008"
+        )
         c.send("setoption name Player value uct:sims=20")
         assert c.said() == ["info string player uct:sims=20"]
         c.send("setoption name Player value <empty>")

@@ -45,7 +45,8 @@ Time
 
 Options
     ``UCI_LimitStrength`` and ``UCI_Elo`` (:data:`ELO_MIN` .. :data:`ELO_MAX`, the chess
-    level table's Elo levels on Stockfish 15.1's ``UCI_Elo`` scale): the level resolver's
+    level table's Elo levels on Stockfish 15.1's ``UCI_Elo`` scale; a value outside, up to
+    :data:`ELO_ACCEPTED`, is played at the nearest end and said): the level resolver's
     player for that Elo (:func:`sparring.levels.resolve`; ``sparring levels chess`` lists
     what each level was measured at), said in ``info string level ...`` lines with its
     seconds a move on a 2-core CPU and any notice, at the first ``go`` after the change (where
@@ -95,6 +96,10 @@ from sparring.session import GameSession
 ELO_MIN, ELO_MAX = uci_elo_range()
 """``UCI_Elo``'s range: the chess level table's Elo levels (Stockfish 15.1's ``UCI_Elo``
 scale, :func:`sparring.levels.level_table`)."""
+ELO_ACCEPTED = (0, 4000)
+"""The ``UCI_Elo`` values taken: one outside :data:`ELO_MIN` .. :data:`ELO_MAX` (a GUI's or
+lichess-bot's setting from before the range moved) is played at the measured end, the
+resolver's notice said at the next ``go``."""
 MAX_DEPTH = 17
 """The largest ``go depth`` that bounds anything: ``2**17`` simulations, above the players'
 100,000 cap."""
@@ -406,8 +411,9 @@ class UCIEngine:
                 number = int(value)
             except ValueError:
                 raise UCIError(f"option {name}: {value!r} is not an integer") from None
-            if not spin.low <= number <= spin.high:
-                raise UCIError(f"option {name}: {number} outside {spin.low}..{spin.high}")
+            low, high = ELO_ACCEPTED if key == "uci_elo" else (spin.low, spin.high)
+            if not low <= number <= high:
+                raise UCIError(f"option {name}: {number} outside {low}..{high}")
             setattr(options, attr, number)
         elif key in CHECKS:
             if value.lower() not in ("true", "false"):
