@@ -120,11 +120,18 @@ class UCIError(Exception):
 
 @dataclass
 class SpinOption:
-    """A UCI ``spin`` option."""
+    """A UCI ``spin`` option: the range it shows, and the values it takes (the range unless
+    ``accepted`` says otherwise)."""
 
     default: int
     low: int
     high: int
+    accepted: tuple[int, int] | None = None
+
+    @property
+    def taken(self) -> tuple[int, int]:
+        """The values ``setoption`` takes."""
+        return self.accepted or (self.low, self.high)
 
 
 @dataclass
@@ -149,7 +156,7 @@ class EngineOptions:
 
 
 SPINS: dict[str, tuple[str, SpinOption]] = {
-    "uci_elo": ("elo", SpinOption(1500, ELO_MIN, ELO_MAX)),
+    "uci_elo": ("elo", SpinOption(1500, ELO_MIN, ELO_MAX, ELO_ACCEPTED)),
     "simulations": ("simulations", SpinOption(0, 0, 100_000)),
     "multipv": ("multipv", SpinOption(1, 1, 64)),
     "move overhead": ("move_overhead", SpinOption(30, 0, 5000)),
@@ -411,7 +418,7 @@ class UCIEngine:
                 number = int(value)
             except ValueError:
                 raise UCIError(f"option {name}: {value!r} is not an integer") from None
-            low, high = ELO_ACCEPTED if key == "uci_elo" else (spin.low, spin.high)
+            low, high = spin.taken
             if not low <= number <= high:
                 raise UCIError(f"option {name}: {number} outside {low}..{high}")
             setattr(options, attr, number)
