@@ -69,14 +69,20 @@ OPENINGS = (
 MAX_PLIES = 300
 
 
-def cpu_times() -> tuple[float, float]:
-    """The machine's busy and total CPU time so far, all cores (``/proc/stat``'s first line;
-    zeros where there is none)."""
+def cpu_times(line: str | None = None) -> tuple[float, float]:
+    """The machine's busy and total CPU time so far, all cores (``/proc/stat``'s first line, or
+    ``line``; zeros where there is none).
+
+    The fields are user, nice, system, idle, iowait, irq, softirq, steal, guest, guest_nice;
+    guest time is already inside user and nice time, so only the first eight count.
+    """
     try:
-        fields = [float(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        if line is None:
+            line = Path("/proc/stat").read_text().split("\n")[0]
+        fields = [float(x) for x in line.split()[1:9]]
     except (OSError, ValueError):
         return 0.0, 0.0
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+    idle = sum(fields[3:5])  # idle + iowait
     return sum(fields) - idle, sum(fields)
 
 

@@ -99,6 +99,14 @@ def test_two_processes_share_a_run_by_claims(tmp_path: Path) -> None:
     assert check.played_keys(path) == {(1500.0, 1600, 3, "clock 3+2", None)}
 
 
+def test_cpu_times_leave_guest_time_out() -> None:
+    # user nice system idle iowait irq softirq steal guest guest_nice: guest (40, 5) is
+    # already inside user and nice, so busy is 100+5+20+0+1+2 and the total adds idle+iowait.
+    line = "cpu  100 5 20 300 10 0 1 2 40 5"
+    assert check.cpu_times(line) == (128.0, 438.0)
+    assert check.cpu_times("cpu") == (0.0, 0.0)
+
+
 def test_cpu_busy_share() -> None:
     assert check.busy_share((10.0, 100.0), (60.0, 150.0)) == 1.0
     assert check.busy_share((10.0, 100.0), (35.0, 150.0)) == 0.5

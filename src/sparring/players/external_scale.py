@@ -48,7 +48,8 @@ scale-fit`` writes the file from the game stores).  :meth:`ExternalScale.choose`
 A file may carry an ``offset``: Elo added to every point after the fit, when a front end
 meets the anchors otherwise than the fit's games did (the chess levels through ``sparring
 uci`` against Stockfish at 0.5 s a move; ``scripts/scale_offset.py`` fits it to that front
-end's games, one number for the whole chain, so the fit's shape is kept).
+end's games: one number for the whole chain, so the fit's shape is kept, or one for each
+scale of a chain, so each knob's shape is kept).
 
 Knob values must be finite (full strength is ``human-mcts`` without ``sf_elo``), and
 ``sims`` and ``sf_nodes`` whole numbers from 1.
@@ -165,8 +166,9 @@ class ExternalScale:
     offset: float = 0.0
     """Elo added to every point after the fit (0: the points are as fitted).  A front end
     that meets the anchors otherwise (the chess levels through ``sparring uci``, Stockfish
-    at 0.5 s a move) can measure the origin again: ``scripts/scale_offset.py`` fits one
-    offset to its games and moves the whole chain by it (:meth:`moved`)."""
+    at 0.5 s a move) can measure the origin again: ``scripts/scale_offset.py`` fits an
+    offset to its games, one for the whole chain or one for each of its scales, and moves
+    the chain by it (:meth:`moved`)."""
 
     def __post_init__(self) -> None:
         if self.knob not in KNOBS:
@@ -208,20 +210,31 @@ class ExternalScale:
                 f"scale's {self.own_range[1]:.0f}"
             )
 
-    def moved(self, offset: float, scale: str, command: str) -> ExternalScale:
+    def moved(self, offset: float | Sequence[float], scale: str, command: str) -> ExternalScale:
         """This chain with its points at the fit's Elo plus ``offset`` (whatever offset it
-        had before is replaced), named ``scale``, ``command`` added to each file's own."""
-        if not math.isfinite(offset):
+        had before is replaced), named ``scale``, ``command`` added to each file's own.
+
+        ``offset`` is one number for the whole chain, or one per scale of the chain, lowest
+        first (:meth:`segments`): each knob moved by its own.
+        """
+        offsets = (
+            [float(offset)] * len(self.segments())
+            if isinstance(offset, int | float)
+            else [float(x) for x in offset]
+        )
+        if len(offsets) != len(self.segments()):
+            raise ValueError(f"{len(offsets)} offsets for a chain of {len(self.segments())} scales")
+        if not all(math.isfinite(x) for x in offsets):
             raise ValueError("a scale's offset must be finite")
-        delta = offset - self.offset
+        delta = offsets[0] - self.offset
         fit_command = self.command.split(MOVED_BY)[0]
         return replace(
             self,
             scale=scale,
             points=tuple(replace(p, elo=p.elo + delta) for p in self.points),
             command=f"{fit_command}{MOVED_BY}{command}",
-            above=None if self.above is None else self.above.moved(offset, scale, command),
-            offset=offset,
+            above=None if self.above is None else self.above.moved(offsets[1:], scale, command),
+            offset=offsets[0],
         )
 
     def fitted(self) -> list[float]:
