@@ -201,12 +201,12 @@ def _scale_table(game: str) -> LevelTable:
     segments = chain.segments()
     knobs = "" if len(segments) == 1 else f" ({' then '.join(s.knob for s in segments)})"
     strongest = STRONGEST[game]
-    if chain.offset and strongest.elo is not None:
+    offset = segments[-1].offset  # the strongest is the top scale's setting or above it
+    if offset and strongest.elo is not None:
         strongest = replace(
             strongest,
-            elo=round(strongest.elo + chain.offset, 1),
-            note=f"{strongest.note}; {strongest.elo:.0f} before the scale's offset "
-            f"{chain.offset:+.0f}",
+            elo=round(strongest.elo + offset, 1),
+            note=f"{strongest.note}; {strongest.elo:.0f} before the scale's offset {offset:+.0f}",
         )
     return LevelTable(
         game, scale, anchor,
