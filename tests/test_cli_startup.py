@@ -83,7 +83,7 @@ def test_the_quick_answers_are_the_engines_own() -> None:
     out = io.StringIO()
     UCIEngine(out).handle("uci")
     assert out.getvalue() == "\n".join(uci_identity()) + "\n" == uci_quick("uci")
-    assert (ELO_MIN, ELO_MAX) == (770, 2008)  # the chess table's rows, rounded inwards
+    assert (ELO_MIN, ELO_MAX) == (842, 1991)  # the chess table's rows, rounded inwards
     for game in ("chess", "go", "go9", "connect4", "othello", "othello6"):
         assert measured_elo_range(game) == level_table(game).elo_range
 

@@ -267,6 +267,20 @@ def test_a_moved_chain_keeps_its_shape_and_says_its_offset(tmp_path: Path) -> No
         chain.moved(math.inf, "x", "y")
 
 
+def test_each_scale_of_a_chain_can_move_by_its_own_offset() -> None:
+    chain = _chain((1000, 1400), (4000, 1900))
+    moved = chain.moved([-50.0, -150.0], "each", "move each")
+    assert [s.offset for s in moved.segments()] == [-50.0, -150.0]
+    assert [p.elo for s in moved.segments() for p in s.points] == [950, 1250, 1450, 1250, 1750]
+    # back to one offset: each scale from its own fit
+    assert moved.moved(0.0, chain.scale, "").points == chain.points
+    assert moved.moved(0.0, chain.scale, "").above.points == chain.above.points  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="3 offsets for a chain of 2 scales"):
+        chain.moved([0.0, 1.0, 2.0], "x", "y")
+    with pytest.raises(ValueError, match="offset must be finite"):
+        chain.moved([0.0, math.nan], "x", "y")
+
+
 def test_on_scale_sets_the_leaf_nodes_above_the_lower_scale(tmp_path: Path) -> None:
     path = tmp_path / "chain.json"
     path.write_text(_chain((1000, 1400), (2000, 1700), (4000, 1900)).to_json())

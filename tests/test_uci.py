@@ -218,7 +218,7 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         level = "level Elo 1500 (Stockfish 15.1 UCI_Elo): player human-mcts:sf_elo=1500"
         assert lines[0] == f"info string {level}", lines
         # the work the scale chose for 1500 (simulations at a 1,000-node leaf), then seconds
-        work = "human-mcts:sims=43,cpuct=0.25,sf_nodes=1000,sweep=true"
+        work = "human-mcts:sims=40,cpuct=0.25,sf_nodes=1000,sweep=true"
         assert lines[1] == f"info string its work a move: {work}", lines
         assert lines[2].startswith("info string about ")
         assert c.said() == []  # said once
@@ -227,10 +227,10 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         c.send("setoption name UCI_Elo value 3000")  # above the measured range: its top, said
         assert c.ready() == []
         lines = c.said()
-        assert lines[0].startswith("info string level Elo 2008 (Stockfish 15.1 UCI_Elo)"), lines
+        assert lines[0].startswith("info string level Elo 1991 (Stockfish 15.1 UCI_Elo)"), lines
         assert lines[-1] == (
-            "info string Elo 3000 is outside the measured range 770..2008 of Stockfish 15.1 "
-            "UCI_Elo; playing the strongest level, 2008"
+            "info string Elo 3000 is outside the measured range 842..1991 of Stockfish 15.1 "
+            "UCI_Elo; playing the strongest level, 1991"
         )
         c.send("setoption name Player value uct:sims=20")
         assert c.said() == ["info string player uct:sims=20"]
@@ -241,7 +241,7 @@ def test_limit_strength_builds_the_human_like_player() -> None:
         assert c.said()[0].endswith(f"player {eight}")
         c.send("setoption name Simulations value 0")  # the strongest level's own work
         strongest = "human-mcts:sims=35,cpuct=0.25,sf_nodes=10000,sweep=true"
-        level = "level the strongest level, Elo 2008 (Stockfish 15.1 UCI_Elo)"
+        level = "level the strongest level, Elo 1992 (Stockfish 15.1 UCI_Elo)"
         assert c.said()[0] == f"info string {level}: player {strongest}"
         assert strength_settings(get_game("chess")).spec() == strongest
         c.send("position startpos moves e2e4")

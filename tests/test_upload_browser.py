@@ -107,8 +107,8 @@ def test_a_finished_chess_game_has_its_review_beside_the_record(page: Any, serve
     page.goto(f"{server}/#game/{state['id']}")
     page.wait_for_selector("#review-panel:not([hidden]) .review-run")
     # no estimate yet, and no level (a random mover): the band of the default level, the
-    # middle of the Elo levels (770-2008: 1389)
-    assert page.input_value("#review-panel .review-rank") == "1200-1400"
+    # middle of the Elo levels (842-1991: 1417)
+    assert page.input_value("#review-panel .review-rank") == "1400-1600"
     page.select_option("#review-panel .review-rank", "1200-1400")
     page.click("#review-panel .review-run")
     page.wait_for_selector("#review-panel .review-moves, #review-panel .empty")

@@ -156,10 +156,28 @@ def test_a_chess_band_is_offered_its_middle_elo_clamped_by_the_resolver() -> Non
     assert middle["notice"].startswith("The estimate is a Lichess blitz band; the levels are Elo")
     top = offer_for("chess", "2400-2600")
     assert top["opponent"] == {"mode": "elo", "elo": 2500.0}
-    assert top["label"] == "Elo 2008 (Stockfish 15.1 UCI_Elo)"  # the measured range's top
-    assert "Elo 2500 is outside the measured range 770..2008" in top["notice"]
+    assert top["label"] == "Elo 1991 (Stockfish 15.1 UCI_Elo)"  # the measured range's top
+    assert "Elo 2500 is outside the measured range 842..1991" in top["notice"]
     # the strongest level is the Elo levels' top: no stronger level to point to
-    assert top["notice"].endswith("playing the strongest level, 2008.")
+    assert top["notice"].endswith("playing the strongest level, 1991.")
+
+
+@pytest.mark.parametrize(("above", "pointed"), [(0.9, False), (1.0, True), (60.0, True)])
+def test_the_strongest_is_pointed_to_when_a_whole_elo_stronger(
+    monkeypatch: pytest.MonkeyPatch, above: float, pointed: bool
+) -> None:
+    from dataclasses import replace
+
+    import sparring.service.uploads as uploads
+    from sparring.levels import level_table
+
+    table = level_table("chess")
+    top = resolve("chess", Level.at_elo(2500))[1].elo
+    assert top is not None and table.strongest is not None
+    stronger = replace(table, strongest=replace(table.strongest, elo=top + above))
+    monkeypatch.setattr(uploads, "level_table", lambda game: stronger)
+    notice = uploads.offer_for("chess", "2400-2600")["notice"]
+    assert ("choose 'Its strongest' to play it." in notice) == pointed, notice
 
 
 # ---- the review by rank -----------------------------------------------------------------------

@@ -227,7 +227,7 @@ def offer_for(game: str, estimate: str) -> dict[str, Any]:
             and report.elo < elo
             and strongest is not None
             and strongest.elo is not None
-            and round(strongest.elo) > round(report.elo)  # as the labels show them
+            and strongest.elo >= report.elo + 1  # a whole Elo, not a rounding
         ):
             notes.append(
                 f"The strongest level (Elo {strongest.elo:.0f}) is stronger: choose "
