@@ -4,25 +4,36 @@ A scale file (``sparring scale-fit``) rates each knob value against its anchors 
 games met them (the chess scale: Stockfish 15.1 at fixed ``UCI_Elo``, 0.1 s a move, players
 built in-process).  The levels check through ``sparring uci`` (``scripts/uci_level_check.py``)
 plays the same settings against the same ``UCI_Elo`` anchors as a GUI meets them (0.5 s a
-move).  This script fits one number, the offset ``c`` that makes those games most likely
-when each asked level plays at the fit's Elo for it plus ``c`` (the anchors at their
-``UCI_Elo``; Elo's logistic, Newton's method), and writes the scale with every point at the
-fit's Elo plus ``c`` (:meth:`~sparring.players.external_scale.ExternalScale.moved`): one
-parameter, so the fit's shape (which knob value is stronger than which, and by how much)
-is kept and only its origin moves to the front end's anchors.  A scale already moved is
-taken back to its fit first (the levels of the games were chosen on the fit the games
-played), so running the command again writes the same file.
+move).  This script fits the offset ``c`` that makes those games most likely when each
+asked level plays at the fit's Elo for it plus ``c`` (the anchors at their ``UCI_Elo``;
+Elo's logistic, Newton's method), and writes the scale with every point at the fit's Elo
+plus ``c`` (:meth:`~sparring.players.external_scale.ExternalScale.moved`): one number for
+the whole chain, so the fit's shape (which knob value is stronger than which, and by how
+much) is kept and only its origin moves to the front end's anchors; or, with
+``--per-knob``, one number for each scale of a chain (the simulations, then the leaf's
+nodes above them), each fitted on the games its own knob played, so each knob's shape is
+kept.  ``--compare`` chooses between the two on the games alone: each run left out in
+turn, both rules fitted on the others, the left-out games' log-likelihood added up.
 
-Only levels that did their whole work in every move count: a level with a ``clock too
-short`` notice (its search cut by the clock) measured another player than its setting.
+Each run is a level check folder, ``DIR`` for games played on the fit itself or
+``DIR@OFFSET[,OFFSET...]`` for games played on the scale moved by that offset (one, or one
+per scale): each game's asked Elo is taken through the scale as it was then, to the knob
+value played and the fit's Elo of it.  A scale already moved is taken back to its fit before
+the new offset is written, so running the command again writes the same file.
+
+Only levels that did their whole work count: a run's level with ``clock too short`` notices
+(its search cut by the clock) in more than ``--cut-share`` of its moves (default 0: any)
+measured another player than its setting.
 
 Usage (from the repository root)::
 
-    .venv/bin/python scripts/scale_offset.py docs/strength/uci-levels/movetime-0.5 \\
+    R=docs/strength/uci-levels
+    .venv/bin/python scripts/scale_offset.py $R/movetime-0.5@0 \\
+        $R/refit-movetime-0.5@-134.7 $R/refit-blitz-3+2@-134.7 --cut-share 0.01 \\
         --scale src/sparring/models/estimators/chess-stockfish-scale.json \\
-        --label "Stockfish 15.1 UCI_Elo, 0.5 s a move"
+        --label "Stockfish 15.1 UCI_Elo, 0.5 s a move" --per-knob
 
-``--dry-run`` prints the offset without writing; ``--out`` writes elsewhere than ``--scale``.
+``--dry-run`` prints the offsets without writing; ``--out`` writes elsewhere than ``--scale``.
 """
 
 from __future__ import annotations
