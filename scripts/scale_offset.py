@@ -204,10 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         compare(games, links)
         return 0
     offsets = fit_offsets(games, links, args.per_knob)
-    knobs = [s.knob for s in fit.segments()]
-    for knob, (c, half) in zip(knobs, offsets, strict=True):
-        n = len(games) if not args.per_knob else sum(1 for g in games if knobs[g["link"]] == knob)
-        print(f"offset {c:+.1f} ± {half:.1f} over {n} games" + (f" ({knob})" if links > 1 else ""))
+    if args.per_knob and links > 1:
+        for i, (segment, (c, half)) in enumerate(zip(fit.segments(), offsets, strict=True)):
+            n = sum(1 for g in games if g["link"] == i)
+            print(f"offset {c:+.1f} ± {half:.1f} over {n} games ({segment.knob})")
+    else:
+        print(f"offset {offsets[0][0]:+.1f} ± {offsets[0][1]:.1f} over {len(games)} games")
     if args.dry_run:
         return 0
     out = args.out or args.scale
