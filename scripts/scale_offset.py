@@ -47,6 +47,7 @@ from pathlib import Path
 
 from uci_level_check import fit_elo
 
+from sparring.elo import expected_score
 from sparring.players.external_scale import ExternalScale
 
 Run = tuple[Path, tuple[float, ...]]
@@ -89,8 +90,10 @@ def level_games(
 def played_settings(games: list[dict], runs: list[Run], fit: ExternalScale) -> list[dict]:
     """Each game with ``link`` (which scale of the chain played it, lowest 0) and ``fit_elo``
     (the fit's Elo of the knob value played): the asked level taken through the scale as it
-    was, moved by the run's offsets, when the game was played."""
-    at_play = {str(path): fit.moved(offsets if len(offsets) > 1 else offsets[0], "", "")
+    was, moved by the run's offsets (one for the chain, or one per scale), when the game was
+    played."""
+    links = len(fit.segments())
+    at_play = {str(path): fit.moved(offsets * (links // len(offsets)), "", "")
                for path, offsets in runs}  # fmt: skip
     out = []
     for g in games:
@@ -101,18 +104,11 @@ def played_settings(games: list[dict], runs: list[Run], fit: ExternalScale) -> l
     return out
 
 
-def fit_offset(
-    games: list[dict], scale_elo: dict[float, float] | None = None
-) -> tuple[float, float]:
-    """The offset ``c`` maximising the games' likelihood with sparring at its fit's Elo
-    (``scale_elo[asked]``, or the game's ``fit_elo``) plus ``c`` against each game's anchor,
-    and its 95% half-interval: the level check's Elo fit with each anchor taken relative to
-    the level's fit Elo."""
-
-    def elo(g: dict) -> float:
-        return g["fit_elo"] if scale_elo is None else scale_elo[g["asked"]]
-
-    return fit_elo([{**g, "anchor": g["anchor"] - elo(g)} for g in games])
+def fit_offset(games: list[dict]) -> tuple[float, float]:
+    """The offset ``c`` maximising the games' likelihood with sparring at its ``fit_elo``
+    plus ``c`` against each game's anchor, and its 95% half-interval: the level check's Elo
+    fit with each anchor taken relative to the level's fit Elo."""
+    return fit_elo([{**g, "anchor": g["anchor"] - g["fit_elo"]} for g in games])
 
 
 def fit_offsets(games: list[dict], links: int, per_knob: bool) -> list[tuple[float, float]]:
@@ -133,7 +129,7 @@ def log_likelihood(games: list[dict], offsets: list[float]) -> float:
     fit Elo plus its scale's offset."""
     total = 0.0
     for g in games:
-        p = 1.0 / (1.0 + 10 ** ((g["anchor"] - g["fit_elo"] - offsets[g["link"]]) / 400.0))
+        p = expected_score(g["fit_elo"] + offsets[g["link"]], g["anchor"])
         total += g["result"] * math.log(p) + (1 - g["result"]) * math.log(1 - p)
     return total
 

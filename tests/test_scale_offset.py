@@ -27,19 +27,24 @@ def _game(asked: float, anchor: int, result: float, notes: tuple[str, ...] = ())
     }
 
 
+def _fit(fit_elo: float, anchor: int, result: float) -> dict:
+    """A game of a level the fit puts at ``fit_elo``."""
+    return {**_game(fit_elo, anchor, result), "fit_elo": fit_elo}
+
+
 def test_the_offset_on_hand_worked_results() -> None:
     # a level the fit puts at 1600 scoring 1 of 2 against 1600: no offset
-    c, _ = offset.fit_offset([_game(1600, 1600, 1.0), _game(1600, 1600, 0.0)], {1600: 1600.0})
+    c, _ = offset.fit_offset([_fit(1600, 1600, 1.0), _fit(1600, 1600, 0.0)])
     assert c == pytest.approx(0.0, abs=1e-6)
     # 1 of 4 against 1600 at the fit's 1600: 1600 - 400 log10(3), so -400 log10(3)
-    games = [_game(1600, 1600, r) for r in (1.0, 0.0, 0.0, 0.0)]
-    c, half = offset.fit_offset(games, {1600: 1600.0})
+    games = [_fit(1600, 1600, r) for r in (1.0, 0.0, 0.0, 0.0)]
+    c, half = offset.fit_offset(games)
     assert c == pytest.approx(-400 * math.log10(3), abs=1e-6)
     k = math.log(10) / 400
     assert half == pytest.approx(1.96 / math.sqrt(4 * k * k * 0.25 * 0.75), rel=1e-4)
     # two levels 200 apart, each 1 of 2 against an anchor 100 below its fit's Elo: -100
-    games = [_game(1000, 900, r) for r in (1.0, 0.0)] + [_game(1200, 1100, r) for r in (1.0, 0.0)]
-    c, _ = offset.fit_offset(games, {1000: 1000.0, 1200: 1200.0})
+    games = [_fit(1000, 900, r) for r in (1.0, 0.0)] + [_fit(1200, 1100, r) for r in (1.0, 0.0)]
+    c, _ = offset.fit_offset(games)
     assert c == pytest.approx(-100.0, abs=1e-6)
 
 
