@@ -59,6 +59,8 @@ from typing import Any
 import chess
 import chess.engine
 
+from sparring.elo import ELO_SCALE, expected_score
+
 OPENINGS = (
     "e2e4 e7e5 g1f3 b8c6", "e2e4 c7c5 g1f3 d7d6", "d2d4 d7d5 c2c4 e7e6",
     "d2d4 g8f6 c2c4 g7g6", "e2e4 e7e6 d2d4 d7d5", "e2e4 c7c6 d2d4 d7d5",
@@ -221,14 +223,15 @@ def nearest_anchors(asked: float | None, anchors: list[int]) -> list[int]:
 
 def fit_elo(games: list[dict]) -> tuple[float, float]:
     """The Elo that makes ``games``' results most likely against their anchors (Newton's
-    method on the logistic likelihood), and its 95% half-interval."""
+    method on the likelihood of AlphaDDA Eq. 16, :func:`sparring.elo.expected_score`), and its
+    95% half-interval."""
     elo = sum(g["anchor"] for g in games) / len(games)
     info = 1e-9
     for _ in range(60):
         grad, info = 0.0, 1e-9
         for g in games:
-            p = 1.0 / (1.0 + 10 ** ((g["anchor"] - elo) / 400.0))
-            k = math.log(10) / 400.0
+            p = expected_score(elo, g["anchor"])
+            k = 1.0 / ELO_SCALE
             grad += k * (g["result"] - p)
             info += k * k * p * (1 - p)
         step = max(min(grad / info, 400.0), -400.0)
