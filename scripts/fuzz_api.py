@@ -100,172 +100,200 @@ class Tally:
         }
 
 
-def fuzz(base: str, budget: int, seed: int, max_seconds: float, verbose: bool = False) -> Tally:
-    """Send at least ``budget`` generated requests to the API at ``base`` (fewer when
-    ``max_seconds`` pass first) and check every answer."""
-    import schemathesis
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as with_seed
-    from schemathesis import GenerationMode, checks
-    from schemathesis.core.result import Ok
+class _Fuzzer:
+    """One fuzzing run: the HTTP session, the fuzz player's token, the real games' ids, the
+    random choices (who sends a request, which real game, steering) and the tally."""
 
-    session = requests.Session()
-    player = session.post(f"{base}/api/players", json={"name": "fuzz"}, timeout=30).json()
-    auth = {"Authorization": f"Bearer {player['token']}"}
-    game_ids: list[str] = []
-    tally = Tally()
-    pick = random.Random(seed)  # who sends a request, which real game, steering
+    def __init__(
+        self, base: str, budget: int, seed: int, max_seconds: float, verbose: bool
+    ) -> None:
+        self.base, self.budget, self.seed = base, budget, seed
+        self.max_seconds, self.verbose = max_seconds, verbose
+        self.session = requests.Session()
+        self.player = self.session.post(
+            f"{base}/api/players", json={"name": "fuzz"}, timeout=30
+        ).json()
+        self.auth = {"Authorization": f"Bearer {self.player['token']}"}
+        self.game_ids: list[str] = []
+        self.tally = Tally()
+        self.pick = random.Random(seed)
+        self.positive = True  # whether the requests generated now are valid ones
+        self.start = time.monotonic()
+        self.schema_checks: list[Any] = []
+        self.other_checks: list[Any] = []
 
-    def new_game(number: int) -> None:
+    def spent(self) -> bool:
+        """Whether the budget is sent or the time is up."""
+        out_of_time = time.monotonic() - self.start > self.max_seconds
+        return self.tally.requests >= self.budget or out_of_time
+
+    def new_game(self, number: int) -> None:
         """A real game (the game's default AI, side by turns); the last six are used."""
         body = {
             "game": REAL_GAMES[number % len(REAL_GAMES)],
             "side": ("first", "second")[number % 2],
         }
-        tally.setup_requests += 1
-        reply = session.post(f"{base}/api/games", json=body, headers=auth, timeout=60)
+        self.tally.setup_requests += 1
+        reply = self.session.post(
+            f"{self.base}/api/games", json=body, headers=self.auth, timeout=60
+        )
         reply.raise_for_status()
-        game_ids.append(reply.json()["id"])
-        del game_ids[:-6]
+        self.game_ids.append(reply.json()["id"])
+        del self.game_ids[:-6]
 
-    def steer(case: Any, game_id: str) -> None:
+    def steer(self, case: Any, game_id: str) -> None:
         """Give a valid move/undo/resign request the game's ply (and a legal move)."""
-        tally.setup_requests += 1
-        state = session.get(
-            f"{base}/api/games/{game_id}", params={"wait": 2}, headers=auth, timeout=60
+        self.tally.setup_requests += 1
+        state = self.session.get(
+            f"{self.base}/api/games/{game_id}", params={"wait": 2}, headers=self.auth, timeout=60
         ).json()
         case.body["ply"] = state["ply"]
         if case.path.endswith("/moves") and state["legal"]:
-            case.body["move"] = pick.choice(state["legal"])["text"]
+            case.body["move"] = self.pick.choice(state["legal"])["text"]
 
-    new_game(0)
-    schema = schemathesis.openapi.from_url(f"{base}/openapi.json")
-    operations = []
-    for result in schema.get_all_operations():
-        if not isinstance(result, Ok):
-            raise SystemExit(f"/openapi.json has an operation schemathesis cannot read: {result}")
-        operations.append(result.ok())
-    schema_checks = [getattr(checks, name) for name in SCHEMA_CHECKS]
-    other_checks = [getattr(checks, name) for name in OTHER_CHECKS]
-    start = time.monotonic()
-    modes = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
-    per_run = max(1, min(50, budget // (2 * len(operations)) + 1))
-
-    def out_of_time() -> bool:
-        return time.monotonic() - start > max_seconds
-
-    def record(case: Any, response: Any, failure: BaseException, kind: str) -> None:
-        if len(tally.examples) < 10:
-            tally.examples.append(
+    def record(self, case: Any, response: Any, failure: BaseException, kind: str) -> None:
+        """Keep the first ten failures, each with a curl command that repeats it."""
+        if len(self.tally.examples) < 10:
+            self.tally.examples.append(
                 f"[{kind}] {case.method} {case.formatted_path} -> {response.status_code}: "
                 f"{str(failure).strip()[:600]}\n    {case.as_curl_command()}"
             )
 
-    def check(case: Any, response: Any) -> None:
+    def check(self, case: Any, response: Any) -> None:
         """Run every check on one answer; count each failing kind once."""
         if response.status_code >= 500:
-            tally.server_errors += 1
-            record(case, response, RuntimeError(response.text[:300]), "5xx")
-        for group, label in ((schema_checks, "schema"), (other_checks, "other")):
+            self.tally.server_errors += 1
+            self.record(case, response, RuntimeError(response.text[:300]), "5xx")
+        for group, label in ((self.schema_checks, "schema"), (self.other_checks, "other")):
             try:
                 case.validate_response(response, checks=group, headers=dict(case.headers or {}))
             except (AssertionError, BaseExceptionGroup) as failure:  # Failure, FailureGroup
                 if label == "schema":
-                    tally.schema_violations += 1
+                    self.tally.schema_violations += 1
                 else:
-                    tally.other_failures += 1
-                record(case, response, failure, label)
+                    self.tally.other_failures += 1
+                self.record(case, response, failure, label)
 
-    round_number = 0
-    positive = [True]  # whether the requests generated now are valid ones
-    while tally.requests < budget and not out_of_time():
-        sent_before = tally.requests
-        new_game(round_number + 1)
-        for index, operation in enumerate(operations):
-            for mode in modes:
-                if tally.requests >= budget or out_of_time():
-                    break
-                positive[0] = mode is modes[0]
-                try:
-                    strategy = operation.as_strategy(generation_mode=mode)
-                except Exception:  # e.g. nothing negative to generate for this operation
-                    continue
+    def aim(self, case: Any) -> None:
+        """Choose the request's token (none, a wrong one, the player's) and, half the time, a
+        real game or the player's id in its path; steer some valid requests (a real game's ply
+        and move, a catalog game's name) so that they change something."""
+        pick = self.pick
+        who = pick.randrange(10)
+        headers = dict(case.headers or {})
+        if who == 1:
+            headers["Authorization"] = "Bearer not-a-token"
+        elif who != 0:
+            headers.update(self.auth)
+        valid = self.positive and who > 1 and isinstance(case.body, dict)
+        params = case.path_parameters or {}
+        if "game_id" in params and pick.random() < 0.5:
+            params["game_id"] = pick.choice(self.game_ids)
+            if valid and case.path.endswith(STEERED) and pick.random() < 0.5:
+                self.steer(case, params["game_id"])
+        if "player_id" in params and pick.random() < 0.5:
+            params["player_id"] = self.player["id"]
+        if valid and case.method == "POST" and case.path == "/api/games" and pick.random() < 0.5:
+            case.body["game"] = pick.choice(CATALOG_GAMES)
+        case.headers = headers
 
-                @with_seed(
-                    seed * 1_000_003 + round_number * 1009 + index * 2 + int(mode is modes[1])
+    def send(self, case: Any) -> None:
+        """Aim one generated request, send it and check its answer."""
+        if self.spent():
+            return
+        self.aim(case)
+        tally = self.tally
+        tally.requests += 1
+        try:
+            response = case.call(base_url=self.base, session=self.session, timeout=60)
+        except requests.RequestException as error:
+            tally.transport_errors += 1
+            if len(tally.examples) < 10:
+                tally.examples.append(f"[transport] {case.method} {case.path}: {error}")
+            return
+        tally.statuses[response.status_code] += 1
+        tally.by_operation.setdefault(case.operation.label, Counter())[response.status_code] += 1
+        if self.verbose and tally.statuses[response.status_code] == 1:
+            print(
+                f"  first {response.status_code}: {case.method} {case.formatted_path}"
+                f" {response.text[:200]!r}"
+            )
+        self.check(case, response)
+
+    def generate(self, operation: Any, mode: Any, seed: int, examples: int) -> None:
+        """Up to ``examples`` requests to ``operation`` in generation ``mode``, seeded."""
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis import seed as with_seed
+
+        try:
+            strategy = operation.as_strategy(generation_mode=mode)
+        except Exception:  # e.g. nothing negative to generate for this operation
+            return
+
+        @with_seed(seed)
+        @settings(
+            max_examples=examples,
+            database=None,
+            deadline=None,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=False,
+        )
+        @given(case=strategy)
+        def one(case: Any) -> None:
+            self.send(case)
+
+        try:
+            one()
+        except (Exception, BaseExceptionGroup) as error:  # e.g. Unsatisfiable
+            if self.verbose:
+                print(f"  ({operation.label} {mode.value}: {type(error).__name__})")
+
+    def run(self) -> Tally:
+        """Rounds over every operation, valid and invalid requests by turns, each round with a
+        new real game, until the budget is sent, the time is up or nothing new is generated."""
+        import schemathesis
+        from schemathesis import GenerationMode, checks
+        from schemathesis.core.result import Ok
+
+        self.new_game(0)
+        schema = schemathesis.openapi.from_url(f"{self.base}/openapi.json")
+        operations = []
+        for result in schema.get_all_operations():
+            if not isinstance(result, Ok):
+                raise SystemExit(
+                    f"/openapi.json has an operation schemathesis cannot read: {result}"
                 )
-                @settings(
-                    max_examples=per_run,
-                    database=None,
-                    deadline=None,
-                    phases=[Phase.generate],
-                    suppress_health_check=list(HealthCheck),
-                    report_multiple_bugs=False,
-                )
-                @given(case=strategy)
-                def one(case: Any) -> None:
-                    if tally.requests >= budget or out_of_time():
-                        return
-                    who = pick.randrange(10)
-                    headers = dict(case.headers or {})
-                    if who == 1:
-                        headers["Authorization"] = "Bearer not-a-token"
-                    elif who != 0:
-                        headers.update(auth)
-                    params = case.path_parameters or {}
-                    if "game_id" in params and pick.random() < 0.5:
-                        params["game_id"] = pick.choice(game_ids)
-                        if (
-                            positive[0]
-                            and who > 1
-                            and case.path.endswith(STEERED)
-                            and isinstance(case.body, dict)
-                            and pick.random() < 0.5
-                        ):
-                            steer(case, params["game_id"])
-                    if "player_id" in params and pick.random() < 0.5:
-                        params["player_id"] = player["id"]
-                    if (
-                        positive[0]
-                        and who > 1
-                        and case.method == "POST"
-                        and case.path == "/api/games"
-                        and isinstance(case.body, dict)
-                        and pick.random() < 0.5
-                    ):
-                        case.body["game"] = pick.choice(CATALOG_GAMES)
-                    case.headers = headers
-                    tally.requests += 1
-                    try:
-                        response = case.call(base_url=base, session=session, timeout=60)
-                    except requests.RequestException as error:
-                        tally.transport_errors += 1
-                        if len(tally.examples) < 10:
-                            tally.examples.append(f"[transport] {case.method} {case.path}: {error}")
-                        return
-                    tally.statuses[response.status_code] += 1
-                    tally.by_operation.setdefault(case.operation.label, Counter())[
-                        response.status_code
-                    ] += 1
-                    if verbose and tally.statuses[response.status_code] == 1:
-                        print(
-                            f"  first {response.status_code}: {case.method} {case.formatted_path}"
-                            f" {response.text[:200]!r}"
-                        )
-                    check(case, response)
+            operations.append(result.ok())
+        self.schema_checks = [getattr(checks, name) for name in SCHEMA_CHECKS]
+        self.other_checks = [getattr(checks, name) for name in OTHER_CHECKS]
+        self.start = time.monotonic()
+        modes = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+        per_run = max(1, min(50, self.budget // (2 * len(operations)) + 1))
+        round_number = 0
+        while not self.spent():
+            sent_before = self.tally.requests
+            self.new_game(round_number + 1)
+            for index, operation in enumerate(operations):
+                for negative, mode in enumerate(modes):
+                    if self.spent():
+                        break
+                    self.positive = not negative
+                    seed = self.seed * 1_000_003 + round_number * 1009 + index * 2 + negative
+                    self.generate(operation, mode, seed, per_run)
+            round_number += 1
+            if self.verbose:
+                print(f"round {round_number}: {self.tally.requests} requests", flush=True)
+            if self.tally.requests == sent_before:
+                break  # nothing could be generated any more
+        self.tally.seconds = time.monotonic() - self.start
+        return self.tally
 
-                try:
-                    one()
-                except (Exception, BaseExceptionGroup) as error:  # e.g. Unsatisfiable
-                    if verbose:
-                        print(f"  ({operation.label} {mode.value}: {type(error).__name__})")
-        round_number += 1
-        if verbose:
-            print(f"round {round_number}: {tally.requests} requests", flush=True)
-        if tally.requests == sent_before:
-            break  # nothing could be generated any more
-    tally.seconds = time.monotonic() - start
-    return tally
+
+def fuzz(base: str, budget: int, seed: int, max_seconds: float, verbose: bool = False) -> Tally:
+    """Send at least ``budget`` generated requests to the API at ``base`` (fewer when
+    ``max_seconds`` pass first) and check every answer."""
+    return _Fuzzer(base, budget, seed, max_seconds, verbose).run()
 
 
 def main(argv: list[str] | None = None) -> int:
