@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import io
 import math
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 import sparring
 from sparring.cli.basic import adaptive_settings, opponent_settings
 from sparring.cli.levels import build_table
-from sparring.engines.common import strength_settings
+from sparring.engines.common import level_lines, strength_settings
 from sparring.engines.gtp import GTPEngine
 from sparring.engines.uci import ELO_MAX, ELO_MIN, EngineOptions, UCIEngine
 from sparring.errors import BadValueError, IncompatiblePlayerError, SparringError
@@ -221,6 +222,17 @@ def test_engines_say_the_level_they_play() -> None:
     out = io.StringIO()
     engine = GTPEngine(out, game=get_game("go9"), strength=("elo", "700"), seed=1)
     assert engine.seat.settings.spec() == "az:model=go9,sims=800,finish=yes"
+
+
+def test_the_engines_guide_quotes_the_work_the_engines_say() -> None:
+    """docs/guide/engines.md's examples of an Elo's work a move are the engines' own lines for
+    the shipped scales (they change when a scale is refitted)."""
+    guide = (SRC.parent.parent / "docs" / "guide" / "engines.md").read_text()
+    quoted = re.findall(r"at (chess|Go) Elo (\d+):\s*`(its work a move: [^`]+)`", guide)
+    assert [(name, elo) for name, elo, _ in quoted] == [("chess", "1800"), ("Go", "950")]
+    for name, elo, line in quoted:
+        game = get_game(name.lower())
+        assert line in level_lines(strength_settings(game, elo=float(elo)), game), name
 
 
 # ---- nothing else maps a level to settings -------------------------------------------------------
