@@ -92,9 +92,7 @@ def played_settings(games: list[dict], runs: list[Run], fit: ExternalScale) -> l
     (the fit's Elo of the knob value played): the asked level taken through the scale as it
     was, moved by the run's offsets (one for the chain, or one per scale), when the game was
     played."""
-    links = len(fit.segments())
-    at_play = {str(path): fit.moved(offsets * (links // len(offsets)), "", "")
-               for path, offsets in runs}  # fmt: skip
+    at_play = {str(path): fit.moved(offsets, "", "") for path, offsets in runs}
     out = []
     for g in games:
         scale = at_play[g["run"]]

@@ -275,6 +275,8 @@ def test_each_scale_of_a_chain_can_move_by_its_own_offset() -> None:
     # back to one offset: each scale from its own fit
     assert moved.moved(0.0, chain.scale, "").points == chain.points
     assert moved.moved(0.0, chain.scale, "").above.points == chain.above.points  # type: ignore[union-attr]
+    # a sequence of one is one offset for the whole chain (a level run's DIR@OFFSET)
+    assert chain.moved([-50.0], "one", "").segments() == chain.moved(-50.0, "one", "").segments()
     with pytest.raises(ValueError, match="3 offsets for a chain of 2 scales"):
         chain.moved([0.0, 1.0, 2.0], "x", "y")
     with pytest.raises(ValueError, match="offset must be finite"):

@@ -214,14 +214,11 @@ class ExternalScale:
         """This chain with its points at the fit's Elo plus ``offset`` (whatever offset it
         had before is replaced), named ``scale``, ``command`` added to each file's own.
 
-        ``offset`` is one number for the whole chain, or one per scale of the chain, lowest
-        first (:meth:`segments`): each knob moved by its own.
+        ``offset`` is one number for the whole chain (or a sequence of one), or one per scale
+        of the chain, lowest first (:meth:`segments`): each knob moved by its own.
         """
-        offsets = (
-            [float(offset)] * len(self.segments())
-            if isinstance(offset, int | float)
-            else [float(x) for x in offset]
-        )
+        given = [float(offset)] if isinstance(offset, int | float) else [float(x) for x in offset]
+        offsets = given * len(self.segments()) if len(given) == 1 else given
         if len(offsets) != len(self.segments()):
             raise ValueError(f"{len(offsets)} offsets for a chain of {len(self.segments())} scales")
         if not all(math.isfinite(x) for x in offsets):
