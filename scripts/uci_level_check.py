@@ -38,7 +38,8 @@ game's first, and how many went over a ``movetime``), the clock-short notices (a
 bound: the last ``info string`` of a move, the first 20 of a game), the CPU busy shares, and
 the Elo that makes the results most likely with the anchors at their ``UCI_Elo`` (95%
 interval from the likelihood's curvature), the error against the asked Elo, the RMS of the
-errors and whether the measured Elos rise with the asked ones.
+errors and whether the measured Elos rise with the asked ones; ``--with DIR`` pools another
+run's games with OUT's (two clocks, or two runs of one plan), ``--elos`` keeps those asked.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -247,8 +249,15 @@ def _over_movetime(game: dict, seconds: float) -> bool:
     return clock.startswith("movetime ") and seconds > float(clock.split()[1])
 
 
-def summary(out: Path) -> int:
-    games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+def summary(out: Path, pooled: Sequence[Path] = (), elos: Collection[float] = ()) -> int:
+    """Print each asked level's line and the RMS line for the games of ``out`` and of the
+    ``pooled`` runs together, only the asked Elos in ``elos`` when it is given."""
+    games = [
+        g
+        for run in (out, *pooled)
+        for g in map(json.loads, (run / "games.jsonl").read_text().splitlines())
+        if not elos or g["asked"] in elos
+    ]
     rows = []
     for asked in sorted({g["asked"] for g in games}, key=lambda a: math.inf if a is None else a):
         mine = [g for g in games if g["asked"] == asked]
@@ -312,11 +321,20 @@ def main(argv: list[str] | None = None) -> int:
         help="play the run's games last first (a second process sharing the run)",
     )
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument(
+        "--with",
+        dest="pooled",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="with --summary: pool this run's games with OUT's (again for more; --elos filters)",
+    )
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.summary:
-        return summary(out)
+        elos = {float(e) for e in args.elos.split(",") if e}
+        return summary(out, [Path(d) for d in args.pooled], elos)
     if bool(args.clock) == bool(args.movetime):
         ap.error("give one of --clock M+I and --movetime S")
     if args.anchor_movetime and not args.clock:

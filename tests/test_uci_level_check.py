@@ -83,6 +83,29 @@ def test_summary_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     ]
 
 
+def test_summary_pools_runs_and_keeps_the_asked_elos(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one, two, both = tmp_path / "one", tmp_path / "two", tmp_path / "both"
+    games = [
+        _game(1000.0, 1350, 0.0),
+        _game(1000.0, 1350, 1.0),
+        _game(1500.0, 1350, 1.0),
+        _game(1500.0, 1350, 0.5),
+    ]
+    for folder, mine in ((one, games[::2]), (two, games[1::2]), (both, games)):
+        folder.mkdir()
+        (folder / "games.jsonl").write_text("".join(json.dumps(g) + "\n" for g in mine))
+    check.summary(both)
+    together = capsys.readouterr().out
+    assert check.main([str(one), "--with", str(two), "--summary"]) == 0
+    assert capsys.readouterr().out == together
+    assert check.main([str(one), "--with", str(two), "--elos", "1500", "--summary"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("     1500: 1.5/2 vs 1350")
+    assert lines[1].endswith("over 1 asked Elos; monotone: True")
+
+
 def test_two_processes_share_a_run_by_claims(tmp_path: Path) -> None:
     key = (1500.0, 1600, 3, "clock 3+2", "movetime 0.5")
     assert check.claim(tmp_path, key)  # the first takes it, and may take it again
